@@ -1,0 +1,266 @@
+package dev.dripline.run;
+
+import dev.dripline.db.Database;
+import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.PermanentBackfillException;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@link PlanningActivities} on PostgreSQL: asks the definition for the next keys after the run's
+ * persisted cursor and cuts them into batches.
+ *
+ * <p>Invariants: batches and the cursor are saved in one transaction, guarded by a compare-and-set
+ * on {@code next_batch_number}, so a retried or concurrent call never duplicates or skips a batch;
+ * batches cover the planned keys exactly, in ascending order, each of at most {@code batchSize}
+ * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
+ * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
+ */
+@Singleton
+public class PlanningActivitiesImpl implements PlanningActivities {
+  /** Keys requested from a definition per call, unless one batch alone is larger. */
+  static final int MAX_KEYS_PER_PAGE = 10_000;
+
+  private final Database database;
+  private final BackfillRegistry registry;
+  private final RunOptionsReader optionsReader;
+
+  public PlanningActivitiesImpl(
+      Database database, BackfillRegistry registry, RunOptionsReader optionsReader) {
+    this.database = database;
+    this.registry = registry;
+    this.optionsReader = optionsReader;
+  }
+
+  /** The planning state of a run as read before asking the definition. */
+  private record Cursor(
+      String backfill,
+      String options,
+      RunStatus status,
+      int batchSize,
+      Long maxRecords,
+      Long afterKey,
+      boolean done,
+      int nextBatchNumber,
+      long plannedKeys,
+      Long totalKeys) {}
+
+  @Override
+  public PlanPage planNextPage(PlanRequest request) {
+    Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
+    if (cursor == null) {
+      // Deleted: there is nothing left to plan.
+      return new PlanPage(0, true, null);
+    }
+    if (cursor.done() || cursor.status().isTerminal()) {
+      return new PlanPage(0, cursor.done(), cursor.totalKeys());
+    }
+    BackfillDefinition definition = registry.require(cursor.backfill());
+
+    int batchSize = cursor.batchSize();
+    int batchesWanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE / batchSize));
+    long limit = (long) batchSize * batchesWanted;
+    Long remaining =
+        cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();
+    if (remaining != null) {
+      limit = Math.min(limit, Math.max(0, remaining));
+    }
+
+    List<Long> keys =
+        limit == 0 ? List.of() : keysAfter(definition, request.runId(), cursor, (int) limit);
+
+    boolean scopeExhausted = keys.size() < limit;
+    boolean maxRecordsReached = remaining != null && keys.size() >= remaining;
+    boolean done = scopeExhausted || maxRecordsReached;
+    List<BatchRef> batches = cut(keys, batchSize, cursor.nextBatchNumber(), done);
+    int keysPlanned = batches.stream().mapToInt(BatchRef::size).sum();
+
+    Long newAfterKey =
+        batches.isEmpty()
+            ? cursor.afterKey()
+            : Long.valueOf(batches.get(batches.size() - 1).endKey());
+    long plannedKeys = cursor.plannedKeys() + keysPlanned;
+    Long totalKeys = done ? plannedKeys : null;
+    int nextBatchNumber = cursor.nextBatchNumber() + batches.size();
+
+    Boolean saved =
+        database.inTransaction(
+            connection -> {
+              // Cursor first: its row lock makes a racing attempt wait, then match no row.
+              if (!advance(
+                  connection,
+                  request.runId(),
+                  cursor.nextBatchNumber(),
+                  newAfterKey,
+                  nextBatchNumber,
+                  plannedKeys,
+                  done,
+                  totalKeys)) {
+                return false;
+              }
+              insert(connection, request.runId(), batches);
+              return true;
+            });
+    if (!saved) {
+      // Another attempt planned this page first (or the run ended): report what it recorded.
+      Cursor now = database.withConnection(connection -> read(connection, request.runId()));
+      return now == null
+          ? new PlanPage(0, true, null)
+          : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys());
+    }
+    return new PlanPage(batches.size(), done, totalKeys);
+  }
+
+  private List<Long> keysAfter(
+      BackfillDefinition definition, long runId, Cursor cursor, int limit) {
+    List<Long> keys;
+    try {
+      BackfillContext context = optionsReader.context(runId, definition, cursor.options());
+      keys = definition.keysAfter(context, cursor.afterKey(), limit);
+    } catch (PermanentBackfillException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          ErrorText.of(e), DriplineFailure.PLANNING_PERMANENT.name(), e);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw ApplicationFailure.newFailureWithCause(
+          ErrorText.of(e), DriplineFailure.PLANNING_FAILED.name(), e);
+    }
+    checkOrder(definition, cursor.afterKey(), keys, limit);
+    return keys;
+  }
+
+  /**
+   * A definition that returns keys out of order, repeated, or more than asked would make batches
+   * overlap or planning loop forever; that is a bug no retry fixes.
+   */
+  private static void checkOrder(
+      BackfillDefinition definition, Long afterKey, List<Long> keys, int limit) {
+    String problem = null;
+    if (keys == null) {
+      problem = "returned null";
+    } else if (keys.size() > limit) {
+      problem = "returned " + keys.size() + " keys when asked for at most " + limit;
+    } else {
+      Long previous = afterKey;
+      for (Long key : keys) {
+        if (key == null || (previous != null && key <= previous)) {
+          problem =
+              "returned key "
+                  + key
+                  + " after "
+                  + previous
+                  + "; keys must be strictly ascending and after the cursor";
+          break;
+        }
+        previous = key;
+      }
+    }
+    if (problem != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "keysAfter of backfill " + definition.name() + " " + problem,
+          DriplineFailure.PLANNING_PERMANENT.name());
+    }
+  }
+
+  /**
+   * Cuts keys into batches of {@code batchSize}. A trailing partial batch is kept only when
+   * planning is done; otherwise its keys are asked for again next time, so that every batch but the
+   * run's last is full.
+   */
+  static List<BatchRef> cut(List<Long> keys, int batchSize, int firstNumber, boolean done) {
+    List<BatchRef> batches = new ArrayList<>();
+    int number = firstNumber;
+    for (int from = 0; from < keys.size(); from += batchSize) {
+      int to = Math.min(from + batchSize, keys.size());
+      if (to - from < batchSize && !done) {
+        break;
+      }
+      batches.add(new BatchRef(number++, keys.get(from), keys.get(to - 1), to - from));
+    }
+    return batches;
+  }
+
+  private static Cursor read(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select backfill, options::text as options, status, batch_size, max_records,"
+                + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
+                + " from runs where id = ?")) {
+      select.setLong(1, runId);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        return new Cursor(
+            rs.getString("backfill"),
+            rs.getString("options"),
+            RunStatus.fromWire(rs.getString("status")),
+            rs.getInt("batch_size"),
+            SqlValues.nullableLong(rs, "max_records"),
+            SqlValues.nullableLong(rs, "plan_cursor"),
+            rs.getBoolean("plan_done"),
+            rs.getInt("next_batch_number"),
+            rs.getLong("planned_keys"),
+            SqlValues.nullableLong(rs, "total_keys"));
+      }
+    }
+  }
+
+  private static boolean advance(
+      Connection connection,
+      long runId,
+      int expectedNextBatchNumber,
+      Long afterKey,
+      int nextBatchNumber,
+      long plannedKeys,
+      boolean done,
+      Long totalKeys)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update runs set plan_cursor = ?, next_batch_number = ?, planned_keys = ?,"
+                + " plan_done = ?, total_keys = ?, updated_at = now()"
+                + " where id = ? and next_batch_number = ? and not plan_done"
+                + " and status in ('pending', 'running', 'paused')")) {
+      SqlValues.setNullableLong(update, 1, afterKey);
+      update.setInt(2, nextBatchNumber);
+      update.setLong(3, plannedKeys);
+      update.setBoolean(4, done);
+      SqlValues.setNullableLong(update, 5, totalKeys);
+      update.setLong(6, runId);
+      update.setInt(7, expectedNextBatchNumber);
+      return update.executeUpdate() == 1;
+    }
+  }
+
+  private static void insert(Connection connection, long runId, List<BatchRef> batches)
+      throws SQLException {
+    if (batches.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "insert into batches (run_id, number, start_key, end_key, size, status)"
+                + " values (?, ?, ?, ?, ?, 'pending') on conflict (run_id, number) do nothing")) {
+      for (BatchRef batch : batches) {
+        insert.setLong(1, runId);
+        insert.setInt(2, batch.number());
+        insert.setLong(3, batch.startKey());
+        insert.setLong(4, batch.endKey());
+        insert.setInt(5, batch.size());
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+  }
+}

@@ -1,0 +1,337 @@
+package dev.dripline.run;
+
+import dev.dripline.config.EngineConfig;
+import dev.dripline.db.Database;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * {@link RunActivities} on PostgreSQL.
+ *
+ * <p>Every write is a compare-and-set on the row's status (or the claim token), inside an explicit
+ * transaction, so a local activity retried after a lost response, or run twice by two executions
+ * racing on one run, changes nothing twice.
+ */
+@Singleton
+public class RunActivitiesImpl implements RunActivities {
+  private static final String BATCH_COLUMNS = "number, start_key, end_key, size";
+
+  private final Database database;
+  private final EngineConfig engine;
+
+  public RunActivitiesImpl(Database database, EngineConfig engine) {
+    this.database = database;
+    this.engine = engine;
+  }
+
+  @Override
+  public RunSettings loadRun(RunRef run) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
+                      + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at,"
+                      + " r.total_keys, r.processed_keys, r.plan_done"
+                      + " from runs r left join backfill_definitions d on d.name = r.backfill"
+                      + " where r.id = ?")) {
+            select.setLong(1, run.runId());
+            try (ResultSet rs = select.executeQuery()) {
+              if (!rs.next()) {
+                return RunSettings.notFound(run.runId());
+              }
+              return new RunSettings(
+                  run.runId(),
+                  true,
+                  rs.getString("backfill"),
+                  RunStatus.fromWire(rs.getString("status")),
+                  rs.getInt("batch_size"),
+                  SqlValues.nullableInt(rs, "requested_max_parallel_batches"),
+                  SqlValues.nullableInt(rs, "definition_cap"),
+                  engine.safetyCap(),
+                  SqlValues.instant(rs, "start_at"),
+                  SqlValues.instant(rs, "started_at"),
+                  SqlValues.nullableLong(rs, "total_keys"),
+                  rs.getLong("processed_keys"),
+                  rs.getBoolean("plan_done"),
+                  engine.batchPolicy(),
+                  engine.planPageBatches(),
+                  engine.maxBatchesPerExecution());
+            }
+          }
+        });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A repeated call for a run this call already started answers {@code started=true} again, with
+   * the same {@code startedAt}.
+   */
+  @Override
+  public StartResult markRunning(RunRef run) {
+    return database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set status = 'running', started_at = coalesce(started_at, now()),"
+                      + " updated_at = now() where id = ? and status = 'pending'"
+                      + " returning started_at")) {
+            update.setLong(1, run.runId());
+            try (ResultSet rs = update.executeQuery()) {
+              if (rs.next()) {
+                return new StartResult(
+                    true, RunStatus.RUNNING, SqlValues.instant(rs, "started_at"));
+              }
+            }
+          }
+          // Not pending: stopped or deleted while waiting, or a repeat of a call that won.
+          try (PreparedStatement select =
+              connection.prepareStatement("select status, started_at from runs where id = ?")) {
+            select.setLong(1, run.runId());
+            try (ResultSet rs = select.executeQuery()) {
+              if (!rs.next()) {
+                return new StartResult(false, null, null);
+              }
+              RunStatus status = RunStatus.fromWire(rs.getString("status"));
+              // Only the run's own workflow moves a pending run on, so finding it running means
+              // this call is a repeat (local activity re-run after a lost workflow task) and gets
+              // the first call's answer; anything else would end the workflow of a live run.
+              return new StartResult(
+                  status == RunStatus.RUNNING, status, SqlValues.instant(rs, "started_at"));
+            }
+          }
+        });
+  }
+
+  @Override
+  public ClaimResult claimPending(ClaimRequest request) {
+    return database.inTransaction(
+        connection -> {
+          // A repeated claim (the local activity's response was lost) is answered from the rows
+          // the token already marked, so it never takes a second set of slots. Only rows still
+          // holding a slot count: a batch is not processed before its claim returned, while a
+          // token reused by a later execution (a revived run starts counting again) must not be
+          // mistaken for a repeat because of batches that finished long ago.
+          List<BatchRef> already = claimedBy(connection, request);
+          if (!already.isEmpty()) {
+            return new ClaimResult(already);
+          }
+          if (request.limit() < 1) {
+            return new ClaimResult(List.of());
+          }
+          List<BatchRef> claimed = new ArrayList<>();
+          // SKIP LOCKED: two racing executions of one run never claim the same batch.
+          try (PreparedStatement claim =
+              connection.prepareStatement(
+                  "update batches set status = 'enqueued', claim_token = ?"
+                      + " where (run_id, number) in (select run_id, number from batches"
+                      + " where run_id = ? and status = 'pending' order by number limit ?"
+                      + " for update skip locked)"
+                      + " returning "
+                      + BATCH_COLUMNS)) {
+            claim.setLong(1, request.token());
+            claim.setLong(2, request.runId());
+            claim.setInt(3, request.limit());
+            try (ResultSet rs = claim.executeQuery()) {
+              while (rs.next()) {
+                claimed.add(batchRef(rs));
+              }
+            }
+          }
+          claimed.sort(Comparator.comparingInt(BatchRef::number));
+          return new ClaimResult(List.copyOf(claimed));
+        });
+  }
+
+  private static List<BatchRef> claimedBy(Connection connection, ClaimRequest request)
+      throws SQLException {
+    List<BatchRef> claimed = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select "
+                + BATCH_COLUMNS
+                + " from batches where run_id = ? and claim_token = ?"
+                + " and status in ('enqueued', 'running') order by number")) {
+      select.setLong(1, request.runId());
+      select.setLong(2, request.token());
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          claimed.add(batchRef(rs));
+        }
+      }
+    }
+    return List.copyOf(claimed);
+  }
+
+  private static BatchRef batchRef(ResultSet rs) throws SQLException {
+    return new BatchRef(
+        rs.getInt("number"), rs.getLong("start_key"), rs.getLong("end_key"), rs.getInt("size"));
+  }
+
+  @Override
+  public void recordBatchFailure(BatchFailure failure) {
+    database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update batches set status = 'failed', error = ?, finished_at = now()"
+                      + " where run_id = ? and number = ? and status in ('enqueued', 'running')")) {
+            update.setString(1, ErrorText.truncate(failure.error()));
+            update.setLong(2, failure.runId());
+            update.setInt(3, failure.number());
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public RequeueResult requeue(RunRef run) {
+    BatchRequeue.Outcome outcome =
+        database.inTransaction(connection -> BatchRequeue.requeue(connection, run.runId()));
+    return new RequeueResult(outcome.requeued(), outcome.statusAfter());
+  }
+
+  @Override
+  public void recordStatus(StatusChange change) {
+    if (change.status() != RunStatus.RUNNING && change.status() != RunStatus.PAUSED) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "recordStatus accepts running or paused, not " + change.status(),
+          IllegalArgumentException.class.getName());
+    }
+    database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set status = ?, updated_at = now()"
+                      + " where id = ? and status in ('running', 'paused')")) {
+            update.setString(1, change.status().wire());
+            update.setLong(2, change.runId());
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public void recordCap(CapRecord record) {
+    database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set requested_max_parallel_batches = ?, max_parallel_batches = ?,"
+                      + " updated_at = now()"
+                      + " where id = ? and status in ('pending', 'running', 'paused')")) {
+            update.setInt(1, record.requestedCap());
+            update.setInt(2, record.effectiveCap());
+            update.setLong(3, record.runId());
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public int recoverSlots(RunRef run) {
+    return database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update batches set status = 'pending', claim_token = null"
+                      + " where run_id = ? and status in ('enqueued', 'running')")) {
+            update.setLong(1, run.runId());
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public FinishResult finish(FinishRequest request) {
+    return database.inTransaction(connection -> finish(connection, request));
+  }
+
+  private static FinishResult finish(Connection connection, FinishRequest request)
+      throws SQLException {
+    RunStatus status;
+    boolean planDone;
+    // The row lock serialises finish against requeue (API retry) and a racing execution.
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select status, plan_done, finished_at from runs where id = ? for update")) {
+      select.setLong(1, request.runId());
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return new FinishResult(true, null, null);
+        }
+        status = RunStatus.fromWire(rs.getString("status"));
+        planDone = rs.getBoolean("plan_done");
+        if (status.isTerminal()) {
+          return new FinishResult(true, status, SqlValues.instant(rs, "finished_at"));
+        }
+      }
+    }
+    if (request.stopping()) {
+      try (PreparedStatement stop =
+          connection.prepareStatement(
+              "update batches set status = 'stopped', finished_at = now()"
+                  + " where run_id = ? and status = 'pending'")) {
+        stop.setLong(1, request.runId());
+        stop.executeUpdate();
+      }
+    }
+    long open;
+    long failed;
+    try (PreparedStatement count =
+        connection.prepareStatement(
+            "select count(*) filter (where status in ('pending', 'enqueued', 'running')) as open,"
+                + " count(*) filter (where status = 'failed') as failed"
+                + " from batches where run_id = ?")) {
+      count.setLong(1, request.runId());
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        open = rs.getLong("open");
+        failed = rs.getLong("failed");
+      }
+    }
+    // Unplanned keys are work still to do: only a stop or a run-level error ends the run early.
+    if (open > 0 || (!planDone && !request.stopping() && request.error() == null)) {
+      return new FinishResult(false, status, null);
+    }
+    RunStatus terminal;
+    String error;
+    if (request.stopping()) {
+      terminal = RunStatus.STOPPED;
+      error = null;
+    } else if (request.error() != null) {
+      terminal = RunStatus.FAILED;
+      error = request.error();
+    } else if (failed > 0) {
+      terminal = RunStatus.FAILED;
+      error = failed == 1 ? "1 batch failed" : failed + " batches failed";
+    } else {
+      terminal = RunStatus.COMPLETED;
+      error = null;
+    }
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update runs set status = ?, error = ?, finished_at = now(), updated_at = now(),"
+                + " total_keys = case when plan_done then coalesce(total_keys, planned_keys)"
+                + " else total_keys end"
+                + " where id = ? returning finished_at")) {
+      update.setString(1, terminal.wire());
+      update.setString(2, ErrorText.truncate(error));
+      update.setLong(3, request.runId());
+      try (ResultSet rs = update.executeQuery()) {
+        rs.next();
+        Instant finishedAt = SqlValues.instant(rs, "finished_at");
+        return new FinishResult(true, terminal, finishedAt);
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.dripline.run;
+
+import dev.dripline.catalogue.OptionsValidator;
+import dev.dripline.catalogue.ValidatedOptions;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.BackfillOptions;
+import dev.dripline.spi.PermanentBackfillException;
+import io.micronaut.core.type.Argument;
+import io.micronaut.serde.ObjectMapper;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a run's stored {@code options} JSON into the {@link BackfillContext} a definition sees.
+ *
+ * <p>The options are checked again against the schema of the definition this worker hosts, so the
+ * definition always gets typed values with defaults applied, even if the run was created against an
+ * older catalogue. Options that no longer fit are a {@link PermanentBackfillException}: retrying
+ * cannot make them fit.
+ */
+@Singleton
+public class RunOptionsReader {
+  private static final Argument<Map<String, Object>> OPTIONS =
+      Argument.mapOf(String.class, Object.class);
+
+  private final ObjectMapper objectMapper;
+
+  public RunOptionsReader(ObjectMapper objectMapper) {
+    this.objectMapper = objectMapper;
+  }
+
+  public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
+    Map<String, Object> raw;
+    try {
+      raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);
+    } catch (IOException e) {
+      throw new PermanentBackfillException("options of run " + runId + " are not valid JSON", e);
+    }
+    ValidatedOptions validated = OptionsValidator.validate(definition.options(), raw, "");
+    if (!validated.isValid()) {
+      throw new PermanentBackfillException(
+          "options of run "
+              + runId
+              + " do not fit backfill "
+              + definition.name()
+              + ": "
+              + validated.errors().stream()
+                  .map(e -> e.field() + " " + e.message())
+                  .collect(Collectors.joining("; ")));
+    }
+    return new BackfillContext(runId, definition.name(), new BackfillOptions(validated.asMap()));
+  }
+}

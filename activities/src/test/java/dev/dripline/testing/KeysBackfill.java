@@ -1,0 +1,114 @@
+package dev.dripline.testing;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionType;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.PermanentBackfillException;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Test-only definition: keys {@code 1..items}; a batch containing {@code failKey} fails
+ * (retryable), one containing {@code permanentKey} fails permanently. Counts its calls so tests can
+ * tell whether code ran again.
+ */
+@Singleton
+public class KeysBackfill implements BackfillDefinition {
+  public static final String NAME = "test.keys";
+
+  private final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
+  private final AtomicInteger largestLimit = new AtomicInteger();
+  private volatile long processSleepMillis;
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "Keys 1..items, for tests.";
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    return List.of(
+        OptionSpec.required("items", OptionType.INTEGER, "how many keys").atLeast(0),
+        OptionSpec.optional("failKey", OptionType.INTEGER, "a batch holding it fails"),
+        OptionSpec.optional(
+            "permanentKey", OptionType.INTEGER, "a batch holding it fails for good"),
+        OptionSpec.withDefault(
+            "planFailure", OptionType.STRING, "none", "none|transient|permanent"));
+  }
+
+  @Override
+  public int defaultBatchSize() {
+    return 10;
+  }
+
+  @Override
+  public Integer maxParallelBatches() {
+    return 7;
+  }
+
+  @Override
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+    largestLimit.accumulateAndGet(limit, Math::max);
+    String planFailure = context.options().requireString("planFailure");
+    if (planFailure.equals("permanent")) {
+      throw new PermanentBackfillException("scope can never be planned");
+    }
+    if (planFailure.equals("transient")) {
+      throw new IllegalStateException("catalogue service unavailable");
+    }
+    long items = context.options().requireInteger("items");
+    List<Long> keys = new ArrayList<>();
+    for (long key = afterKey == null ? 1 : afterKey + 1;
+        key <= items && keys.size() < limit;
+        key++) {
+      keys.add(key);
+    }
+    return keys;
+  }
+
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range) throws Exception {
+    processed
+        .computeIfAbsent(context.runId() + "/" + range.startKey(), k -> new AtomicInteger())
+        .incrementAndGet();
+    if (processSleepMillis > 0) {
+      Thread.sleep(processSleepMillis);
+    }
+    context
+        .options()
+        .integer("permanentKey")
+        .filter(range::contains)
+        .ifPresent(
+            key -> {
+              throw new PermanentBackfillException("key " + key + " is malformed");
+            });
+    if (context.options().integer("failKey").filter(range::contains).isPresent()) {
+      throw new IllegalStateException("database busy");
+    }
+  }
+
+  /** How often {@link #processBatch} ran for the batch of {@code runId} starting at {@code key}. */
+  public int timesProcessed(long runId, long startKey) {
+    AtomicInteger count = processed.get(runId + "/" + startKey);
+    return count == null ? 0 : count.get();
+  }
+
+  public int largestLimit() {
+    return largestLimit.get();
+  }
+
+  public void processSleepMillis(long millis) {
+    this.processSleepMillis = millis;
+  }
+}

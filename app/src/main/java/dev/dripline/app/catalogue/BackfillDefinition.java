@@ -1,0 +1,20 @@
+package dev.dripline.app.catalogue;
+
+import dev.dripline.catalogue.OptionSpec;
+import java.util.List;
+
+/**
+ * A backfill definition as the worker published it to {@code backfill_definitions}.
+ *
+ * @param name the definition's stable name
+ * @param description what it does
+ * @param options its option schema
+ * @param defaultBatchSize keys per batch unless a run says otherwise
+ * @param maxParallelBatches the definition's cap, or {@code null} for none
+ */
+public record BackfillDefinition(
+    String name,
+    String description,
+    List<OptionSpec> options,
+    int defaultBatchSize,
+    Integer maxParallelBatches) {}

@@ -1,0 +1,84 @@
+package dev.dripline.app.catalogue;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.db.Database;
+import io.micronaut.core.type.Argument;
+import io.micronaut.json.JsonMapper;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The catalogue of backfill definitions, read from PostgreSQL where workers publish it. The app
+ * never loads backfill code, so this table is all it knows about definitions.
+ */
+@Singleton
+public class Catalogue {
+  private static final String COLUMNS =
+      "select name, description, options_schema::text, default_batch_size, max_parallel_batches"
+          + " from backfill_definitions";
+  private static final Argument<List<OptionSpec>> SCHEMA = Argument.listOf(OptionSpec.class);
+
+  private final Database database;
+  private final JsonMapper json;
+
+  public Catalogue(Database database, JsonMapper json) {
+    this.database = database;
+    this.json = json;
+  }
+
+  /** Every published definition, by name. */
+  public List<BackfillDefinition> all() {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select = connection.prepareStatement(COLUMNS + " order by name");
+              ResultSet rs = select.executeQuery()) {
+            List<BackfillDefinition> definitions = new ArrayList<>();
+            while (rs.next()) {
+              definitions.add(definition(rs));
+            }
+            return definitions;
+          }
+        });
+  }
+
+  /** The definition named {@code name}, if a worker has published it. */
+  public Optional<BackfillDefinition> find(String name) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(COLUMNS + " where name = ?")) {
+            select.setString(1, name);
+            try (ResultSet rs = select.executeQuery()) {
+              return rs.next() ? Optional.of(definition(rs)) : Optional.empty();
+            }
+          }
+        });
+  }
+
+  private BackfillDefinition definition(ResultSet rs) throws SQLException {
+    int cap = rs.getInt(5);
+    Integer maxParallelBatches = rs.wasNull() ? null : cap;
+    return new BackfillDefinition(
+        rs.getString(1),
+        rs.getString(2),
+        schema(rs.getString(1), rs.getString(3)),
+        rs.getInt(4),
+        maxParallelBatches);
+  }
+
+  private List<OptionSpec> schema(String name, String text) {
+    try {
+      List<OptionSpec> options = json.readValue(text, SCHEMA);
+      return options == null ? List.of() : List.copyOf(options);
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreadable options schema of backfill " + name, e);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package dev.dripline.app.problem;
+
+/**
+ * A failure the API answers with a problem document of a known kind. Services throw the subclasses;
+ * {@link ProblemExceptionHandler} is the one place that turns them into responses.
+ */
+public abstract sealed class ProblemException extends RuntimeException
+    permits ValidationProblem, NotFoundProblem, ConflictProblem, UnavailableProblem {
+  private static final long serialVersionUID = 1L;
+
+  protected ProblemException(String detail) {
+    super(detail);
+  }
+
+  protected ProblemException(String detail, Throwable cause) {
+    super(detail, cause);
+  }
+
+  /** The problem document answering this failure. */
+  public abstract Problem toProblem();
+}

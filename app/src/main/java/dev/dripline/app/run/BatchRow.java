@@ -1,0 +1,16 @@
+package dev.dripline.app.run;
+
+import dev.dripline.run.BatchStatus;
+import java.time.Instant;
+
+/** A row of {@code batches}: one inclusive key range of a run. */
+record BatchRow(
+    int number,
+    long startKey,
+    long endKey,
+    int size,
+    BatchStatus status,
+    int attempts,
+    String error,
+    Instant startedAt,
+    Instant finishedAt) {}

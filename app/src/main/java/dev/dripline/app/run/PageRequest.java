@@ -1,0 +1,9 @@
+package dev.dripline.app.run;
+
+/**
+ * Which page of a listing to return.
+ *
+ * @param page 0-based page number
+ * @param size rows per page, 1 to 200
+ */
+record PageRequest(int page, int size) {}

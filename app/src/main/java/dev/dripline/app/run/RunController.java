@@ -1,0 +1,116 @@
+package dev.dripline.app.run;
+
+import dev.dripline.app.problem.NotFoundProblem;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Consumes;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Patch;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.Status;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.net.URI;
+
+/**
+ * The runs API (PRODUCT §6.1). Each action parses its input, calls one {@link RunService} method
+ * and maps the result; errors become problem documents in {@code dev.dripline.app.problem}. Bodies
+ * are taken as text and read by {@link RunRequests}, so malformed JSON and wrong types are field
+ * errors rather than binding failures. Ids are taken as text too: one that is not a number names no
+ * run (404).
+ */
+@Controller("/api/runs")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class RunController {
+  private final RunService service;
+  private final RunRequests requests;
+
+  public RunController(RunService service, RunRequests requests) {
+    this.service = service;
+    this.requests = requests;
+  }
+
+  @Post
+  @Consumes(MediaType.APPLICATION_JSON)
+  public HttpResponse<RunResponse> create(
+      @Body @Nullable String body, @Header("Idempotency-Key") @Nullable String idempotencyKey) {
+    CreatedRun created = service.create(requests.create(body), idempotencyKey);
+    URI location = URI.create("/api/runs/" + created.run().id());
+    HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
+    return HttpResponse.<RunResponse>status(status)
+        .headers(h -> h.location(location))
+        .body(created.run());
+  }
+
+  @Get
+  public PageResponse<RunResponse> list(
+      @QueryValue @Nullable String status,
+      @QueryValue @Nullable String backfill,
+      @QueryValue @Nullable String page,
+      @QueryValue @Nullable String size) {
+    return service.list(requests.runQuery(status, backfill, page, size));
+  }
+
+  @Get("/{id}")
+  public RunResponse get(@PathVariable String id) {
+    return service.get(runId(id));
+  }
+
+  @Get("/{id}/batches")
+  public PageResponse<BatchResponse> batches(
+      @PathVariable String id,
+      @QueryValue @Nullable String status,
+      @QueryValue @Nullable String page,
+      @QueryValue @Nullable String size) {
+    return service.batches(runId(id), requests.batchQuery(status, page, size));
+  }
+
+  @Post("/{id}/stop")
+  @Status(HttpStatus.ACCEPTED)
+  public void stop(@PathVariable String id) {
+    service.stop(runId(id));
+  }
+
+  @Post("/{id}/retry")
+  @Status(HttpStatus.ACCEPTED)
+  public RetryResponse retry(@PathVariable String id) {
+    return new RetryResponse(service.retry(runId(id)));
+  }
+
+  @Post("/{id}/pause")
+  @Status(HttpStatus.ACCEPTED)
+  public void pause(@PathVariable String id) {
+    service.pause(runId(id));
+  }
+
+  @Post("/{id}/resume")
+  @Status(HttpStatus.ACCEPTED)
+  public void resume(@PathVariable String id) {
+    service.resume(runId(id));
+  }
+
+  @Patch("/{id}")
+  @Consumes(MediaType.APPLICATION_JSON)
+  public RunResponse changeCap(@PathVariable String id, @Body @Nullable String body) {
+    long runId = runId(id);
+    return service.changeCap(runId, requests.capChange(body));
+  }
+
+  @Delete("/{id}")
+  @Status(HttpStatus.NO_CONTENT)
+  public void delete(@PathVariable String id) {
+    service.delete(runId(id));
+  }
+
+  private static long runId(String id) {
+    return RunRequests.runId(id).orElseThrow(() -> NotFoundProblem.run(id));
+  }
+}

@@ -1,0 +1,96 @@
+package dev.dripline.app.run;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.dripline.run.BatchStatus;
+import dev.dripline.run.RunProgress;
+import io.micronaut.serde.annotation.Serdeable;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A run as the API shows it ({@code GET /api/runs/{id}} and list items).
+ *
+ * @param id the run's id
+ * @param backfill the definition's name
+ * @param options normalized option values
+ * @param batchSize keys per batch
+ * @param maxRecords cap on keys, or {@code null}
+ * @param maxParallelBatches the effective cap (PRODUCT R5)
+ * @param requestedMaxParallelBatches the cap the run asked for, or {@code null}
+ * @param startAt scheduled start, or {@code null}
+ * @param createdBy who created it
+ * @param createdAt when it was created
+ * @param updatedAt when it last changed
+ * @param startedAt when it started running
+ * @param finishedAt when it ended
+ * @param status pending, running, paused, completed, failed or stopped
+ * @param error why it failed, if it did
+ * @param workflowId the Temporal workflow id, {@code dripline-run-<id>}
+ * @param batchCounts batches per status, every status present
+ * @param inFlight batches holding a slot (enqueued or running)
+ * @param progress progress figures (PRODUCT R11)
+ */
+@Serdeable
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record RunResponse(
+    long id,
+    String backfill,
+    Map<String, Object> options,
+    int batchSize,
+    Long maxRecords,
+    int maxParallelBatches,
+    Integer requestedMaxParallelBatches,
+    Instant startAt,
+    String createdBy,
+    Instant createdAt,
+    Instant updatedAt,
+    Instant startedAt,
+    Instant finishedAt,
+    String status,
+    String error,
+    String workflowId,
+    Map<String, Long> batchCounts,
+    long inFlight,
+    ProgressResponse progress) {
+
+  static RunResponse of(RunRow run, Map<BatchStatus, Long> counts, Instant now) {
+    Map<String, Long> byStatus = new LinkedHashMap<>();
+    long inFlight = 0;
+    for (BatchStatus status : BatchStatus.values()) {
+      long count = counts.getOrDefault(status, 0L);
+      byStatus.put(status.wire(), count);
+      if (status.holdsSlot()) {
+        inFlight += count;
+      }
+    }
+    RunProgress progress =
+        RunProgress.of(
+            run.status(),
+            run.totalKeys(),
+            run.processedKeys(),
+            run.startedAt(),
+            run.finishedAt(),
+            now);
+    return new RunResponse(
+        run.id(),
+        run.backfill(),
+        run.options(),
+        run.batchSize(),
+        run.maxRecords(),
+        run.maxParallelBatches(),
+        run.requestedMaxParallelBatches(),
+        run.startAt(),
+        run.createdBy(),
+        run.createdAt(),
+        run.updatedAt(),
+        run.startedAt(),
+        run.finishedAt(),
+        run.status().wire(),
+        run.error(),
+        run.workflowId(),
+        byStatus,
+        inFlight,
+        ProgressResponse.of(progress));
+  }
+}

@@ -1,0 +1,48 @@
+package dev.dripline.app.run;
+
+import dev.dripline.run.RunStatus;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A row of {@code runs} as the API reads it (not the API's representation: see {@link
+ * RunResponse}).
+ *
+ * @param id the run's id
+ * @param backfill the definition's name
+ * @param options normalized option values, sorted by name
+ * @param batchSize keys per batch
+ * @param maxRecords cap on keys for trial runs, or {@code null}
+ * @param requestedMaxParallelBatches the cap the run asked for, or {@code null}
+ * @param maxParallelBatches the effective cap
+ * @param startAt the scheduled start, or {@code null}
+ * @param createdBy who created it
+ * @param status its status
+ * @param error why it failed, if it did
+ * @param workflowId the Temporal workflow id behind it
+ * @param totalKeys keys in scope once planning is done, else {@code null}
+ * @param processedKeys sum of completed batch sizes
+ * @param createdAt when it was created
+ * @param updatedAt when it last changed
+ * @param startedAt when it started running
+ * @param finishedAt when it ended
+ */
+record RunRow(
+    long id,
+    String backfill,
+    Map<String, Object> options,
+    int batchSize,
+    Long maxRecords,
+    Integer requestedMaxParallelBatches,
+    int maxParallelBatches,
+    Instant startAt,
+    String createdBy,
+    RunStatus status,
+    String error,
+    String workflowId,
+    Long totalKeys,
+    long processedKeys,
+    Instant createdAt,
+    Instant updatedAt,
+    Instant startedAt,
+    Instant finishedAt) {}

@@ -1,0 +1,274 @@
+package dev.dripline.app.run;
+
+import dev.dripline.app.catalogue.BackfillDefinition;
+import dev.dripline.app.catalogue.Catalogue;
+import dev.dripline.app.problem.ConflictProblem;
+import dev.dripline.app.problem.NotFoundProblem;
+import dev.dripline.app.problem.UnavailableProblem;
+import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.run.RunRepository.Insertion;
+import dev.dripline.app.run.RunWorkflows.Signal;
+import dev.dripline.catalogue.FieldError;
+import dev.dripline.catalogue.OptionsValidator;
+import dev.dripline.catalogue.ValidatedOptions;
+import dev.dripline.config.EngineConfig;
+import dev.dripline.run.BatchRequeue;
+import dev.dripline.run.BatchStatus;
+import dev.dripline.run.CapPolicy;
+import dev.dripline.run.RunStatus;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the runs API does (PRODUCT R1–R3, R7–R11). PostgreSQL is the record of every run; the
+ * workflow is told through {@link RunWorkflows}. Every state check is repeated by a compare-and-set
+ * in SQL, so a request racing the workflow never overwrites what it did.
+ */
+@Singleton
+public class RunService {
+  /** Who creates runs until the API has authentication. */
+  static final String CREATED_BY = "api";
+
+  private final RunRepository runs;
+  private final Catalogue catalogue;
+  private final RunWorkflows workflows;
+  private final EngineConfig engine;
+
+  public RunService(
+      RunRepository runs, Catalogue catalogue, RunWorkflows workflows, EngineConfig engine) {
+    this.runs = runs;
+    this.catalogue = catalogue;
+    this.workflows = workflows;
+    this.engine = engine;
+  }
+
+  /**
+   * Creates a run and starts its workflow (R1–R3). A repeated {@code Idempotency-Key} returns the
+   * run it created. If the workflow cannot be started the row is removed again.
+   */
+  CreatedRun create(CreateRunRequest request, String idempotencyKey) {
+    if (idempotencyKey != null) {
+      var earlier = runs.findByIdempotencyKey(idempotencyKey);
+      if (earlier.isPresent()) {
+        return new CreatedRun(view(earlier.get()), false);
+      }
+    }
+    NewRun run = validate(request, idempotencyKey);
+    Insertion insertion = runs.insert(run);
+    if (insertion instanceof Insertion.DuplicateActive) {
+      Long existing =
+          runs.findActiveDuplicate(run.backfill(), run.optionsJson(), run.maxRecords())
+              .orElse(null);
+      throw new ConflictProblem(
+          "an active run of "
+              + run.backfill()
+              + " with the same options and maxRecords exists"
+              + (existing == null ? "" : ": run " + existing),
+          existing);
+    }
+    if (insertion instanceof Insertion.DuplicateIdempotencyKey) {
+      // A concurrent request with the same key won the insert; answer with its run.
+      return runs.findByIdempotencyKey(idempotencyKey)
+          .map(earlier -> new CreatedRun(view(earlier), false))
+          .orElseThrow(() -> new ConflictProblem("Idempotency-Key is being used concurrently"));
+    }
+    long id = ((Insertion.Inserted) insertion).id();
+    RunRow row = runs.find(id).orElseThrow(() -> NotFoundProblem.run(id));
+    try {
+      workflows.start(row);
+    } catch (UnavailableProblem e) {
+      runs.deleteUnstarted(id);
+      throw e;
+    }
+    return new CreatedRun(view(row), true);
+  }
+
+  private NewRun validate(CreateRunRequest request, String idempotencyKey) {
+    List<FieldError> errors = new ArrayList<>(request.errors());
+    BackfillDefinition definition = null;
+    if (request.backfill() != null) {
+      definition = catalogue.find(request.backfill()).orElse(null);
+      if (definition == null) {
+        List<String> known = catalogue.all().stream().map(BackfillDefinition::name).toList();
+        errors.add(new FieldError("backfill", "unknown backfill; known backfills: " + known));
+      }
+    }
+    ValidatedOptions options = null;
+    if (definition != null && !request.hasError("options")) {
+      options = OptionsValidator.validate(definition.options(), request.options(), "options.");
+      errors.addAll(options.errors());
+    }
+    if (!errors.isEmpty()) {
+      throw new ValidationProblem(errors);
+    }
+    int batchSize =
+        request.batchSize() != null ? request.batchSize() : definition.defaultBatchSize();
+    int cap =
+        CapPolicy.effective(
+            definition.maxParallelBatches(), request.maxParallelBatches(), engine.safetyCap());
+    return new NewRun(
+        definition.name(),
+        options.canonicalJson(),
+        batchSize,
+        request.maxRecords(),
+        request.maxParallelBatches(),
+        cap,
+        request.startAt(),
+        CREATED_BY,
+        idempotencyKey);
+  }
+
+  /** The run with its batch counts and progress. */
+  RunResponse get(long id) {
+    return view(find(id));
+  }
+
+  /** A page of runs, newest first. */
+  PageResponse<RunResponse> list(RunQuery query) {
+    PageRequest paging = query.paging();
+    Page<RunRow> page = runs.list(query.status(), query.backfill(), paging.page(), paging.size());
+    Map<Long, Map<BatchStatus, Long>> counts =
+        runs.batchCounts(page.items().stream().map(RunRow::id).toList());
+    Instant now = Instant.now();
+    List<RunResponse> items =
+        page.items().stream()
+            .map(run -> RunResponse.of(run, counts.getOrDefault(run.id(), Map.of()), now))
+            .toList();
+    return new PageResponse<>(items, paging.page(), paging.size(), page.total());
+  }
+
+  /** A page of the run's batches in number order. */
+  PageResponse<BatchResponse> batches(long id, BatchQuery query) {
+    find(id);
+    PageRequest paging = query.paging();
+    Page<BatchRow> page = runs.batches(id, query.status(), paging.page(), paging.size());
+    return new PageResponse<>(
+        page.items().stream().map(BatchResponse::of).toList(),
+        paging.page(),
+        paging.size(),
+        page.total());
+  }
+
+  /**
+   * Stops a run (R7). A pending run is stopped in PostgreSQL at once (R2: it cannot fail), and its
+   * waiting workflow is told if it can be; a live run is stopped by its workflow.
+   */
+  void stop(long id) {
+    RunRow run = find(id);
+    if (run.status() == RunStatus.PENDING) {
+      if (runs.stopPending(id)) {
+        workflows.signalQuietly(id, Signal.STOP);
+        return;
+      }
+      // It started (or ended) between the read and the compare-and-set: look again.
+      run = find(id);
+    }
+    if (run.status().isTerminal()) {
+      throw new ConflictProblem("run " + id + " is already " + run.status().wire());
+    }
+    workflows.signalWithStart(run, Signal.STOP);
+  }
+
+  /**
+   * Retries a run (R8): re-queues failed (and for a stopped run, stopped) batches in PostgreSQL,
+   * then signals {@code retry}, reviving an ended run as a new execution of the same workflow id.
+   *
+   * @return batches re-queued
+   */
+  int retry(long id) {
+    BatchRequeue.Outcome outcome = runs.requeue(id);
+    if (!outcome.found()) {
+      throw NotFoundProblem.run(id);
+    }
+    if (outcome.statusBefore() == RunStatus.COMPLETED) {
+      throw new ConflictProblem("run " + id + " is completed; there is nothing to retry");
+    }
+    if (!outcome.didSomething()) {
+      throw new ConflictProblem(
+          "run " + id + " is " + outcome.statusBefore().wire() + " and has nothing to re-queue");
+    }
+    RunRow run = find(id);
+    try {
+      workflows.signalWithStart(run, Signal.RETRY);
+    } catch (UnavailableProblem e) {
+      throw new UnavailableProblem(
+          e.getMessage()
+              + "; "
+              + outcome.requeued()
+              + " batches are re-queued and run when the workflow next runs",
+          e.getCause());
+    }
+    return outcome.requeued();
+  }
+
+  /** Pauses a running run (R9). */
+  void pause(long id) {
+    RunRow run = find(id);
+    if (run.status() != RunStatus.RUNNING) {
+      throw new ConflictProblem(
+          "run " + id + " is " + run.status().wire() + "; only a running run can be paused");
+    }
+    if (!workflows.signal(id, Signal.PAUSE)) {
+      throw new ConflictProblem("run " + id + " has no running workflow to pause");
+    }
+  }
+
+  /** Resumes a paused run (R9). */
+  void resume(long id) {
+    RunRow run = find(id);
+    if (run.status() != RunStatus.PAUSED) {
+      throw new ConflictProblem(
+          "run " + id + " is " + run.status().wire() + "; only a paused run can be resumed");
+    }
+    if (!workflows.signal(id, Signal.RESUME)) {
+      throw new ConflictProblem("run " + id + " has no running workflow to resume");
+    }
+  }
+
+  /**
+   * Changes a live run's requested cap (R9). The workflow is signalled first, so a Temporal outage
+   * changes nothing; the record is then updated (the workflow records it too, idempotently), and a
+   * workflow that is not running reads the new cap from the record when it starts.
+   */
+  RunResponse changeCap(long id, int maxParallelBatches) {
+    RunRow run = find(id);
+    if (run.status().isTerminal()) {
+      throw new ConflictProblem(
+          "run " + id + " is " + run.status().wire() + "; its cap can no longer change");
+    }
+    Integer definitionCap =
+        catalogue.find(run.backfill()).map(BackfillDefinition::maxParallelBatches).orElse(null);
+    int effective = CapPolicy.effective(definitionCap, maxParallelBatches, engine.safetyCap());
+    workflows.changeCap(id, maxParallelBatches);
+    if (!runs.updateCap(id, maxParallelBatches, effective)) {
+      RunRow now = find(id);
+      throw new ConflictProblem(
+          "run " + id + " is " + now.status().wire() + "; its cap can no longer change");
+    }
+    return get(id);
+  }
+
+  /** Deletes a pending or terminal run with its batches and cancels its execution (R10). */
+  void delete(long id) {
+    if (runs.deleteIfDeletable(id)) {
+      workflows.terminateQuietly(id);
+      return;
+    }
+    RunRow run = find(id);
+    throw new ConflictProblem(
+        "run " + id + " is " + run.status().wire() + "; stop it before deleting it");
+  }
+
+  private RunRow find(long id) {
+    return runs.find(id).orElseThrow(() -> NotFoundProblem.run(id));
+  }
+
+  private RunResponse view(RunRow run) {
+    Map<BatchStatus, Long> counts =
+        runs.batchCounts(List.of(run.id())).getOrDefault(run.id(), Map.of());
+    return RunResponse.of(run, counts, Instant.now());
+  }
+}

@@ -1,0 +1,220 @@
+package dev.dripline.app.run;
+
+import dev.dripline.app.problem.UnavailableProblem;
+import dev.dripline.config.TemporalConfig;
+import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.CapChange;
+import dev.dripline.run.RunSearchAttributes;
+import dev.dripline.run.RunStatus;
+import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.run.RunWorkflowInput;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.SearchAttributes;
+import jakarta.inject.Singleton;
+import java.text.NumberFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The API's only contact with Temporal: starting, signalling and terminating run workflows. A
+ * Temporal failure surfaces as {@link UnavailableProblem}; a workflow that is not running is
+ * reported to the caller, who decides whether that matters.
+ */
+@Singleton
+public class RunWorkflows {
+  private static final Logger log = LoggerFactory.getLogger(RunWorkflows.class);
+
+  private final WorkflowClient client;
+  private final TemporalConfig temporal;
+
+  public RunWorkflows(WorkflowClient client, TemporalConfig temporal) {
+    this.client = client;
+    this.temporal = temporal;
+  }
+
+  /** A signal of {@link BackfillRunWorkflow} the API sends. */
+  enum Signal {
+    STOP,
+    RETRY,
+    PAUSE,
+    RESUME;
+
+    void sendTo(BackfillRunWorkflow stub) {
+      switch (this) {
+        case STOP -> stub.stop();
+        case RETRY -> stub.retry();
+        case PAUSE -> stub.pause();
+        case RESUME -> stub.resume();
+      }
+    }
+
+    void addTo(BatchRequest batch, BackfillRunWorkflow stub) {
+      switch (this) {
+        case STOP -> batch.add(stub::stop);
+        case RETRY -> batch.add(stub::retry);
+        case PAUSE -> batch.add(stub::pause);
+        case RESUME -> batch.add(stub::resume);
+      }
+    }
+  }
+
+  /** Starts the workflow of a freshly inserted (pending) run. */
+  void start(RunRow run) {
+    BackfillRunWorkflow stub =
+        client.newWorkflowStub(BackfillRunWorkflow.class, options(run, RunStatus.PENDING));
+    try {
+      WorkflowClient.start(stub::run, RunWorkflowInput.fresh(run.id()));
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not start the workflow of run " + run.id() + " (Temporal: " + reason(e) + ")", e);
+    }
+  }
+
+  /**
+   * Sends {@code signal} to the run's workflow, starting a new execution of the same id first if
+   * none is running — how a retry revives an ended run, and how a stop reaches a run whose
+   * execution was lost. A new execution reads the run's record, so it is harmless when the run has
+   * meanwhile ended.
+   */
+  void signalWithStart(RunRow run, Signal signal) {
+    BackfillRunWorkflow stub =
+        client.newWorkflowStub(BackfillRunWorkflow.class, options(run, RunStatus.RUNNING));
+    try {
+      BatchRequest batch = client.newSignalWithStartRequest();
+      batch.add(stub::run, RunWorkflowInput.fresh(run.id()));
+      signal.addTo(batch, stub);
+      client.signalWithStart(batch);
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not signal "
+              + signal.name().toLowerCase(Locale.ROOT)
+              + " to run "
+              + run.id()
+              + " (Temporal: "
+              + reason(e)
+              + ")",
+          e);
+    }
+  }
+
+  /**
+   * Sends {@code signal} to the run's running workflow.
+   *
+   * @return false if no execution is running
+   */
+  boolean signal(long runId, Signal signal) {
+    return send(runId, signal.name().toLowerCase(Locale.ROOT), signal::sendTo);
+  }
+
+  /**
+   * Tells the run's workflow its new requested cap.
+   *
+   * @return false if no execution is running
+   */
+  boolean changeCap(long runId, int maxParallelBatches) {
+    return send(
+        runId,
+        "setMaxParallelBatches",
+        stub -> stub.setMaxParallelBatches(new CapChange(maxParallelBatches)));
+  }
+
+  /** Signals without caring whether it arrives (the run's record already says what to do). */
+  void signalQuietly(long runId, Signal signal) {
+    try {
+      signal(runId, signal);
+    } catch (UnavailableProblem e) {
+      log.warn("run {}: {} signal not delivered: {}", runId, signal, e.getMessage());
+    }
+  }
+
+  /** Terminates the run's execution, if any; a missing or closed one is fine. */
+  void terminateQuietly(long runId) {
+    try {
+      client.newUntypedWorkflowStub(RunWorkflowIds.forRun(runId)).terminate("run deleted");
+    } catch (WorkflowNotFoundException e) {
+      // Already closed or never started: nothing to cancel.
+    } catch (RuntimeException e) {
+      // The record is gone; an execution left behind finds no run and ends by itself.
+      log.warn("run {}: could not terminate its workflow: {}", runId, reason(e));
+    }
+  }
+
+  private boolean send(long runId, String name, Consumer<BackfillRunWorkflow> call) {
+    BackfillRunWorkflow stub =
+        client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId));
+    try {
+      call.accept(stub);
+      return true;
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not signal " + name + " to run " + runId + " (Temporal: " + reason(e) + ")", e);
+    }
+  }
+
+  private WorkflowOptions options(RunRow run, RunStatus status) {
+    return WorkflowOptions.newBuilder()
+        .setWorkflowId(RunWorkflowIds.forRun(run.id()))
+        .setTaskQueue(temporal.taskQueue())
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setTypedSearchAttributes(
+            SearchAttributes.newBuilder()
+                .set(RunSearchAttributes.BACKFILL, run.backfill())
+                .set(RunSearchAttributes.RUN_STATUS, status.wire())
+                .build())
+        .setStaticSummary(summary(run))
+        .setStaticDetails(details(run))
+        .build();
+  }
+
+  /** The one-line summary the Web UI shows, e.g. "example.sleep · batch size 10 · cap 3". */
+  static String summary(RunRow run) {
+    NumberFormat number = NumberFormat.getIntegerInstance(Locale.US);
+    StringBuilder text =
+        new StringBuilder(run.backfill())
+            .append(" · batch size ")
+            .append(number.format(run.batchSize()))
+            .append(" · cap ")
+            .append(number.format(run.maxParallelBatches()));
+    if (run.maxRecords() != null) {
+      text.append(" · ").append(number.format(run.maxRecords())).append(" keys max");
+    }
+    return text.toString();
+  }
+
+  /** Markdown details the Web UI shows: the run's options and schedule. */
+  static String details(RunRow run) {
+    StringBuilder text = new StringBuilder("Run ").append(run.id()).append(" of `");
+    text.append(run.backfill()).append("`\n\nOptions:\n");
+    if (run.options().isEmpty()) {
+      text.append("- (none)\n");
+    }
+    for (Map.Entry<String, Object> option : run.options().entrySet()) {
+      text.append("- ")
+          .append(option.getKey())
+          .append(" = ")
+          .append(option.getValue())
+          .append('\n');
+    }
+    if (run.startAt() != null) {
+      text.append("\nStarts at ").append(run.startAt()).append('\n');
+    }
+    return text.toString();
+  }
+
+  private static String reason(RuntimeException e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return String.valueOf(cause.getMessage());
+  }
+}

@@ -1,0 +1,137 @@
+package dev.dripline.app;
+
+import dev.dripline.db.Database;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.UUID;
+
+/**
+ * Rows the ITs arrange directly in PostgreSQL. Every test uses its own backfill names (other
+ * modules' tests may share the database), and cleans up only what it made.
+ */
+public final class TestData {
+  /**
+   * The schema of a test definition: {@code items} (integer, required, ≥ 0), {@code sleepMs}
+   * (integer, default 0), {@code faultTag} (string, optional), {@code mode} (enum fast/slow,
+   * default fast).
+   */
+  public static final String SCHEMA =
+      """
+      [{"name":"items","type":"integer","required":true,"min":0,"description":"keys 1..items"},
+       {"name":"sleepMs","type":"integer","required":false,"defaultValue":0},
+       {"name":"faultTag","type":"string","required":false},
+       {"name":"mode","type":"enum","required":false,"defaultValue":"fast",
+        "allowedValues":["fast","slow"]}]
+      """;
+
+  private final Database database;
+
+  public TestData(Database database) {
+    this.database = database;
+  }
+
+  /** A fresh, unique backfill name. */
+  public static String uniqueName() {
+    return "apptest." + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  public void definition(String name, int defaultBatchSize, Integer maxParallelBatches) {
+    sql(
+        "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
+            + " max_parallel_batches) values (?, 'a test definition', ?::jsonb, ?, ?)",
+        name,
+        SCHEMA,
+        defaultBatchSize,
+        maxParallelBatches);
+  }
+
+  /** Inserts a run of {@code backfill} in {@code status}; returns its id. */
+  public long run(String backfill, String status, String optionsJson) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "insert into runs (backfill, options, options_key, batch_size,"
+                      + " max_parallel_batches, created_by, status, started_at, finished_at)"
+                      + " values (?, ?::jsonb, ?, 10, 3, 'test', ?,"
+                      + " case when ? <> 'pending' then now() end,"
+                      + " case when ? in ('completed', 'failed', 'stopped') then now() end)"
+                      + " returning id")) {
+            insert.setString(1, backfill);
+            insert.setString(2, optionsJson);
+            insert.setString(3, optionsJson);
+            insert.setString(4, status);
+            insert.setString(5, status);
+            insert.setString(6, status);
+            try (ResultSet rs = insert.executeQuery()) {
+              rs.next();
+              long id = rs.getLong(1);
+              sql("update runs set workflow_id = 'dripline-run-' || id where id = ?", id);
+              return id;
+            }
+          }
+        });
+  }
+
+  public void batch(long runId, int number, long startKey, long endKey, String status) {
+    sql(
+        "insert into batches (run_id, number, start_key, end_key, size, status) values (?, ?, ?,"
+            + " ?, ?, ?)",
+        runId,
+        number,
+        startKey,
+        endKey,
+        (int) (endKey - startKey + 1),
+        status);
+  }
+
+  public long count(String sql, Object... args) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select = connection.prepareStatement(sql)) {
+            bind(select, args);
+            try (ResultSet rs = select.executeQuery()) {
+              rs.next();
+              return rs.getLong(1);
+            }
+          }
+        });
+  }
+
+  public String text(String sql, Object... args) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select = connection.prepareStatement(sql)) {
+            bind(select, args);
+            try (ResultSet rs = select.executeQuery()) {
+              return rs.next() ? rs.getString(1) : null;
+            }
+          }
+        });
+  }
+
+  public int sql(String sql, Object... args) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, args);
+            return statement.executeUpdate();
+          }
+        });
+  }
+
+  /** Removes the definitions and runs (with their batches) of the given backfills. */
+  public void cleanUp(String... backfills) {
+    for (String name : backfills) {
+      sql("delete from runs where backfill = ?", name);
+      sql("delete from backfill_definitions where name = ?", name);
+    }
+  }
+
+  private static void bind(PreparedStatement statement, Object... args)
+      throws java.sql.SQLException {
+    for (int i = 0; i < args.length; i++) {
+      statement.setObject(i + 1, args[i]);
+    }
+  }
+}

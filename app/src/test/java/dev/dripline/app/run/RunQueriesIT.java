@@ -1,0 +1,212 @@
+package dev.dripline.app.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.app.Api;
+import dev.dripline.app.TestData;
+import dev.dripline.db.Database;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Reads of runs and batches: detail, lists with filters and paging, 404s. */
+@MicronautTest(transactional = false)
+class RunQueriesIT {
+  @Inject
+  @Client("/")
+  HttpClient client;
+
+  @Inject JsonMapper json;
+  @Inject Database database;
+
+  private Api api;
+  private TestData data;
+  private final String backfill = TestData.uniqueName();
+  private final String other = TestData.uniqueName();
+
+  @BeforeEach
+  void setUp() {
+    api = new Api(client, json);
+    data = new TestData(database);
+    data.definition(backfill, 10, null);
+    data.definition(other, 10, null);
+  }
+
+  @AfterEach
+  void tearDown() {
+    data.cleanUp(backfill, other);
+  }
+
+  @Test
+  void showsARunWithBatchCountsInFlightAndProgress() {
+    long id = data.run(backfill, "running", "{\"items\":40,\"mode\":\"fast\"}");
+    data.batch(id, 1, 1, 10, "completed");
+    data.batch(id, 2, 11, 20, "running");
+    data.batch(id, 3, 21, 30, "enqueued");
+    data.batch(id, 4, 31, 40, "pending");
+    data.sql("update runs set total_keys = 40, processed_keys = 10 where id = ?", id);
+
+    Api.Reply reply = api.get("/api/runs/" + id);
+
+    assertThat(reply.status()).isEqualTo(200);
+    Map<String, Object> run = reply.object();
+    assertThat(run)
+        .containsEntry("id", (int) id)
+        .containsEntry("backfill", backfill)
+        .containsEntry("status", "running")
+        .containsEntry("batchSize", 10)
+        .containsEntry("maxParallelBatches", 3)
+        .containsEntry("createdBy", "test")
+        .containsEntry("workflowId", "dripline-run-" + id)
+        .containsEntry("inFlight", 2)
+        .containsEntry("options", Map.of("items", 40, "mode", "fast"));
+    assertThat(run.get("batchCounts"))
+        .isEqualTo(
+            Map.of(
+                "pending",
+                1,
+                "enqueued",
+                1,
+                "running",
+                1,
+                "completed",
+                1,
+                "failed",
+                0,
+                "stopped",
+                0));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> progress = (Map<String, Object>) run.get("progress");
+    assertThat(progress)
+        .containsEntry("totalKeys", 40)
+        .containsEntry("processedKeys", 10)
+        .containsEntry("percent", 25)
+        .containsKeys("throughputPerMinute", "etaSeconds", "elapsedSeconds");
+    assertThat(Instant.parse((String) run.get("createdAt"))).isBefore(Instant.now().plusSeconds(5));
+    assertThat((String) run.get("startedAt")).endsWith("Z");
+    assertThat(run.get("finishedAt")).isNull();
+  }
+
+  @Test
+  void showsZeroForEveryBatchStatusOfARunWithoutBatches() {
+    long id = data.run(backfill, "pending", "{\"items\":1}");
+
+    Api.Reply reply = api.get("/api/runs/" + id);
+
+    assertThat(reply.object().get("batchCounts"))
+        .isEqualTo(
+            Map.of(
+                "pending",
+                0,
+                "enqueued",
+                0,
+                "running",
+                0,
+                "completed",
+                0,
+                "failed",
+                0,
+                "stopped",
+                0));
+    assertThat(reply.object()).containsEntry("inFlight", 0);
+  }
+
+  @Test
+  void listsRunsNewestFirstWithFiltersAndPaging() {
+    long first = data.run(backfill, "completed", "{\"items\":1}");
+    long second = data.run(backfill, "failed", "{\"items\":2}");
+    long third = data.run(backfill, "completed", "{\"items\":3}");
+    long elsewhere = data.run(other, "completed", "{\"items\":4}");
+
+    Api.Reply all = api.get("/api/runs?backfill=" + backfill);
+    Api.Reply completed = api.get("/api/runs?backfill=" + backfill + "&status=completed");
+    Api.Reply page1 = api.get("/api/runs?backfill=" + backfill + "&page=1&size=2");
+
+    assertThat(all.status()).isEqualTo(200);
+    assertThat(ids(all)).containsExactly(third, second, first);
+    assertThat(all.object()).containsEntry("page", 0).containsEntry("size", 20);
+    assertThat(all.object()).containsEntry("total", 3);
+    assertThat(ids(completed)).containsExactly(third, first);
+    assertThat(completed.object()).containsEntry("total", 2);
+    assertThat(ids(page1)).containsExactly(first);
+    assertThat(page1.object())
+        .containsEntry("page", 1)
+        .containsEntry("size", 2)
+        .containsEntry("total", 3);
+    assertThat(ids(api.get("/api/runs?backfill=" + other))).containsExactly(elsewhere);
+    assertThat(all.items().get(0)).containsKeys("batchCounts", "progress", "inFlight");
+  }
+
+  @Test
+  void listsBatchesInNumberOrderWithStatusFilterAndPaging() {
+    long id = data.run(backfill, "running", "{\"items\":30}");
+    data.batch(id, 3, 21, 30, "pending");
+    data.batch(id, 1, 1, 10, "completed");
+    data.batch(id, 2, 11, 20, "failed");
+    data.sql(
+        "update batches set error = 'boom', attempts = 3, finished_at = now() where run_id = ?"
+            + " and number = 2",
+        id);
+
+    Api.Reply all = api.get("/api/runs/" + id + "/batches");
+    Api.Reply failed = api.get("/api/runs/" + id + "/batches?status=failed");
+    Api.Reply second = api.get("/api/runs/" + id + "/batches?page=1&size=1");
+
+    assertThat(all.status()).isEqualTo(200);
+    assertThat(all.items()).extracting(b -> b.get("number")).containsExactly(1, 2, 3);
+    assertThat(all.object()).containsEntry("total", 3);
+    assertThat(all.items().get(0))
+        .containsEntry("startKey", 1)
+        .containsEntry("endKey", 10)
+        .containsEntry("size", 10)
+        .containsEntry("status", "completed")
+        .containsKeys("attempts", "error", "startedAt", "finishedAt");
+    assertThat(failed.items()).hasSize(1);
+    assertThat(failed.items().get(0))
+        .containsEntry("number", 2)
+        .containsEntry("error", "boom")
+        .containsEntry("attempts", 3);
+    assertThat(second.items()).extracting(b -> b.get("number")).containsExactly(2);
+  }
+
+  @ParameterizedTest(name = "GET {0}")
+  @ValueSource(
+      strings = {
+        "/api/runs/999999999",
+        "/api/runs/abc",
+        "/api/runs/-1",
+        "/api/runs/99999999999999999999",
+        "/api/runs/999999999/batches",
+        "/api/runs/abc/batches"
+      })
+  void answersNotFoundForRunsThatDoNotExist(String path) {
+    Api.Reply reply = api.get(path);
+
+    assertThat(reply.status()).isEqualTo(404);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+    assertThat(reply.object()).containsEntry("status", 404).containsKey("detail");
+  }
+
+  @Test
+  void answersNotFoundForAnUnknownRoute() {
+    Api.Reply reply = api.get("/api/nothing-here");
+
+    assertThat(reply.status()).isEqualTo(404);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Long> ids(Api.Reply reply) {
+    return reply.items().stream().map(item -> ((Number) item.get("id")).longValue()).toList();
+  }
+}

@@ -1,0 +1,176 @@
+package dev.dripline.app.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.app.Api;
+import dev.dripline.app.TestData;
+import dev.dripline.db.Database;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** R1: every invalid creation is a 400 problem with one error per field, and creates nothing. */
+@MicronautTest(transactional = false)
+class RunValidationIT {
+  @Inject
+  @Client("/")
+  HttpClient client;
+
+  @Inject JsonMapper json;
+  @Inject Database database;
+
+  private Api api;
+  private TestData data;
+  private final String backfill = TestData.uniqueName();
+
+  @BeforeEach
+  void setUp() {
+    api = new Api(client, json);
+    data = new TestData(database);
+    data.definition(backfill, 10, null);
+  }
+
+  @AfterEach
+  void tearDown() {
+    data.cleanUp(backfill);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "unknown backfill    | {'backfill':'apptest.nope','options':{'items':1}}  | backfill",
+        "unknown option      | {'backfill':'@','options':{'items':1,'colour':'red'}} | options.colour",
+        "wrong option type   | {'backfill':'@','options':{'items':'many'}}        | options.items",
+        "option below min    | {'backfill':'@','options':{'items':-1}}            | options.items",
+        "missing required    | {'backfill':'@','options':{}}                      | options.items",
+        "bad enum value      | {'backfill':'@','options':{'items':1,'mode':'warp'}} | options.mode",
+        "options not object  | {'backfill':'@','options':[1]}                     | options",
+        "missing backfill    | {'options':{'items':1}}                            | backfill",
+        "backfill not string | {'backfill':7,'options':{'items':1}}               | backfill",
+        "batchSize 0         | {'backfill':'@','options':{'items':1},'batchSize':0} | batchSize",
+        "batchSize fraction  | {'backfill':'@','options':{'items':1},'batchSize':1.5} | batchSize",
+        "batchSize string    | {'backfill':'@','options':{'items':1},'batchSize':'10'} | batchSize",
+        "maxRecords 0        | {'backfill':'@','options':{'items':1},'maxRecords':0} | maxRecords",
+        "maxParallel 0       | {'backfill':'@','options':{'items':1},'maxParallelBatches':0} | maxParallelBatches",
+        "bad startAt         | {'backfill':'@','options':{'items':1},'startAt':'tomorrow'} | startAt",
+        "startAt number      | {'backfill':'@','options':{'items':1},'startAt':5}   | startAt",
+        "unknown field       | {'backfill':'@','options':{'items':1},'priority':1}  | priority",
+      })
+  void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
+    long before = runsOfTestBackfills();
+
+    Api.Reply reply = api.post("/api/runs", body.replace('\'', '"').replace("@", backfill));
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+    assertThat(reply.object()).containsEntry("status", 400).containsKeys("type", "title", "detail");
+    assertThat(reply.errorFields()).containsExactly(field);
+    assertThat(runsOfTestBackfills()).isEqualTo(before);
+  }
+
+  @Test
+  void reportsEveryBadFieldAtOnce() {
+    String body =
+        """
+        {"backfill":"%s","options":{"items":"x","mode":"warp"},"batchSize":0,"maxRecords":0,
+         "maxParallelBatches":-2,"startAt":"soon"}
+        """
+            .formatted(backfill);
+
+    Api.Reply reply = api.post("/api/runs", body);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.errorFields())
+        .containsExactlyInAnyOrder(
+            "options.items",
+            "options.mode",
+            "batchSize",
+            "maxRecords",
+            "maxParallelBatches",
+            "startAt");
+    assertThat(runsOfTestBackfills()).isZero();
+  }
+
+  @ParameterizedTest(name = "body: {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {"{\"backfill\": ", "not json at all", "[1,2]", "42", "\"text\""})
+  void rejectsABodyThatIsNotAJsonObject(String body) {
+    long before = runsOfTestBackfills();
+
+    Api.Reply reply = api.post("/api/runs", body);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+    assertThat(reply.errorFields()).containsExactly("body");
+    assertThat(runsOfTestBackfills()).isEqualTo(before);
+  }
+
+  @Test
+  void rejectsAnEmptyBody() {
+    Api.Reply reply = api.post("/api/runs", "");
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{}                              | maxParallelBatches",
+        "{\"maxParallelBatches\":0}       | maxParallelBatches",
+        "{\"maxParallelBatches\":\"2\"}   | maxParallelBatches",
+        "{\"maxParallelBatches\":2.5}     | maxParallelBatches",
+        "{\"maxParallelBatches\":2,\"x\":1} | x",
+      })
+  void rejectsABadCapChange(String body, String field) {
+    long id = data.run(backfill, "running", "{\"items\":1}");
+
+    Api.Reply reply = api.patch("/api/runs/" + id, body);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.errorFields()).containsExactly(field);
+    assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(3);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "?status=finished     | status",
+        "?page=-1             | page",
+        "?page=x              | page",
+        "?size=0              | size",
+        "?size=201            | size",
+      })
+  void rejectsBadListParameters(String query, String field) {
+    Api.Reply reply = api.get("/api/runs" + query);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.errorFields()).containsExactly(field);
+  }
+
+  @Test
+  void rejectsBadBatchListParameters() {
+    long id = data.run(backfill, "running", "{\"items\":1}");
+
+    Api.Reply reply = api.get("/api/runs/" + id + "/batches?status=done&size=x");
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.errorFields()).containsExactlyInAnyOrder("status", "size");
+  }
+
+  private long runsOfTestBackfills() {
+    return data.count(
+        "select count(*) from runs where backfill = ? or backfill = 'apptest.nope'", backfill);
+  }
+}

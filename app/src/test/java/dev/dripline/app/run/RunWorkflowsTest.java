@@ -1,0 +1,55 @@
+package dev.dripline.app.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.run.RunStatus;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class RunWorkflowsTest {
+
+  @Test
+  void summaryNamesBackfillBatchSizeCapAndKeyLimit() {
+    RunRow run = run(1000L, Map.of("items", 5000));
+
+    assertThat(RunWorkflows.summary(run))
+        .isEqualTo("example.sleep · batch size 10 · cap 3 · 1,000 keys max");
+  }
+
+  @Test
+  void summaryLeavesOutAnAbsentKeyLimit() {
+    assertThat(RunWorkflows.summary(run(null, Map.of())))
+        .isEqualTo("example.sleep · batch size 10 · cap 3");
+  }
+
+  @Test
+  void detailsListTheOptions() {
+    String details = RunWorkflows.details(run(null, new TreeMap<>(Map.of("items", 5, "tag", "x"))));
+
+    assertThat(details).contains("- items = 5\n").contains("- tag = x\n").contains("Run 7");
+  }
+
+  private static RunRow run(Long maxRecords, Map<String, Object> options) {
+    return new RunRow(
+        7,
+        "example.sleep",
+        options,
+        10,
+        maxRecords,
+        null,
+        3,
+        null,
+        "api",
+        RunStatus.PENDING,
+        null,
+        "dripline-run-7",
+        null,
+        0,
+        Instant.EPOCH,
+        Instant.EPOCH,
+        null,
+        null);
+  }
+}

@@ -1,0 +1,217 @@
+package dev.dripline.app.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.dripline.app.Api;
+import dev.dripline.app.TestData;
+import dev.dripline.config.TemporalConfig;
+import dev.dripline.db.Database;
+import dev.dripline.run.RunSearchAttributes;
+import dev.dripline.run.RunWorkflowIds;
+import io.micronaut.context.annotation.Property;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API against a real Temporal server ({@code DRIPLINE_TEST_TEMPORAL_ADDRESS}) but no worker:
+ * workflows are started and signalled on a task queue nobody polls, so runs stay where the API put
+ * them. Skipped when no server answers; the standalone module runs the full system.
+ */
+@MicronautTest(transactional = false)
+@Property(name = "dripline.temporal.task-queue", value = "dripline-app-it-no-worker")
+class RunsWithTemporalIT {
+  @Inject
+  @Client("/")
+  HttpClient client;
+
+  @Inject JsonMapper json;
+  @Inject Database database;
+  @Inject WorkflowClient workflows;
+  @Inject TemporalConfig temporal;
+
+  private Api api;
+  private TestData data;
+  private final String backfill = TestData.uniqueName();
+  private final List<Long> started = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    assumeTrue(reachable(temporal.address()), "no Temporal server at " + temporal.address());
+    api = new Api(client, json);
+    data = new TestData(database);
+    data.definition(backfill, 10, 2);
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (data == null) {
+      return;
+    }
+    for (long id : started) {
+      try {
+        workflows.newUntypedWorkflowStub(RunWorkflowIds.forRun(id)).terminate("test over");
+      } catch (RuntimeException e) {
+        // already closed
+      }
+    }
+    data.cleanUp(backfill);
+  }
+
+  @Test
+  void createsARunAndStartsItsWorkflow() {
+    Api.Reply reply = create("{\"items\":1000}", ",\"maxParallelBatches\":5,\"maxRecords\":1000");
+
+    assertThat(reply.status()).isEqualTo(201);
+    long id = id(reply);
+    assertThat(reply.location()).isEqualTo("/api/runs/" + id);
+    assertThat(reply.object())
+        .containsEntry("status", "pending")
+        .containsEntry("maxParallelBatches", 2)
+        .containsEntry("batchSize", 10)
+        .containsEntry("createdBy", "api")
+        .containsEntry("workflowId", "dripline-run-" + id)
+        .containsEntry("options", Map.of("items", 1000, "sleepMs", 0, "mode", "fast"));
+    WorkflowExecutionDescription workflow = describe(id);
+    assertThat(workflow.getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(workflow.getTypedSearchAttributes().get(RunSearchAttributes.BACKFILL))
+        .isEqualTo(backfill);
+    assertThat(workflow.getTypedSearchAttributes().get(RunSearchAttributes.RUN_STATUS))
+        .isEqualTo("pending");
+    assertThat(workflow.getStaticSummary())
+        .isEqualTo(backfill + " · batch size 10 · cap 2 · 1,000 keys max");
+  }
+
+  @Test
+  void aSecondIdenticalActiveRunIs409AndAnIdempotentRepeatReturnsTheFirst() {
+    Api.Reply first = create("{\"items\":5}", "", "key-" + backfill);
+    Api.Reply duplicate = create("{\"items\":5,\"sleepMs\":0}", "");
+    Api.Reply repeat = create("{\"items\":5}", "", "key-" + backfill);
+
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(duplicate.status()).isEqualTo(409);
+    assertThat(duplicate.object()).containsEntry("existingRunId", (int) id(first));
+    assertThat(repeat.status()).isEqualTo(200);
+    assertThat(id(repeat)).isEqualTo(id(first));
+    assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
+  }
+
+  @Test
+  void stoppingAScheduledRunStopsItAtOnce() {
+    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
+
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(api.get("/api/runs/" + id).object()).containsEntry("status", "stopped");
+  }
+
+  @Test
+  void changingTheCapOfALiveRunRecordsTheEffectiveCap() {
+    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
+
+    Api.Reply reply = api.patch("/api/runs/" + id, "{\"maxParallelBatches\":1}");
+
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.object())
+        .containsEntry("maxParallelBatches", 1)
+        .containsEntry("requestedMaxParallelBatches", 1);
+  }
+
+  @Test
+  void retryingAStoppedRunRequeuesAndRevivesItsWorkflow() {
+    long id = data.run(backfill, "stopped", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
+    started.add(id);
+    data.sql("update runs set plan_done = true where id = ?", id);
+    data.batch(id, 1, 1, 1, "completed");
+    data.batch(id, 2, 2, 2, "stopped");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
+
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(reply.object()).containsEntry("requeued", 1);
+    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("running");
+    assertThat(describe(id).getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  @Test
+  void deletingAScheduledRunTerminatesItsWorkflow() {
+    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
+
+    Api.Reply reply = api.delete("/api/runs/" + id);
+
+    assertThat(reply.status()).isEqualTo(204);
+    assertThat(describe(id).getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+    assertThat(api.get("/api/runs/" + id).status()).isEqualTo(404);
+  }
+
+  @Test
+  void healthIsUpWithBothComponents() {
+    Api.Reply reply = api.get("/health");
+
+    assertThat(reply.status()).isEqualTo(200);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> details = (Map<String, Object>) reply.object().get("details");
+    assertThat(details).containsKeys("jdbc", "temporal");
+  }
+
+  private Api.Reply create(String options, String extra) {
+    return remember(
+        api.post(
+            "/api/runs",
+            "{\"backfill\":\"" + backfill + "\",\"options\":" + options + extra + "}"));
+  }
+
+  private Api.Reply create(String options, String extra, String idempotencyKey) {
+    return remember(
+        api.post(
+            "/api/runs",
+            "{\"backfill\":\"" + backfill + "\",\"options\":" + options + extra + "}",
+            idempotencyKey));
+  }
+
+  private Api.Reply remember(Api.Reply reply) {
+    if (reply.status() == 201) {
+      started.add(id(reply));
+    }
+    return reply;
+  }
+
+  private WorkflowExecutionDescription describe(long id) {
+    return workflows.newUntypedWorkflowStub(RunWorkflowIds.forRun(id)).describe();
+  }
+
+  private static long id(Api.Reply reply) {
+    return ((Number) reply.object().get("id")).longValue();
+  }
+
+  private static boolean reachable(String address) {
+    int colon = address.lastIndexOf(':');
+    try (Socket socket = new Socket()) {
+      socket.connect(
+          new InetSocketAddress(
+              address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
+          500);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package dev.dripline.catalogue;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.micronaut.serde.annotation.Serdeable;
+import java.util.Locale;
+
+/**
+ * Types a backfill option may have. On the wire (catalogue table, HTTP API) a type is its
+ * lower-case name, e.g. {@code "integer"}; the worker writes that form and the app reads it.
+ */
+@Serdeable
+public enum OptionType {
+  STRING,
+  INTEGER,
+  DECIMAL,
+  BOOLEAN,
+  DATE,
+  DATETIME,
+  ENUM;
+
+  /** The lower-case name used in JSON. */
+  @JsonValue
+  public String wire() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Reads a wire name; upper case is accepted too, so older catalogue rows still load. */
+  @JsonCreator
+  public static OptionType fromWire(String value) {
+    return valueOf(value.toUpperCase(Locale.ROOT));
+  }
+}

@@ -1,0 +1,40 @@
+package dev.dripline.config;
+
+import dev.dripline.run.BatchPolicy;
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.bind.annotation.Bindable;
+import java.time.Duration;
+
+/**
+ * Engine settings shared by app (validation of caps) and worker (running batches).
+ *
+ * @param safetyCap ceiling on the slots of one run, {@code DRIPLINE_ENGINE_SAFETY_CAP}; Temporal
+ *     rejects more than 2,000 pending activities per workflow
+ * @param batchMaxAttempts attempts of one batch before it is failed
+ * @param batchTimeout longest one batch attempt may take
+ * @param batchHeartbeatTimeout an attempt silent this long is presumed dead and retried
+ * @param batchRetryInitialInterval delay before a batch's second attempt
+ * @param batchRetryMaxInterval cap on the delay between attempts
+ * @param planPageBatches batches planned per planning call (at least the cap is planned)
+ * @param maxBatchesPerExecution batches one workflow execution starts before it continues as new
+ */
+@ConfigurationProperties("dripline.engine")
+public record EngineConfig(
+    @Bindable(defaultValue = "200") int safetyCap,
+    @Bindable(defaultValue = "3") int batchMaxAttempts,
+    @Bindable(defaultValue = "1h") Duration batchTimeout,
+    @Bindable(defaultValue = "30s") Duration batchHeartbeatTimeout,
+    @Bindable(defaultValue = "1s") Duration batchRetryInitialInterval,
+    @Bindable(defaultValue = "1m") Duration batchRetryMaxInterval,
+    @Bindable(defaultValue = "100") int planPageBatches,
+    @Bindable(defaultValue = "500") int maxBatchesPerExecution) {
+
+  public BatchPolicy batchPolicy() {
+    return new BatchPolicy(
+        batchTimeout.toMillis(),
+        batchHeartbeatTimeout.toMillis(),
+        batchMaxAttempts,
+        batchRetryInitialInterval.toMillis(),
+        batchRetryMaxInterval.toMillis());
+  }
+}

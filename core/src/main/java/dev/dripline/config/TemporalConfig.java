@@ -1,0 +1,17 @@
+package dev.dripline.config;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.bind.annotation.Bindable;
+
+/**
+ * Where Dripline finds Temporal (PRODUCT §6.2).
+ *
+ * @param address the frontend, {@code TEMPORAL_ADDRESS}
+ * @param namespace the namespace, {@code TEMPORAL_NAMESPACE}
+ * @param taskQueue the task queue of runs and batches, {@code DRIPLINE_TASK_QUEUE}
+ */
+@ConfigurationProperties("dripline.temporal")
+public record TemporalConfig(
+    @Bindable(defaultValue = "localhost:7233") String address,
+    @Bindable(defaultValue = "default") String namespace,
+    @Bindable(defaultValue = "dripline") String taskQueue) {}

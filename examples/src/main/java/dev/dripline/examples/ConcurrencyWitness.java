@@ -1,0 +1,210 @@
+package dev.dripline.examples;
+
+import dev.dripline.db.Database;
+import dev.dripline.db.DatabaseException;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * An independent witness of how many batches of one run execute at the same moment, kept in {@code
+ * example_concurrency(run_id, current, max_seen)} so anyone can check the engine's cap with SQL,
+ * without trusting the engine's own bookkeeping.
+ *
+ * <p><b>Why it is tied to database sessions.</b> A plain counter (increment at start, decrement at
+ * end) stays inflated forever when a worker JVM is killed with {@code kill -9} mid-batch: the
+ * decrement never runs, and every later reading over-counts. Instead each executing batch owns a
+ * row in {@code example_executing} that records the backend pid of a connection the batch holds for
+ * exactly as long as it executes. When the JVM dies, PostgreSQL ends that session, and the next
+ * start or end of a batch of the run deletes rows whose pid is no longer in {@code
+ * pg_stat_activity} before counting. {@code current} is therefore always recomputed from the rows
+ * of live sessions, never adjusted by deltas.
+ *
+ * <p><b>Atomicity.</b> Every update locks the run's {@code example_concurrency} row first, so
+ * starts and ends of one run are serialised and {@code max_seen = greatest(max_seen, current)}
+ * cannot miss an overlap. The {@code pg_stat_activity} snapshot is taken after the lock (a
+ * transaction caches it on first use), so it includes every session whose row is visible.
+ *
+ * <p>Limitation: a dead session's pid reused by a new, unrelated session would keep the dead row
+ * counted; with Linux pid ranges this is unlikely within the life of a run.
+ */
+@Singleton
+public class ConcurrencyWitness {
+  private final DataSource dataSource;
+
+  public ConcurrencyWitness(Database database) {
+    this.dataSource = database.dataSource();
+  }
+
+  /**
+   * A reading of the witness for one run.
+   *
+   * @param current batches executing right now
+   * @param maxSeen most batches ever seen executing at once
+   */
+  public record Reading(int current, int maxSeen) {}
+
+  /**
+   * Records that a batch of {@code runId} starts executing. Keep the returned execution open for
+   * exactly as long as the batch executes, and close it when the batch ends, however it ends.
+   *
+   * @param runId the run
+   * @param batchKey a label of the batch (the SPI does not expose batch numbers, so examples pass
+   *     the range's start key); saturated to fit the table's integer column, which is safe because
+   *     the row is identified by the holding session's pid
+   */
+  public Execution enter(long runId, long batchKey) {
+    int batchNumber = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, batchKey));
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new DatabaseException(e);
+    }
+    try {
+      connection.setAutoCommit(false);
+      lockRun(connection, runId);
+      // Rows of this very session belong to an earlier holder that failed to clean up; this
+      // session is ours now, so none of them is executing.
+      try (PreparedStatement statement =
+          connection.prepareStatement(
+              "delete from example_executing where run_id = ? and backend_pid = pg_backend_pid()")) {
+        statement.setLong(1, runId);
+        statement.executeUpdate();
+      }
+      try (PreparedStatement statement =
+          connection.prepareStatement(
+              "insert into example_executing (run_id, batch_number, backend_pid)"
+                  + " values (?, ?, pg_backend_pid())")) {
+        statement.setLong(1, runId);
+        statement.setInt(2, batchNumber);
+        statement.executeUpdate();
+      }
+      recount(connection, runId);
+      connection.commit();
+      return new Execution(connection, runId);
+    } catch (SQLException | RuntimeException e) {
+      discard(connection, e);
+      throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
+    }
+  }
+
+  /** The witness's current reading for {@code runId}; zeros when no batch of it ever ran. */
+  public Reading read(long runId) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "select current, max_seen from example_concurrency where run_id = ?")) {
+      statement.setLong(1, runId);
+      try (ResultSet rows = statement.executeQuery()) {
+        return rows.next() ? new Reading(rows.getInt(1), rows.getInt(2)) : new Reading(0, 0);
+      }
+    } catch (SQLException e) {
+      throw new DatabaseException(e);
+    }
+  }
+
+  /** One executing batch; closing it records the batch's end and releases its session. */
+  public static final class Execution implements AutoCloseable {
+    private final Connection connection;
+    private final long runId;
+    private boolean closed;
+
+    private Execution(Connection connection, long runId) {
+      this.connection = connection;
+      this.runId = runId;
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        lockRun(connection, runId);
+        try (PreparedStatement statement =
+            connection.prepareStatement(
+                "delete from example_executing"
+                    + " where run_id = ? and backend_pid = pg_backend_pid()")) {
+          statement.setLong(1, runId);
+          statement.executeUpdate();
+        }
+        recount(connection, runId);
+        connection.commit();
+        connection.setAutoCommit(true);
+        connection.close();
+      } catch (SQLException | RuntimeException e) {
+        discard(connection, e);
+        throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
+      }
+    }
+  }
+
+  /** Creates the run's witness row if needed and locks it, serialising the run's updates. */
+  private static void lockRun(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "insert into example_concurrency (run_id) values (?) on conflict (run_id) do nothing")) {
+      statement.setLong(1, runId);
+      statement.executeUpdate();
+    }
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "select current from example_concurrency where run_id = ? for update")) {
+      statement.setLong(1, runId);
+      statement.executeQuery().close();
+    }
+  }
+
+  /**
+   * Drops rows of the run held by sessions that no longer exist (killed workers), then sets {@code
+   * current} from the remaining rows. Call with the run's row locked.
+   */
+  private static void recount(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "delete from example_executing e where e.run_id = ?"
+                + " and not exists (select 1 from pg_stat_activity a where a.pid = e.backend_pid)")) {
+      statement.setLong(1, runId);
+      statement.executeUpdate();
+    }
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "update example_concurrency c"
+                + " set current = n.executing, max_seen = greatest(c.max_seen, n.executing)"
+                + " from (select count(*)::int as executing from example_executing"
+                + " where run_id = ?) n"
+                + " where c.run_id = ?")) {
+      statement.setLong(1, runId);
+      statement.setLong(2, runId);
+      statement.executeUpdate();
+    }
+  }
+
+  /**
+   * Rolls back and gives up a connection whose witness update failed. The physical session is
+   * aborted rather than returned to the pool: a pooled session that still owns an {@code
+   * example_executing} row would keep that row counted as executing.
+   */
+  private static void discard(Connection connection, Exception failure) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+    try {
+      connection.abort(Runnable::run);
+    } catch (SQLException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+}

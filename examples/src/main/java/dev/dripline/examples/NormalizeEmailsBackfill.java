@@ -1,0 +1,93 @@
+package dev.dripline.examples;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionType;
+import dev.dripline.db.Database;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.KeyRange;
+import jakarta.inject.Singleton;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code example.normalize-emails}: real work — lower-cases and trims {@code example_users.email}.
+ * The scope is users whose email is not already normalised; the batch re-evaluates it inside its id
+ * range, so a batch run twice changes nothing the second time.
+ */
+@Singleton
+public class NormalizeEmailsBackfill implements BackfillDefinition {
+  public static final String NAME = "example.normalize-emails";
+
+  private final Database database;
+  private final FaultInjection faults;
+
+  public NormalizeEmailsBackfill(Database database, FaultInjection faults) {
+    this.database = database;
+    this.faults = faults;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "Lower-cases and trims example_users.email for users whose email is not normalised.";
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    return List.of(
+        OptionSpec.optional(
+            FaultInjection.FAULT_TAG_OPTION,
+            OptionType.STRING,
+            "Tag of example_faults rows that apply to this run."));
+  }
+
+  @Override
+  public int defaultBatchSize() {
+    return 1000;
+  }
+
+  @Override
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+    faults.checkPlan(FaultInjection.tagOf(context));
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement statement =
+              connection.prepareStatement(
+                  "select id from example_users"
+                      + " where id > ? and email <> lower(trim(email)) order by id limit ?")) {
+            statement.setLong(1, afterKey == null ? Long.MIN_VALUE : afterKey);
+            statement.setInt(2, Math.max(0, limit));
+            List<Long> keys = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+              while (rows.next()) {
+                keys.add(rows.getLong(1));
+              }
+            }
+            return keys;
+          }
+        });
+  }
+
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range) {
+    faults.checkBatch(FaultInjection.tagOf(context), range);
+    database.withConnection(
+        connection -> {
+          try (PreparedStatement statement =
+              connection.prepareStatement(
+                  "update example_users set email = lower(trim(email))"
+                      + " where id between ? and ? and email <> lower(trim(email))")) {
+            statement.setLong(1, range.startKey());
+            statement.setLong(2, range.endKey());
+            return statement.executeUpdate();
+          }
+        });
+  }
+}

@@ -1,0 +1,84 @@
+package dev.dripline.examples;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionType;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.KeyRange;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.stream.LongStream;
+
+/**
+ * {@code example.sleep}: synthetic keys {@code 1..items}, each batch sleeps {@code sleepMs}. It
+ * does no real work, so it measures the engine alone, and its {@link ConcurrencyWitness} lets
+ * anyone check with SQL how many of a run's batches really executed at the same moment.
+ */
+@Singleton
+public class SleepBackfill implements BackfillDefinition {
+  public static final String NAME = "example.sleep";
+
+  private final ConcurrencyWitness witness;
+  private final FaultInjection faults;
+
+  public SleepBackfill(ConcurrencyWitness witness, FaultInjection faults) {
+    this.witness = witness;
+    this.faults = faults;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "Synthetic keys 1..items; each batch sleeps sleepMs and is counted in"
+        + " example_concurrency (current, max_seen) per run.";
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    return List.of(
+        OptionSpec.required("items", OptionType.INTEGER, "Number of synthetic keys (1..items).")
+            .atLeast(0),
+        OptionSpec.withDefault("sleepMs", OptionType.INTEGER, 0L, "Milliseconds each batch sleeps.")
+            .atLeast(0),
+        OptionSpec.optional(
+            FaultInjection.FAULT_TAG_OPTION,
+            OptionType.STRING,
+            "Tag of example_faults rows that apply to this run."));
+  }
+
+  @Override
+  public int defaultBatchSize() {
+    return 10;
+  }
+
+  @Override
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+    faults.checkPlan(FaultInjection.tagOf(context));
+    long items = context.options().requireInteger("items");
+    long start = afterKey == null ? 1 : Math.max(1, afterKey + 1);
+    if (limit <= 0 || afterKey != null && afterKey == Long.MAX_VALUE || start > items) {
+      return List.of();
+    }
+    // Written to avoid overflow near Long.MAX_VALUE; never produces more than limit keys.
+    long end = items - start < limit ? items : start + limit - 1;
+    return LongStream.rangeClosed(start, end).boxed().toList();
+  }
+
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range) throws InterruptedException {
+    faults.checkBatch(FaultInjection.tagOf(context), range);
+    long sleepMs = context.options().integer("sleepMs").orElse(0L);
+    ConcurrencyWitness.Execution execution = witness.enter(context.runId(), range.startKey());
+    try {
+      // Sleep while the execution holds its session: the witness counts the batch exactly as
+      // long as it runs. An interrupt (cancellation) fails the batch.
+      Thread.sleep(sleepMs);
+    } finally {
+      execution.close();
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package dev.dripline.worker;
+
+import dev.dripline.catalogue.CataloguePublisher;
+import dev.dripline.config.TemporalConfig;
+import dev.dripline.run.BackfillRunWorkflowImpl;
+import dev.dripline.run.BatchActivitiesImpl;
+import dev.dripline.run.PlanningActivitiesImpl;
+import dev.dripline.run.RunActivitiesImpl;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.event.StartupEvent;
+import io.micronaut.runtime.event.annotation.EventListener;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Temporal worker of this process: registers the run workflow and the run, planning and batch
+ * activities on the task queue, and polls from start-up to shutdown.
+ *
+ * <p>The catalogue is published before polling starts, so the app never accepts a run for a
+ * definition no worker has announced, and this worker never takes a batch whose definition it has
+ * not published.
+ */
+@Singleton
+@Requires(property = "dripline.worker.enabled", value = "true", defaultValue = "true")
+public class DriplineWorker {
+  private static final Logger LOG = LoggerFactory.getLogger(DriplineWorker.class);
+
+  private final WorkerFactory factory;
+  private final WorkerConfig config;
+  private final TemporalConfig temporal;
+  private final CataloguePublisher catalogue;
+  private final RunActivitiesImpl runActivities;
+  private final PlanningActivitiesImpl planningActivities;
+  private final BatchActivitiesImpl batchActivities;
+
+  public DriplineWorker(
+      WorkerFactory factory,
+      WorkerConfig config,
+      TemporalConfig temporal,
+      CataloguePublisher catalogue,
+      RunActivitiesImpl runActivities,
+      PlanningActivitiesImpl planningActivities,
+      BatchActivitiesImpl batchActivities) {
+    this.factory = factory;
+    this.config = config;
+    this.temporal = temporal;
+    this.catalogue = catalogue;
+    this.runActivities = runActivities;
+    this.planningActivities = planningActivities;
+    this.batchActivities = batchActivities;
+  }
+
+  @EventListener
+  void onStartup(StartupEvent event) {
+    start();
+  }
+
+  /** Publishes the catalogue, registers everything and starts polling; idempotent. */
+  public synchronized void start() {
+    if (factory.isStarted()) {
+      return;
+    }
+    catalogue.publish();
+    Worker worker = factory.newWorker(temporal.taskQueue(), workerOptions(config));
+    worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
+    worker.registerActivitiesImplementations(runActivities, planningActivities, batchActivities);
+    factory.start();
+    LOG.info(
+        "Temporal worker polling task queue {} in namespace {} ({} activities, {} workflow tasks"
+            + " at once)",
+        temporal.taskQueue(),
+        temporal.namespace(),
+        config.maxConcurrentActivities(),
+        config.maxConcurrentWorkflowTasks());
+  }
+
+  static WorkerOptions workerOptions(WorkerConfig config) {
+    return WorkerOptions.newBuilder()
+        .setMaxConcurrentActivityExecutionSize(config.maxConcurrentActivities())
+        .setMaxConcurrentWorkflowTaskExecutionSize(config.maxConcurrentWorkflowTasks())
+        .setMaxConcurrentLocalActivityExecutionSize(config.maxConcurrentLocalActivities())
+        .build();
+  }
+
+  /**
+   * Stops polling and lets in-flight tasks finish within the grace period; what is still running
+   * after it is interrupted and retried by Temporal on another worker.
+   */
+  @PreDestroy
+  synchronized void stop() {
+    if (!factory.isStarted() || factory.isTerminated()) {
+      return;
+    }
+    factory.shutdown();
+    long graceMillis = config.shutdownGrace().toMillis();
+    factory.awaitTermination(graceMillis, TimeUnit.MILLISECONDS);
+    if (!factory.isTerminated()) {
+      LOG.warn("Temporal worker did not stop within {} ms; interrupting it", graceMillis);
+      factory.shutdownNow();
+      factory.awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.dripline.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.db.Database;
+import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.spi.BackfillDefinition;
+import io.micronaut.context.ApplicationContext;
+import io.temporal.worker.WorkerFactory;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DriplineWorkerIT {
+
+  @Test
+  void disabledWorkerCreatesNoTemporalWorker() {
+    try (ApplicationContext context = ApplicationContext.run(Map.of(), "test")) {
+      assertThat(context.containsBean(DriplineWorker.class)).isFalse();
+      assertThat(context.containsBean(WorkerFactory.class)).isFalse();
+    }
+  }
+
+  @Test
+  void configBindsTheWorkerSettings() {
+    Map<String, Object> properties =
+        Map.of(
+            "dripline.worker.max-concurrent-activities", 5,
+            "dripline.worker.max-concurrent-workflow-tasks", 3,
+            "dripline.worker.shutdown-grace", "2s");
+    try (ApplicationContext context = ApplicationContext.run(properties, "test")) {
+      WorkerConfig config = context.getBean(WorkerConfig.class);
+
+      assertThat(config.enabled()).isFalse();
+      assertThat(config.maxConcurrentActivities()).isEqualTo(5);
+      assertThat(config.maxConcurrentWorkflowTasks()).isEqualTo(3);
+      assertThat(config.maxConcurrentLocalActivities()).isEqualTo(32);
+      assertThat(config.shutdownGrace()).hasSeconds(2);
+      assertThat(DriplineWorker.workerOptions(config).getMaxConcurrentActivityExecutionSize())
+          .isEqualTo(5);
+    }
+  }
+
+  @Test
+  void enabledWorkerPublishesTheCatalogueThenPollsAndStopsOnClose() {
+    Map<String, Object> properties =
+        Map.of(
+            "dripline.worker.enabled", true,
+            "dripline.temporal.task-queue", "dripline-worker-it",
+            "test.in-memory-temporal", true);
+    WorkerFactory factory;
+    try (ApplicationContext context = ApplicationContext.run(properties, "test")) {
+      factory = context.getBean(WorkerFactory.class);
+
+      assertThat(factory.isStarted()).isTrue();
+      assertThat(factory.getWorker("dripline-worker-it")).isNotNull();
+      List<String> hosted =
+          context.getBean(BackfillRegistry.class).all().stream()
+              .map(BackfillDefinition::name)
+              .toList();
+      assertThat(hosted).isNotEmpty();
+      assertThat(published(context.getBean(Database.class))).containsAll(hosted);
+    }
+    assertThat(factory.isShutdown()).isTrue();
+  }
+
+  private static List<String> published(Database database) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement select =
+                  connection.prepareStatement(
+                      "select name from backfill_definitions"
+                          + " where published_at > now() - interval '1 minute'");
+              ResultSet rs = select.executeQuery()) {
+            List<String> names = new ArrayList<>();
+            while (rs.next()) {
+              names.add(rs.getString(1));
+            }
+            return names;
+          }
+        });
+  }
+}

@@ -1,0 +1,47 @@
+package dev.dripline.run;
+
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One run of one backfill definition. Its workflow id is {@code dripline-run-<runId>} ({@link
+ * RunWorkflowIds}). The workflow owns the run's slots: at no instant do more batches hold a slot
+ * than the effective cap. Batch and run records live in PostgreSQL; the workflow keeps only a
+ * cursor and counters, and continues as new after draining its slots so history stays bounded.
+ *
+ * <p>Signals are safe to send from the Temporal CLI: one that does not apply to the run's current
+ * state is logged and ignored, never a failed workflow.
+ */
+@WorkflowInterface
+public interface BackfillRunWorkflow {
+
+  /** Runs (or, after a retry of an ended run, resumes) the run until it is terminal. */
+  @WorkflowMethod(name = "BackfillRun")
+  RunOutcome run(RunWorkflowInput input);
+
+  /** No new batch starts; batches holding a slot finish; pending batches become stopped. */
+  @SignalMethod
+  void stop();
+
+  /** Re-queues failed batches (and, for a stopped run, stopped ones) through the same cap. */
+  @SignalMethod
+  void retry();
+
+  /** No new batch starts; in-flight ones finish; pending ones stay pending. */
+  @SignalMethod
+  void pause();
+
+  /** Continues a paused run. */
+  @SignalMethod
+  void resume();
+
+  /** Changes the run's requested cap; the effective cap stays bounded by definition and engine. */
+  @SignalMethod
+  void setMaxParallelBatches(CapChange change);
+
+  /** The same figures as {@code GET /api/runs/{id}}. */
+  @QueryMethod
+  RunProgressView progress();
+}

@@ -1,0 +1,462 @@
+package dev.dripline.run;
+
+import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.TemporalFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * The run engine. It keeps only a cursor, flags and counters; batches live in PostgreSQL.
+ *
+ * <p>The map of in-flight batches is the run's semaphore: a batch is started only while the map
+ * holds fewer entries than the effective cap, and leaves it only once its outcome is recorded, so
+ * the cap holds across retries and restarts. Continue-as-new happens only with the map empty.
+ */
+public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
+  private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
+
+  /** Short database operations; retried until the database answers (R12). */
+  private final RunActivities runs =
+      Workflow.newLocalActivityStub(
+          RunActivities.class,
+          LocalActivityOptions.newBuilder()
+              .setStartToCloseTimeout(Duration.ofSeconds(30))
+              .setRetryOptions(
+                  RetryOptions.newBuilder()
+                      .setInitialInterval(Duration.ofMillis(500))
+                      .setBackoffCoefficient(2)
+                      .setMaximumInterval(Duration.ofSeconds(30))
+                      .build())
+              .build());
+
+  private PlanningActivities planning;
+  private ActivityOptions batchOptions;
+
+  private long runId;
+  private RunSettings settings;
+  private RunStatus status = RunStatus.PENDING;
+  private int cap = 1;
+  private Integer requestedCap;
+  private Long totalKeys;
+  private long processedKeys;
+  private Instant startedAt;
+  private Instant finishedAt;
+  private boolean planningDone;
+  private String planningError;
+  private boolean mayHavePending = true;
+  private long claimSequence;
+  private int batchesStartedHere;
+  private int fruitlessFinishes;
+
+  private boolean stopRequested;
+  private boolean retryRequested;
+  private boolean paused;
+  private boolean pauseRecorded;
+  private boolean capChanged;
+  private boolean woken;
+
+  private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
+  private final Deque<Completion> completions = new ArrayDeque<>();
+
+  private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
+
+  @Override
+  public RunOutcome run(RunWorkflowInput input) {
+    runId = input.runId();
+    settings = runs.loadRun(new RunRef(runId));
+    if (!settings.found()) {
+      log.info("run {} no longer exists; nothing to do", runId);
+      return new RunOutcome(null, 0);
+    }
+    configure();
+    RunCarryOver carried = input.carried();
+    if (carried != null) {
+      restore(carried);
+    } else {
+      status = settings.status();
+      if (status == RunStatus.PENDING) {
+        publishStatus();
+        if (!awaitStartTime()) {
+          return endStoppedWhilePending();
+        }
+        StartResult start = runs.markRunning(new RunRef(runId));
+        if (!start.started()) {
+          log.info("run {} did not start: it is {}", runId, start.status());
+          return new RunOutcome(start.status(), processedKeys);
+        }
+        startedAt = start.startedAt();
+        status = RunStatus.RUNNING;
+      } else if (status.isTerminal()) {
+        return new RunOutcome(status, processedKeys);
+      } else {
+        // A new execution of a live run: revived by a retry, or after a terminated execution.
+        runs.recoverSlots(new RunRef(runId));
+        paused = status == RunStatus.PAUSED;
+        pauseRecorded = paused;
+      }
+    }
+    publishStatus();
+    return loop();
+  }
+
+  private void configure() {
+    if (!capChanged) {
+      // A cap signal may have been handled while the settings were loading; it wins.
+      requestedCap = settings.requestedCap();
+    }
+    cap = effectiveCap();
+    totalKeys = settings.totalKeys();
+    processedKeys = settings.processedKeys();
+    startedAt = settings.startedAt();
+    planningDone = settings.planningDone();
+    BatchPolicy policy = settings.batchPolicy();
+    RetryOptions batchRetry =
+        RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(policy.initialIntervalMillis()))
+            .setBackoffCoefficient(2)
+            .setMaximumInterval(Duration.ofMillis(policy.maxIntervalMillis()))
+            .setMaximumAttempts(policy.maxAttempts())
+            .setDoNotRetry(
+                DriplineFailure.BATCH_PERMANENT.name(), DriplineFailure.UNKNOWN_BACKFILL.name())
+            .build();
+    batchOptions =
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMillis(policy.startToCloseMillis()))
+            .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
+            .setRetryOptions(batchRetry)
+            .build();
+    planning =
+        Workflow.newActivityStub(
+            PlanningActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(10))
+                .setSummary("plan the next page of batches")
+                .setRetryOptions(
+                    batchRetry.toBuilder()
+                        .setDoNotRetry(
+                            DriplineFailure.PLANNING_PERMANENT.name(),
+                            DriplineFailure.UNKNOWN_BACKFILL.name())
+                        .build())
+                .build());
+  }
+
+  private void restore(RunCarryOver carried) {
+    cap = carried.effectiveCap();
+    paused = carried.paused();
+    pauseRecorded = paused;
+    stopRequested = carried.stopRequested();
+    retryRequested = carried.retryRequested();
+    planningDone = carried.planningDone();
+    totalKeys = carried.totalKeys();
+    processedKeys = carried.processedKeys();
+    startedAt =
+        carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
+    claimSequence = carried.claimSequence();
+    status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
+  }
+
+  /** Waits until {@code startAt}; false if a stop came first. */
+  private boolean awaitStartTime() {
+    if (settings.startAt() != null) {
+      long waitMillis = settings.startAt().toEpochMilli() - Workflow.currentTimeMillis();
+      if (waitMillis > 0) {
+        Workflow.await(Duration.ofMillis(waitMillis), () -> stopRequested);
+      }
+    }
+    return !stopRequested;
+  }
+
+  private RunOutcome endStoppedWhilePending() {
+    FinishResult finish = runs.finish(new FinishRequest(runId, true, null));
+    status = finish.status() == null ? RunStatus.STOPPED : finish.status();
+    finishedAt = finish.finishedAt();
+    publishStatus();
+    return new RunOutcome(status, processedKeys);
+  }
+
+  private RunOutcome loop() {
+    while (true) {
+      woken = false;
+      applyRequests();
+      startBatches();
+      if (inFlight.isEmpty()) {
+        if (stopRequested
+            || (planningDone || planningError != null) && !mayHavePending && !paused) {
+          FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
+          if (finish.finished() && !retryRequested) {
+            status = finish.status();
+            finishedAt = finish.finishedAt();
+            publishStatus();
+            return new RunOutcome(status, processedKeys);
+          }
+          // A batch appeared (a retry raced the finish): go on, without spinning.
+          if (fruitlessFinishes++ > 0) {
+            Workflow.sleep(Duration.ofSeconds(5));
+          }
+          mayHavePending = true;
+          continue;
+        }
+        if (continueAsNewDue()) {
+          continueAsNew();
+        }
+      }
+      Workflow.await(() -> !completions.isEmpty() || woken);
+      if (!completions.isEmpty()) {
+        fruitlessFinishes = 0;
+      }
+      handleCompletions();
+    }
+  }
+
+  /** Applies what signals asked for, in the workflow's own thread. */
+  private void applyRequests() {
+    if (retryRequested) {
+      retryRequested = false;
+      RequeueResult requeue = runs.requeue(new RunRef(runId));
+      log.info("run {}: retry re-queued {} batches", runId, requeue.requeued());
+      planningError = null;
+      mayHavePending = true;
+      if (requeue.status() != null && requeue.status().isActive()) {
+        status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
+        finishedAt = null;
+        publishStatus();
+      }
+    }
+    if (capChanged) {
+      capChanged = false;
+      cap = effectiveCap();
+      runs.recordCap(new CapRecord(runId, requestedCap, cap));
+      Workflow.setCurrentDetails(details());
+    }
+    if (paused != pauseRecorded && !stopRequested) {
+      pauseRecorded = paused;
+      status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
+      runs.recordStatus(new StatusChange(runId, status));
+      publishStatus();
+    }
+  }
+
+  /** Fills free slots with the lowest-numbered pending batches, planning more when none remain. */
+  private void startBatches() {
+    while (!stopRequested && !paused && !continueAsNewDue() && inFlight.size() < cap) {
+      int free = cap - inFlight.size();
+      if (mayHavePending) {
+        ClaimResult claim = runs.claimPending(new ClaimRequest(runId, claimSequence++, free));
+        for (BatchRef batch : claim.batches()) {
+          start(batch);
+        }
+        if (claim.batches().size() < free) {
+          mayHavePending = false;
+        }
+      } else if (!planningDone && planningError == null) {
+        planNextPage();
+      } else {
+        return;
+      }
+    }
+  }
+
+  private void planNextPage() {
+    try {
+      PlanPage page =
+          planning.planNextPage(new PlanRequest(runId, Math.max(settings.planPageBatches(), cap)));
+      if (page.batchesCreated() > 0) {
+        mayHavePending = true;
+      }
+      if (page.done()) {
+        planningDone = true;
+        totalKeys = page.totalKeys();
+      }
+    } catch (ActivityFailure failure) {
+      planningError = "planning failed: " + describe(failure);
+      log.warn("run {}: {}", runId, planningError);
+    }
+  }
+
+  private void start(BatchRef batch) {
+    BatchActivities activities =
+        Workflow.newActivityStub(
+            BatchActivities.class,
+            batchOptions.toBuilder()
+                .setSummary(
+                    "batch "
+                        + batch.number()
+                        + " ["
+                        + batch.startKey()
+                        + ".."
+                        + batch.endKey()
+                        + "]")
+                .build());
+    inFlight.put(batch.number(), batch);
+    batchesStartedHere++;
+    Promise<BatchResult> result =
+        Async.function(activities::processBatch, new BatchWork(runId, settings.backfill(), batch));
+    result.handle(
+        (value, failure) -> {
+          completions.add(new Completion(batch, value, failure));
+          return null;
+        });
+  }
+
+  private void handleCompletions() {
+    if (completions.isEmpty()) {
+      return;
+    }
+    while (!completions.isEmpty()) {
+      Completion completion = completions.poll();
+      BatchRef batch = completion.batch();
+      if (completion.failure() == null) {
+        if (completion.result().outcome() != BatchOutcome.SKIPPED) {
+          processedKeys += completion.result().size();
+        }
+      } else {
+        String error = describe(completion.failure());
+        log.warn("run {}: batch {} failed: {}", runId, batch.number(), error);
+        runs.recordBatchFailure(new BatchFailure(runId, batch.number(), error));
+      }
+      inFlight.remove(batch.number());
+    }
+    Workflow.setCurrentDetails(details());
+  }
+
+  private int effectiveCap() {
+    return CapPolicy.effective(settings.definitionCap(), requestedCap, settings.engineSafetyCap());
+  }
+
+  private boolean continueAsNewDue() {
+    return batchesStartedHere >= settings.maxBatchesPerExecution()
+        || Workflow.getInfo().isContinueAsNewSuggested();
+  }
+
+  private void continueAsNew() {
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    applyRequests();
+    RunCarryOver carry =
+        new RunCarryOver(
+            cap,
+            paused,
+            stopRequested,
+            retryRequested,
+            planningDone,
+            totalKeys,
+            processedKeys,
+            startedAt == null ? null : startedAt.toEpochMilli(),
+            claimSequence);
+    log.info("run {}: continuing as new after {} batches", runId, batchesStartedHere);
+    Workflow.continueAsNew(new RunWorkflowInput(runId, carry));
+  }
+
+  private void publishStatus() {
+    Workflow.upsertTypedSearchAttributes(
+        RunSearchAttributes.BACKFILL.valueSet(settings.backfill()),
+        RunSearchAttributes.RUN_STATUS.valueSet(status.wire()));
+    Workflow.setCurrentDetails(details());
+  }
+
+  private String details() {
+    RunProgress p = currentProgress();
+    StringBuilder text = new StringBuilder(status.wire());
+    text.append(" · ").append(p.processedKeys());
+    if (p.totalKeys() != null) {
+      text.append(" of ").append(p.totalKeys());
+    }
+    text.append(" keys (").append(p.percent()).append("%)");
+    text.append(" · ").append(inFlight.size()).append(" of ").append(cap).append(" slots in use");
+    if (planningError != null) {
+      text.append(" · ").append(planningError);
+    }
+    return text.toString();
+  }
+
+  private RunProgress currentProgress() {
+    return RunProgress.of(
+        status,
+        totalKeys,
+        processedKeys,
+        startedAt,
+        finishedAt,
+        Instant.ofEpochMilli(Workflow.currentTimeMillis()));
+  }
+
+  private static String describe(RuntimeException failure) {
+    Throwable cause = failure;
+    while (cause instanceof ActivityFailure && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof ApplicationFailure application) {
+      return application.getOriginalMessage();
+    }
+    if (cause instanceof TemporalFailure temporal) {
+      return temporal.getOriginalMessage();
+    }
+    return String.valueOf(cause.getMessage());
+  }
+
+  @Override
+  public void stop() {
+    if (status.isTerminal()) {
+      log.info("run {}: stop ignored, the run is {}", runId, status.wire());
+      return;
+    }
+    stopRequested = true;
+    woken = true;
+  }
+
+  @Override
+  public void retry() {
+    retryRequested = true;
+    woken = true;
+  }
+
+  @Override
+  public void pause() {
+    if (status != RunStatus.RUNNING || stopRequested) {
+      log.info("run {}: pause ignored, the run is {}", runId, status.wire());
+      return;
+    }
+    paused = true;
+    woken = true;
+  }
+
+  @Override
+  public void resume() {
+    if (!paused) {
+      log.info("run {}: resume ignored, the run is not paused", runId);
+      return;
+    }
+    paused = false;
+    woken = true;
+  }
+
+  @Override
+  public void setMaxParallelBatches(CapChange change) {
+    if (change == null || change.maxParallelBatches() < 1) {
+      log.warn("run {}: cap change ignored, maxParallelBatches must be at least 1", runId);
+      return;
+    }
+    if (status.isTerminal()) {
+      log.info("run {}: cap change ignored, the run is {}", runId, status.wire());
+      return;
+    }
+    requestedCap = change.maxParallelBatches();
+    capChanged = true;
+    woken = true;
+  }
+
+  @Override
+  public RunProgressView progress() {
+    return new RunProgressView(runId, status, inFlight.size(), cap, currentProgress());
+  }
+}

@@ -1,0 +1,26 @@
+package dev.dripline.run;
+
+/**
+ * What one execution of a run workflow hands to the next at continue-as-new. Slots are drained
+ * before the hand-over, so nothing in flight needs to be carried.
+ *
+ * @param effectiveCap the cap in force
+ * @param paused whether the run was paused
+ * @param stopRequested whether a stop was requested
+ * @param retryRequested whether a retry still has to be applied
+ * @param planningDone whether every key in scope has been cut into batches
+ * @param totalKeys keys in scope once planning is done
+ * @param processedKeys sum of completed batch sizes so far
+ * @param startedAtMillis when the run first started, epoch millis
+ * @param claimSequence the next claim token, so claims stay unique across executions
+ */
+public record RunCarryOver(
+    int effectiveCap,
+    boolean paused,
+    boolean stopRequested,
+    boolean retryRequested,
+    boolean planningDone,
+    Long totalKeys,
+    long processedKeys,
+    Long startedAtMillis,
+    long claimSequence) {}

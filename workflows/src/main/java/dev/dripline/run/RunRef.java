@@ -1,0 +1,4 @@
+package dev.dripline.run;
+
+/** Names a run. */
+public record RunRef(long runId) {}

@@ -1,0 +1,52 @@
+package dev.dripline.run;
+
+import java.time.Instant;
+
+/**
+ * A run's settings and counters as recorded in PostgreSQL, plus the worker's engine settings.
+ *
+ * @param runId the run
+ * @param found false if the run record does not exist (deleted)
+ * @param backfill definition name
+ * @param status recorded status
+ * @param batchSize keys per batch
+ * @param requestedCap the run's own {@code maxParallelBatches}, or {@code null}
+ * @param definitionCap the definition's {@code maxParallelBatches}, or {@code null}
+ * @param engineSafetyCap the engine's ceiling on slots per run
+ * @param startAt scheduled start, or {@code null}
+ * @param startedAt when the run first started, or {@code null}
+ * @param totalKeys keys in scope once planned, or {@code null}
+ * @param processedKeys sum of completed batch sizes
+ * @param planningDone whether every key in scope has been cut into batches
+ * @param batchPolicy timeouts and retries of one batch
+ * @param planPageBatches batches planned per planning call
+ * @param maxBatchesPerExecution batches started before the workflow drains and continues as new
+ */
+public record RunSettings(
+    long runId,
+    boolean found,
+    String backfill,
+    RunStatus status,
+    int batchSize,
+    Integer requestedCap,
+    Integer definitionCap,
+    int engineSafetyCap,
+    Instant startAt,
+    Instant startedAt,
+    Long totalKeys,
+    long processedKeys,
+    boolean planningDone,
+    BatchPolicy batchPolicy,
+    int planPageBatches,
+    int maxBatchesPerExecution) {
+
+  public static RunSettings notFound(long runId) {
+    return new RunSettings(
+        runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0);
+  }
+
+  /** The effective cap (PRODUCT R5). */
+  public int effectiveCap() {
+    return CapPolicy.effective(definitionCap, requestedCap, engineSafetyCap);
+  }
+}

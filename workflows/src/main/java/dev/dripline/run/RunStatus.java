@@ -1,0 +1,31 @@
+package dev.dripline.run;
+
+/**
+ * Lifecycle of a run. {@link #COMPLETED}, {@link #FAILED} and {@link #STOPPED} are terminal; a run
+ * in {@link #PENDING}, {@link #RUNNING} or {@link #PAUSED} is active.
+ */
+public enum RunStatus {
+  PENDING,
+  RUNNING,
+  PAUSED,
+  COMPLETED,
+  FAILED,
+  STOPPED;
+
+  /** The lower-case name used in the API, the database and search attributes. */
+  public String wire() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  public static RunStatus fromWire(String value) {
+    return valueOf(value.toUpperCase(java.util.Locale.ROOT));
+  }
+
+  public boolean isTerminal() {
+    return this == COMPLETED || this == FAILED || this == STOPPED;
+  }
+
+  public boolean isActive() {
+    return !isTerminal();
+  }
+}

@@ -1,0 +1,82 @@
+package dev.dripline.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replays a recorded history of the run workflow against today's code, so a change to the command
+ * sequence that is not guarded by {@code Workflow.getVersion} fails here instead of in production.
+ * The history was recorded with {@code -Ddripline.recordHistory=true}.
+ */
+class BackfillRunWorkflowReplayTest {
+  private static final String HISTORY = "histories/run-with-failure-cap-change-and-retry.json";
+
+  @Test
+  void recordedHistoryReplaysWithoutNonDeterminism() throws Exception {
+    if (Boolean.getBoolean("dripline.recordHistory")) {
+      record();
+    }
+    String json;
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(HISTORY)) {
+      assertThat(in).as("recorded history %s", HISTORY).isNotNull();
+      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
+    assertThat(history.getEvents()).hasSizeGreaterThan(20);
+
+    WorkflowReplayer.replayWorkflowExecution(history, BackfillRunWorkflowImpl.class);
+  }
+
+  /** Runs a scenario touching claims, a failure, a cap change and a retry; saves its history. */
+  private void record() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      for (String name : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
+        env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+      }
+      FakeRunStore store = new FakeRunStore();
+      store.items = 12;
+      store.batchSize = 2;
+      store.requestedCap = 2;
+      store.failing.add(2);
+      store.gate(1);
+      Worker worker = env.newWorker("replay");
+      worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
+      worker.registerActivitiesImplementations(store);
+      env.start();
+      WorkflowClient client = env.getWorkflowClient();
+      String id = RunWorkflowIds.forRun(store.runId);
+      BackfillRunWorkflow run =
+          client.newWorkflowStub(
+              BackfillRunWorkflow.class,
+              WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue("replay").build());
+      WorkflowClient.start(run::run, RunWorkflowInput.fresh(store.runId));
+      BackfillRunWorkflow live = client.newWorkflowStub(BackfillRunWorkflow.class, id);
+      while (store.executing() < 1) {
+        Thread.sleep(20);
+      }
+      live.setMaxParallelBatches(new CapChange(3));
+      store.failing.clear();
+      live.retry();
+      store.release(1);
+      WorkflowStub.fromTyped(live).getResult(RunOutcome.class);
+      String json = client.fetchHistory(id).toJson(true);
+      Path target = Path.of("src/test/resources", HISTORY);
+      Files.createDirectories(target.getParent());
+      Files.writeString(target, json);
+    }
+  }
+}

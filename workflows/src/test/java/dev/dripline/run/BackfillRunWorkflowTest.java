@@ -1,0 +1,424 @@
+package dev.dripline.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The run workflow on Temporal's in-memory, time-skipping server with in-memory activities. */
+class BackfillRunWorkflowTest {
+  private static final String QUEUE = "dripline-test";
+
+  private TestWorkflowEnvironment env;
+  private WorkflowClient client;
+  private FakeRunStore store;
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance();
+    for (String name : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
+      env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    store = new FakeRunStore();
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
+    worker.registerActivitiesImplementations(store);
+    env.start();
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private BackfillRunWorkflow newRun() {
+    return client.newWorkflowStub(
+        BackfillRunWorkflow.class,
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(RunWorkflowIds.forRun(store.runId))
+            .setTaskQueue(QUEUE)
+            .build());
+  }
+
+  private BackfillRunWorkflow existingRun() {
+    return client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(store.runId));
+  }
+
+  private RunOutcome runToEnd() {
+    BackfillRunWorkflow run = newRun();
+    WorkflowClient.start(run::run, RunWorkflowInput.fresh(store.runId));
+    return resultOf();
+  }
+
+  private RunOutcome resultOf() {
+    return WorkflowStub.fromTyped(existingRun()).getResult(RunOutcome.class);
+  }
+
+  private BackfillRunWorkflow startRun() {
+    BackfillRunWorkflow run = newRun();
+    WorkflowClient.start(run::run, RunWorkflowInput.fresh(store.runId));
+    return existingRun();
+  }
+
+  @Test
+  void capOfOneIsNeverExceeded() {
+    store.items = 12;
+    store.requestedCap = 1;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(12);
+    assertThat(store.maxExecuting()).isEqualTo(1);
+  }
+
+  @Test
+  void capOfThreeIsReachedAndNeverExceeded() {
+    store.items = 30;
+    store.requestedCap = 3;
+    store.batchMillis = 50;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.maxExecuting()).isEqualTo(3);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(30);
+  }
+
+  @Test
+  void withoutAnyCapTheEngineSafetyCapHolds() {
+    store.items = 40;
+    store.safetyCap = 8;
+    store.batchMillis = 50;
+
+    runToEnd();
+
+    assertThat(store.maxExecuting()).isEqualTo(8);
+  }
+
+  @Test
+  void definitionCapBoundsALargerRequestedCap() {
+    store.items = 20;
+    store.definitionCap = 2;
+    store.requestedCap = 10;
+    store.batchMillis = 50;
+
+    runToEnd();
+
+    assertThat(store.maxExecuting()).isEqualTo(2);
+  }
+
+  @Test
+  void completedBatchHandsItsSlotToTheOldestPendingBatch() {
+    store.items = 5;
+    store.requestedCap = 2;
+    for (int n = 1; n <= 5; n++) {
+      store.gate(n);
+    }
+    startRun();
+    await().until(() -> store.executing() == 2);
+    assertThat(store.claimOrder).containsExactly(1, 2);
+
+    store.release(2);
+    await().until(() -> store.claimOrder.size() == 3);
+
+    assertThat(store.claimOrder).containsExactly(1, 2, 3);
+    IntStream.of(1, 3, 4, 5).forEach(store::release);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.claimOrder).containsExactly(1, 2, 3, 4, 5);
+  }
+
+  @Test
+  void failedBatchReleasesItsSlotToTheOldestPendingBatchAndTheRunFails() {
+    store.items = 4;
+    store.requestedCap = 2;
+    store.failing.add(1);
+    for (int n = 1; n <= 4; n++) {
+      store.gate(n);
+    }
+    startRun();
+    await().until(() -> store.executing() == 2);
+
+    store.release(1);
+    await().until(() -> store.claimOrder.size() == 3);
+
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+    assertThat(store.claimOrder).containsExactly(1, 2, 3);
+    IntStream.of(2, 3, 4).forEach(store::release);
+    RunOutcome outcome = resultOf();
+    assertThat(outcome.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+    assertThat(store.batches.get(1).error).contains("injected failure of batch 1");
+  }
+
+  @Test
+  void stopLetsInFlightBatchesFinishAndStopsEveryPendingBatch() {
+    store.items = 10;
+    store.requestedCap = 2;
+    store.gate(1);
+    store.gate(2);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 2);
+
+    run.stop();
+    store.release(1);
+    store.release(2);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.status).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(2);
+    assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(8);
+    assertThat(store.count(BatchStatus.PENDING)).isZero();
+    assertThat(store.count(BatchStatus.ENQUEUED) + store.count(BatchStatus.RUNNING)).isZero();
+  }
+
+  @Test
+  void retryAfterAFailedRunRequeuesOnlyFailedBatchesThroughTheSameCap() {
+    store.items = 8;
+    store.requestedCap = 2;
+    store.batchMillis = 30;
+    store.failing.addAll(List.of(2, 5, 7));
+    assertThat(runToEnd().status()).isEqualTo(RunStatus.FAILED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(5);
+
+    store.failing.clear();
+    RequeueResult requeue = store.requeue(new RunRef(store.runId));
+    assertThat(requeue.requeued()).isEqualTo(3);
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(8);
+    for (int n = 1; n <= 8; n++) {
+      int expected = List.of(2, 5, 7).contains(n) ? 2 : 1;
+      assertThat(store.executions(n)).as("executions of batch %d", n).isEqualTo(expected);
+    }
+    assertThat(store.maxExecuting()).isLessThanOrEqualTo(2);
+    assertThat(outcome.processedKeys()).isEqualTo(8);
+  }
+
+  @Test
+  void retrySignalOnARunningRunRequeuesFailedBatches() {
+    store.items = 6;
+    store.requestedCap = 1;
+    store.failing.add(1);
+    store.gate(3);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1 && store.claimOrder.contains(3));
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+
+    store.failing.clear();
+    run.retry();
+    store.release(3);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.executions(1)).isEqualTo(2);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
+  }
+
+  @Test
+  void retryAfterAStopRequeuesStoppedBatches() {
+    store.items = 6;
+    store.requestedCap = 1;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+    run.stop();
+    store.release(1);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(5);
+
+    RequeueResult requeue = store.requeue(new RunRef(store.runId));
+    RunOutcome outcome = runToEnd();
+
+    assertThat(requeue.requeued()).isEqualTo(5);
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
+    assertThat(store.executions(1)).isEqualTo(1);
+  }
+
+  @Test
+  void pauseStopsNewStartsAndResumeContinues() {
+    store.items = 6;
+    store.requestedCap = 2;
+    store.gate(1);
+    store.gate(2);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 2);
+
+    run.pause();
+    await().until(() -> store.status == RunStatus.PAUSED);
+    store.release(1);
+    store.release(2);
+    await().until(() -> store.count(BatchStatus.COMPLETED) == 2);
+    env.sleep(Duration.ofMinutes(5));
+
+    assertThat(store.claimOrder).containsExactly(1, 2);
+    assertThat(store.count(BatchStatus.PENDING)).isEqualTo(4);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(run.progress().inFlight()).isZero();
+
+    run.resume();
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
+    assertThat(store.statusChanges)
+        .containsSubsequence(RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.RUNNING);
+  }
+
+  @Test
+  void loweringTheCapStopsNewStartsUntilUnderItAndRaisingItFillsSlots() throws Exception {
+    store.items = 12;
+    store.requestedCap = 3;
+    for (int n = 1; n <= 12; n++) {
+      store.gate(n);
+    }
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 3);
+
+    run.setMaxParallelBatches(new CapChange(1));
+    await().until(() -> store.recordedCap == 1);
+    store.release(1);
+    store.release(2);
+    await().until(() -> store.count(BatchStatus.COMPLETED) == 2);
+    // Time cannot be skipped while batch 3 executes; give a misbehaving engine real time to act.
+    Thread.sleep(1_000);
+    assertThat(store.claimOrder).containsExactly(1, 2, 3);
+    store.release(3);
+    await().until(() -> store.claimOrder.size() == 4);
+    assertThat(store.executing()).isEqualTo(1);
+
+    run.setMaxParallelBatches(new CapChange(4));
+    await().until(() -> store.executing() == 4);
+    assertThat(run.progress().maxParallelBatches()).isEqualTo(4);
+
+    IntStream.rangeClosed(4, 12).forEach(store::release);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.maxExecuting()).isEqualTo(4);
+  }
+
+  @Test
+  void emptyScopeCompletesAtOnceWithZeroBatches() {
+    store.items = 0;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.batches).isEmpty();
+    assertThat(store.totalKeys).isZero();
+    assertThat(existingRun().progress().progress().percent()).isEqualTo(100);
+  }
+
+  @Test
+  void scheduledRunStaysPendingUntilItsStartTime() {
+    store.items = 3;
+    store.startAt = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofHours(2));
+    BackfillRunWorkflow run = startRun();
+
+    env.sleep(Duration.ofMinutes(90));
+    assertThat(store.status).isEqualTo(RunStatus.PENDING);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PENDING);
+    assertThat(store.batches).isEmpty();
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.startedAt).isNotNull();
+  }
+
+  @Test
+  void pendingRunStoppedBeforeItsStartTimeNeverStarts() {
+    store.items = 3;
+    store.startAt = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofDays(1));
+    BackfillRunWorkflow run = startRun();
+    env.sleep(Duration.ofMinutes(1));
+
+    run.stop();
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches).isEmpty();
+    assertThat(store.startedAt).isNull();
+  }
+
+  @Test
+  void continueAsNewMidRunKeepsTheCapAndFinishesEveryBatchExactlyOnce() {
+    store.items = 40;
+    store.requestedCap = 3;
+    store.maxBatchesPerExecution = 7;
+    store.planPageBatches = 5;
+    store.batchMillis = 10;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(40);
+    assertThat(store.loads).as("executions of the workflow").isGreaterThanOrEqualTo(6);
+    assertThat(store.maxExecuting()).isLessThanOrEqualTo(3);
+    for (int n = 1; n <= 40; n++) {
+      assertThat(store.executions(n)).as("executions of batch %d", n).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void progressQueryReportsTheRecordedFigures() {
+    store.items = 25;
+    store.batchSize = 10;
+    store.requestedCap = 1;
+
+    runToEnd();
+    RunProgressView view = existingRun().progress();
+
+    assertThat(view.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(view.progress().totalKeys()).isEqualTo(25);
+    assertThat(view.progress().processedKeys()).isEqualTo(25);
+    assertThat(view.progress().percent()).isEqualTo(100);
+    assertThat(store.batches.lastEntry().getValue().ref.size()).isEqualTo(5);
+  }
+
+  @Test
+  void maxRecordsCapsTheKeysPlanned() {
+    store.items = 100;
+    store.batchSize = 3;
+    store.maxRecords = 10L;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.processedKeys()).isEqualTo(10);
+    assertThat(store.batches).hasSize(4);
+  }
+
+  @Test
+  void aDeletedRunEndsQuietly() {
+    store.exists = false;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isNull();
+  }
+
+  @Test
+  void signalsThatDoNotApplyAreIgnored() {
+    store.items = 3;
+    store.requestedCap = 1;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+
+    run.resume();
+    run.setMaxParallelBatches(new CapChange(0));
+    store.release(1);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.recordedCap).isZero();
+  }
+}

@@ -1,0 +1,338 @@
+package dev.dripline.run;
+
+import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-memory stand-in for the run and batch tables, with the same compare-and-set semantics as
+ * the PostgreSQL activities, plus a probe that counts batches executing at the same moment. It
+ * implements all three activity interfaces so a workflow test can register one object.
+ */
+final class FakeRunStore implements RunActivities, PlanningActivities, BatchActivities {
+
+  static final class Batch {
+    final BatchRef ref;
+    BatchStatus status = BatchStatus.PENDING;
+    Long claimToken;
+    String error;
+    int executions;
+
+    Batch(BatchRef ref) {
+      this.ref = ref;
+    }
+  }
+
+  // Run configuration, set by the test before starting the workflow.
+  long runId = 1;
+  String backfill = "test.keys";
+  long items;
+  int batchSize = 1;
+  Long maxRecords;
+  Integer requestedCap;
+  Integer definitionCap;
+  int safetyCap = 200;
+  Instant startAt;
+  int maxBatchesPerExecution = 1_000;
+  int planPageBatches = 100;
+  long batchMillis = 20;
+  int maxAttempts = 1;
+
+  /** Batch numbers whose processing fails (permanently) while listed. */
+  final Set<Integer> failing = new HashSet<>();
+
+  /** Batch numbers that wait for {@link #release} before finishing. */
+  final Map<Integer, CountDownLatch> gates = new HashMap<>();
+
+  // Recorded state.
+  RunStatus status = RunStatus.PENDING;
+  boolean exists = true;
+  Long planCursor;
+  boolean planDone;
+  int nextNumber = 1;
+  long plannedKeys;
+  Long totalKeys;
+  long processedKeys;
+  Instant startedAt;
+  String error;
+  int recordedCap;
+  int loads;
+  final TreeMap<Integer, Batch> batches = new TreeMap<>();
+  final List<Integer> claimOrder = new ArrayList<>();
+  final List<RunStatus> statusChanges = new ArrayList<>();
+
+  private int executing;
+  private int maxExecuting;
+
+  synchronized int maxExecuting() {
+    return maxExecuting;
+  }
+
+  synchronized int executing() {
+    return executing;
+  }
+
+  synchronized long count(BatchStatus wanted) {
+    return batches.values().stream().filter(b -> b.status == wanted).count();
+  }
+
+  synchronized int executions(int number) {
+    return batches.get(number).executions;
+  }
+
+  void gate(int number) {
+    synchronized (this) {
+      gates.put(number, new CountDownLatch(1));
+    }
+  }
+
+  void release(int number) {
+    CountDownLatch latch;
+    synchronized (this) {
+      latch = gates.get(number);
+    }
+    latch.countDown();
+  }
+
+  // RunActivities
+
+  @Override
+  public synchronized RunSettings loadRun(RunRef run) {
+    loads++;
+    if (!exists) {
+      return RunSettings.notFound(run.runId());
+    }
+    return new RunSettings(
+        runId,
+        true,
+        backfill,
+        status,
+        batchSize,
+        requestedCap,
+        definitionCap,
+        safetyCap,
+        startAt,
+        startedAt,
+        totalKeys,
+        processedKeys,
+        planDone,
+        new BatchPolicy(3_600_000, 3_600_000, maxAttempts, 100, 1_000),
+        planPageBatches,
+        maxBatchesPerExecution);
+  }
+
+  @Override
+  public synchronized StartResult markRunning(RunRef run) {
+    if (!exists || status != RunStatus.PENDING) {
+      return new StartResult(false, exists ? status : null, startedAt);
+    }
+    status = RunStatus.RUNNING;
+    startedAt = Instant.now();
+    statusChanges.add(status);
+    return new StartResult(true, status, startedAt);
+  }
+
+  @Override
+  public synchronized ClaimResult claimPending(ClaimRequest request) {
+    List<BatchRef> claimed = new ArrayList<>();
+    for (Batch batch : batches.values()) {
+      if (batch.claimToken != null
+          && batch.claimToken == request.token()
+          && batch.status.holdsSlot()) {
+        claimed.add(batch.ref);
+      }
+    }
+    if (!claimed.isEmpty()) {
+      return new ClaimResult(claimed);
+    }
+    for (Batch batch : batches.values()) {
+      if (claimed.size() == request.limit()) {
+        break;
+      }
+      if (batch.status == BatchStatus.PENDING) {
+        batch.status = BatchStatus.ENQUEUED;
+        batch.claimToken = request.token();
+        claimed.add(batch.ref);
+        claimOrder.add(batch.ref.number());
+      }
+    }
+    return new ClaimResult(claimed);
+  }
+
+  @Override
+  public synchronized void recordBatchFailure(BatchFailure failure) {
+    Batch batch = batches.get(failure.number());
+    if (batch.status.holdsSlot()) {
+      batch.status = BatchStatus.FAILED;
+      batch.error = failure.error();
+    }
+  }
+
+  @Override
+  public synchronized RequeueResult requeue(RunRef run) {
+    if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
+      return new RequeueResult(0, status);
+    }
+    boolean includeStopped = status == RunStatus.STOPPED;
+    int requeued = 0;
+    for (Batch batch : batches.values()) {
+      if (batch.status == BatchStatus.FAILED
+          || (includeStopped && batch.status == BatchStatus.STOPPED)) {
+        batch.status = BatchStatus.PENDING;
+        batch.error = null;
+        batch.claimToken = null;
+        requeued++;
+      }
+    }
+    if ((status == RunStatus.FAILED || status == RunStatus.STOPPED)
+        && (requeued > 0 || !planDone)) {
+      status = RunStatus.RUNNING;
+      statusChanges.add(status);
+    }
+    return new RequeueResult(requeued, status);
+  }
+
+  @Override
+  public synchronized void recordStatus(StatusChange change) {
+    if (status == RunStatus.RUNNING || status == RunStatus.PAUSED) {
+      status = change.status();
+      statusChanges.add(status);
+    }
+  }
+
+  @Override
+  public synchronized void recordCap(CapRecord record) {
+    requestedCap = record.requestedCap();
+    recordedCap = record.effectiveCap();
+  }
+
+  @Override
+  public synchronized int recoverSlots(RunRef run) {
+    int recovered = 0;
+    for (Batch batch : batches.values()) {
+      if (batch.status.holdsSlot()) {
+        batch.status = BatchStatus.PENDING;
+        batch.claimToken = null;
+        recovered++;
+      }
+    }
+    return recovered;
+  }
+
+  @Override
+  public synchronized FinishResult finish(FinishRequest request) {
+    if (!exists) {
+      return new FinishResult(true, null, null);
+    }
+    if (status.isTerminal()) {
+      return new FinishResult(true, status, Instant.now());
+    }
+    if (request.stopping()) {
+      for (Batch batch : batches.values()) {
+        if (batch.status == BatchStatus.PENDING) {
+          batch.status = BatchStatus.STOPPED;
+        }
+      }
+    }
+    boolean busy =
+        batches.values().stream()
+            .anyMatch(b -> b.status == BatchStatus.PENDING || b.status.holdsSlot());
+    if (busy) {
+      return new FinishResult(false, status, null);
+    }
+    if (request.stopping()) {
+      status = RunStatus.STOPPED;
+    } else if (request.error() != null || count(BatchStatus.FAILED) > 0) {
+      status = RunStatus.FAILED;
+      error = request.error();
+    } else {
+      status = RunStatus.COMPLETED;
+    }
+    if (planDone && totalKeys == null) {
+      totalKeys = plannedKeys;
+    }
+    statusChanges.add(status);
+    return new FinishResult(true, status, Instant.now());
+  }
+
+  // PlanningActivities
+
+  @Override
+  public synchronized PlanPage planNextPage(PlanRequest request) {
+    if (planDone) {
+      return new PlanPage(0, true, totalKeys);
+    }
+    long limit = maxRecords == null ? items : Math.min(items, maxRecords);
+    int created = 0;
+    long next = planCursor == null ? 1 : planCursor + 1;
+    while (created < request.maxBatches() && next <= limit) {
+      long end = Math.min(limit, next + batchSize - 1);
+      BatchRef ref = new BatchRef(nextNumber, next, end, (int) (end - next + 1));
+      batches.put(nextNumber, new Batch(ref));
+      nextNumber++;
+      plannedKeys += ref.size();
+      planCursor = end;
+      next = end + 1;
+      created++;
+    }
+    if (next > limit) {
+      planDone = true;
+      totalKeys = plannedKeys;
+    }
+    return new PlanPage(created, planDone, planDone ? totalKeys : null);
+  }
+
+  // BatchActivities
+
+  @Override
+  public BatchResult processBatch(BatchWork work) {
+    Batch batch;
+    CountDownLatch gate;
+    synchronized (this) {
+      batch = batches.get(work.batch().number());
+      if (batch.status == BatchStatus.COMPLETED) {
+        return new BatchResult(BatchOutcome.ALREADY_COMPLETED, batch.ref.size());
+      }
+      if (!batch.status.holdsSlot()) {
+        return new BatchResult(BatchOutcome.SKIPPED, 0);
+      }
+      batch.status = BatchStatus.RUNNING;
+      batch.executions++;
+      executing++;
+      maxExecuting = Math.max(maxExecuting, executing);
+      gate = gates.get(batch.ref.number());
+    }
+    try {
+      if (gate != null) {
+        gate.await(30, TimeUnit.SECONDS);
+      } else if (batchMillis > 0) {
+        Thread.sleep(batchMillis);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      synchronized (this) {
+        executing--;
+      }
+    }
+    synchronized (this) {
+      if (failing.contains(batch.ref.number())) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "injected failure of batch " + batch.ref.number(),
+            DriplineFailure.BATCH_PERMANENT.name());
+      }
+      batch.status = BatchStatus.COMPLETED;
+      processedKeys += batch.ref.size();
+      return new BatchResult(BatchOutcome.COMPLETED, batch.ref.size());
+    }
+  }
+}
