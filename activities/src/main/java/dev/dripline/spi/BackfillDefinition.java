@@ -52,4 +52,17 @@ public interface BackfillDefinition {
    * @throws Exception any other failure, retried by the engine with backoff
    */
   void processBatch(BackfillContext context, KeyRange range) throws Exception;
+
+  /**
+   * Applies one live batch of a primed target (PRODUCT §2 "Live batch"). Live batches of a target
+   * are applied one at a time in arrival order; applying one twice must be harmless.
+   *
+   * @param context the target and its options
+   * @param payloadJson the live batch's payload as JSON
+   * @throws PermanentBackfillException when the batch can never apply: the target needs a resync
+   * @throws Exception any other failure, retried by the engine
+   */
+  default void applyLive(LiveContext context, String payloadJson) throws Exception {
+    throw new PermanentBackfillException(name() + " does not accept live batches");
+  }
 }

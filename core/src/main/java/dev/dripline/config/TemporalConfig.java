@@ -9,9 +9,11 @@ import io.micronaut.core.bind.annotation.Bindable;
  * @param address the frontend, {@code TEMPORAL_ADDRESS}
  * @param namespace the namespace, {@code TEMPORAL_NAMESPACE}
  * @param taskQueue the task queue of runs and batches, {@code DRIPLINE_TASK_QUEUE}
+ * @param rpcRetryExpiration how long a failing call to Temporal is retried before it fails
  */
 @ConfigurationProperties("dripline.temporal")
 public record TemporalConfig(
     @Bindable(defaultValue = "localhost:7233") String address,
     @Bindable(defaultValue = "default") String namespace,
-    @Bindable(defaultValue = "dripline") String taskQueue) {}
+    @Bindable(defaultValue = "dripline") String taskQueue,
+    @Bindable(defaultValue = "15s") java.time.Duration rpcRetryExpiration) {}

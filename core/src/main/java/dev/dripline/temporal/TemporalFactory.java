@@ -10,6 +10,7 @@ import io.micronaut.context.annotation.Factory;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
+import io.temporal.serviceclient.RpcRetryOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import jakarta.inject.Singleton;
@@ -30,6 +31,12 @@ public class TemporalFactory {
         WorkflowServiceStubsOptions.newBuilder()
             .setTarget(config.address())
             .setMetricsScope(scope)
+            // The SDK's default retries a failing call for a minute; an API request should fail
+            // (503) well before a client gives up on it.
+            .setRpcRetryOptions(
+                RpcRetryOptions.newBuilder()
+                    .setExpiration(config.rpcRetryExpiration())
+                    .validateBuildWithDefaults())
             .build());
   }
 

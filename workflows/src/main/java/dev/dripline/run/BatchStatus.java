@@ -1,5 +1,8 @@
 package dev.dripline.run;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * Lifecycle of a batch. A batch holds a slot of its run's cap while {@link #ENQUEUED} or {@link
  * #RUNNING}.
@@ -12,10 +15,12 @@ public enum BatchStatus {
   FAILED,
   STOPPED;
 
+  @JsonValue
   public String wire() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }
 
+  @JsonCreator
   public static BatchStatus fromWire(String value) {
     return valueOf(value.toUpperCase(java.util.Locale.ROOT));
   }

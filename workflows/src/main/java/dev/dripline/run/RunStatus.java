@@ -1,5 +1,8 @@
 package dev.dripline.run;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * Lifecycle of a run. {@link #COMPLETED}, {@link #FAILED} and {@link #STOPPED} are terminal; a run
  * in {@link #PENDING}, {@link #RUNNING} or {@link #PAUSED} is active.
@@ -12,11 +15,13 @@ public enum RunStatus {
   FAILED,
   STOPPED;
 
-  /** The lower-case name used in the API, the database and search attributes. */
+  /** The lower-case name used in the API, the database, search attributes and payloads. */
+  @JsonValue
   public String wire() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }
 
+  @JsonCreator
   public static RunStatus fromWire(String value) {
     return valueOf(value.toUpperCase(java.util.Locale.ROOT));
   }

@@ -1,0 +1,63 @@
+package dev.dripline.target;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/**
+ * PostgreSQL operations on one target's record, called by the target workflow. Every write is a
+ * compare-and-set on the state the workflow expects, so an operator action that changed the record
+ * meanwhile wins and a repeated call changes nothing twice.
+ */
+@ActivityInterface(namePrefix = "Target")
+public interface TargetActivities {
+
+  /** The record and its backlog, or {@link TargetSnapshot#notFound}. */
+  @ActivityMethod
+  TargetSnapshot load(TargetRef target);
+
+  /**
+   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2), in one
+   * transaction that serialises capacity decisions. A lost race changes nothing: streak,
+   * firstFailedAt and nextAttemptAt stay as they were.
+   */
+  @ActivityMethod
+  CapacityResult acquireCapacity(TargetRef target);
+
+  /**
+   * One planning attempt (T3, T4): validates the target's options against its definition, asks it
+   * for the first keys of its scope, and on success creates a pending run for the target (recorded
+   * as its current run, streak reset). Fails with an {@code ApplicationFailure}: type {@code
+   * TARGET_PLANNING_PERMANENT} when the definition can never plan it, else {@code
+   * TARGET_PLANNING_FAILED}. The workflow records failures with {@link #recordPlanningFailure}.
+   */
+  @ActivityMethod
+  PlannedRun plan(TargetRef target);
+
+  /**
+   * Records a failed planning attempt (T3): streak + 1, firstFailedAt set if empty, lastError,
+   * lastAttemptAt; back to pending_backfill with {@code nextAttemptAt = now + backoff} (jittered
+   * with the given draw), or needs_resync when permanent. Counts a planning failure.
+   */
+  @ActivityMethod
+  TargetSnapshot recordPlanningFailure(PlanningFailure failure);
+
+  /**
+   * Looks at a backfilling target's run (T4, T5, T8): forward progress resets the streak; a
+   * completed run primes the target; a failed run raises the streak to at least the failing
+   * threshold once and returns the target to pending_backfill with backoff; a run stopped or
+   * deleted by an operator returns it to pending_backfill without touching the streak.
+   */
+  @ActivityMethod
+  TargetSnapshot observeRun(RunObservation observation);
+
+  /**
+   * Applies up to {@code max} queued live batches of a primed target in arrival order through its
+   * definition (T5). A permanent failure moves the target to needs_resync (streak at least 3).
+   */
+  @ActivityMethod
+  LiveDrain applyLiveBatches(LiveDrainRequest request);
+
+  /** Operator replan (T7), as the API does it; returns the run it cancelled, if any. */
+  @ActivityMethod
+  ReplanResult replan(TargetRef target);
+}

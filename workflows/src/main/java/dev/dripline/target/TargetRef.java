@@ -1,0 +1,4 @@
+package dev.dripline.target;
+
+/** Names a target. */
+public record TargetRef(String name) {}
