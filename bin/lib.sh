@@ -22,6 +22,7 @@ _DRIPLINE_PG_VERSION_GIVEN="${DRIPLINE_PG_VERSION:+1}"
 DRIPLINE_PG_VERSION="${DRIPLINE_PG_VERSION:-15}"
 DRIPLINE_PG_CLUSTER="${DRIPLINE_PG_CLUSTER:-main}"
 DRIPLINE_PG_PORT="${DRIPLINE_PG_PORT:-5432}"
+DRIPLINE_PG_MAX_CONNECTIONS="${DRIPLINE_PG_MAX_CONNECTIONS:-300}"
 
 # Search attributes every Dripline Temporal server needs (PRODUCT §6.2).
 DRIPLINE_SEARCH_ATTRIBUTES=(DriplineBackfill DriplineRunStatus DriplineTarget)
@@ -255,6 +256,25 @@ ensure_postgres() {
     ((SECONDS < deadline)) || die "PostgreSQL did not accept connections on 127.0.0.1:$DRIPLINE_PG_PORT within 60s"
     sleep 1
   done
+
+  # Dripline's processes each keep a pool (DRIPLINE_DB_POOL_SIZE, 40) and the integration tests
+  # run an app, a worker and extra worker JVMs at once: Debian's default of 100 is too tight.
+  local max_connections
+  max_connections="$(_psql_admin -c "SHOW max_connections")"
+  if ((max_connections < DRIPLINE_PG_MAX_CONNECTIONS)); then
+    log "raising PostgreSQL max_connections from $max_connections to $DRIPLINE_PG_MAX_CONNECTIONS (restarts the cluster)"
+    _psql_admin -c "ALTER SYSTEM SET max_connections = $DRIPLINE_PG_MAX_CONNECTIONS"
+    if [[ "$(id -u)" == 0 ]]; then
+      pg_ctlcluster "$DRIPLINE_PG_VERSION" "$DRIPLINE_PG_CLUSTER" restart
+    else
+      as_postgres pg_ctlcluster "$DRIPLINE_PG_VERSION" "$DRIPLINE_PG_CLUSTER" restart
+    fi
+    deadline=$((SECONDS + 60))
+    until pg_isready -q -h 127.0.0.1 -p "$DRIPLINE_PG_PORT"; do
+      ((SECONDS < deadline)) || die "PostgreSQL did not come back within 60s after the restart"
+      sleep 1
+    done
+  fi
 
   if [[ "$(_psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'dripline'")" != 1 ]]; then
     log "creating PostgreSQL role dripline"

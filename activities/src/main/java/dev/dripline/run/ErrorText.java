@@ -4,14 +4,14 @@ package dev.dripline.run;
  * Error texts as stored on run and batch rows: bounded, so a definition throwing a huge message
  * cannot bloat a row (or an activity failure payload).
  */
-final class ErrorText {
+public final class ErrorText {
   /** Longest error text kept, in characters. */
   static final int MAX_LENGTH = 4000;
 
   private ErrorText() {}
 
   /** {@code SimpleName: message}, the form operators see for a failed attempt. */
-  static String of(Throwable failure) {
+  public static String of(Throwable failure) {
     String message = failure.getMessage();
     String text =
         message == null
@@ -20,7 +20,7 @@ final class ErrorText {
     return truncate(text);
   }
 
-  static String truncate(String text) {
+  public static String truncate(String text) {
     if (text == null || text.length() <= MAX_LENGTH) {
       return text;
     }

@@ -120,6 +120,39 @@ public final class TestData {
         });
   }
 
+  /** A fresh, unique target name. */
+  public static String uniqueTarget() {
+    return "apptest-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** Inserts a target of {@code backfill} in {@code state} with a streak of {@code failures}. */
+  public void target(String name, String backfill, String state, int failures) {
+    sql(
+        "insert into targets (name, backfill, options, state, consecutive_failures)"
+            + " values (?, ?, '{\"items\":5,\"mode\":\"fast\",\"sleepMs\":0}'::jsonb, ?, ?)",
+        name,
+        backfill,
+        state,
+        failures);
+  }
+
+  /** Queues a live batch for {@code target} that arrived {@code secondsAgo}; returns its id. */
+  public long liveBatch(String target, String status, int secondsAgo) {
+    return count(
+        "insert into live_batches (target_name, payload, status, created_at)"
+            + " values (?, '{\"n\":1}'::jsonb, ?, now() - make_interval(secs => ?)) returning id",
+        target,
+        status,
+        secondsAgo);
+  }
+
+  /** Removes the given targets and (by cascade) their live batches. */
+  public void cleanUpTargets(String... names) {
+    for (String name : names) {
+      sql("delete from targets where name = ?", name);
+    }
+  }
+
   /** Removes the definitions and runs (with their batches) of the given backfills. */
   public void cleanUp(String... backfills) {
     for (String name : backfills) {

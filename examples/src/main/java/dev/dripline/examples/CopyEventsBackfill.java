@@ -6,6 +6,7 @@ import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.json.JsonMapper;
@@ -127,6 +128,19 @@ public class CopyEventsBackfill implements BackfillDefinition {
             return statement.executeUpdate();
           }
         });
+  }
+
+  /**
+   * Applies one live batch of a primed target (the engine's entry point): the tenant comes from the
+   * target's options, and the target's name is the fault tag (PRODUCT §7), so a {@code live} row of
+   * {@code example_faults} tagged with the target's name fails the target's live batches — as a
+   * retryable failure, healed by deleting the row.
+   *
+   * @see #applyLive(String, String, String)
+   */
+  @Override
+  public void applyLive(LiveContext context, String payloadJson) {
+    applyLive(context.options().requireString(TENANT_OPTION), payloadJson, context.target());
   }
 
   /**

@@ -10,7 +10,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
@@ -154,5 +156,29 @@ class CopyEventsBackfillIT {
     }
 
     assertThat(copy.keysAfter(context, null, 10)).hasSize(10);
+  }
+
+  @Test
+  void applyLiveThroughTheEngineTakesTheTenantFromOptionsAndTheTargetAsFaultTag() {
+    String target = uniqueTag("target");
+    LiveContext live =
+        new LiveContext(
+            target,
+            CopyEventsBackfill.NAME,
+            new BackfillOptions(java.util.Map.of("tenant", tenant)),
+            uniqueRunId());
+    update(database, "insert into example_faults (tag, phase) values (?, 'live')", target);
+    try {
+      assertThatThrownBy(() -> copy.applyLive(live, "{\"events\":[{\"id\":1,\"body\":\"x\"}]}"))
+          .isInstanceOf(InjectedFaultException.class);
+      assertThat(sink(tenant)).isEmpty();
+    } finally {
+      update(database, "delete from example_faults where tag = ?", target);
+    }
+
+    copy.applyLive(live, "{\"events\":[{\"id\":2,\"body\":\"b\"},{\"id\":1,\"body\":\"a\"}]}");
+
+    assertThat(sink(tenant)).containsExactly(List.of(1L, "a"), List.of(2L, "b"));
+    assertThat(sinkIdsByAppliedSeq()).containsExactly(2L, 1L);
   }
 }

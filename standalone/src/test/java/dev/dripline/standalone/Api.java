@@ -32,6 +32,24 @@ final class Api {
     }
   }
 
+  /** The body of a GET as text, e.g. a Prometheus scrape. */
+  String getText(String path) {
+    try {
+      return http.send(
+              HttpRequest.newBuilder(base.resolve(path))
+                  .timeout(Duration.ofSeconds(30))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   Response get(String path) {
     return send(HttpRequest.newBuilder(base.resolve(path)).GET());
   }

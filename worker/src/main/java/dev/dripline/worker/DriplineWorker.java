@@ -1,14 +1,25 @@
 package dev.dripline.worker;
 
 import dev.dripline.catalogue.CataloguePublisher;
+import dev.dripline.config.TargetConfig;
 import dev.dripline.config.TemporalConfig;
+import dev.dripline.metrics.MetricsActivitiesImpl;
+import dev.dripline.metrics.MetricsInput;
+import dev.dripline.metrics.MetricsWorkflow;
+import dev.dripline.metrics.MetricsWorkflowImpl;
 import dev.dripline.run.BackfillRunWorkflowImpl;
 import dev.dripline.run.BatchActivitiesImpl;
 import dev.dripline.run.PlanningActivitiesImpl;
 import dev.dripline.run.RunActivitiesImpl;
+import dev.dripline.target.TargetActivitiesImpl;
+import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.target.TargetWorkflowImpl;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -19,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Temporal worker of this process: registers the run workflow and the run, planning and batch
- * activities on the task queue, and polls from start-up to shutdown.
+ * The Temporal worker of this process: registers the run, target and metrics workflows and their
+ * activities on the task queue, and polls from start-up to shutdown. Once polling, it makes sure
+ * the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running.
  *
  * <p>The catalogue is published before polling starts, so the app never accepts a run for a
  * definition no worker has announced, and this worker never takes a batch whose definition it has
@@ -38,6 +50,10 @@ public class DriplineWorker {
   private final RunActivitiesImpl runActivities;
   private final PlanningActivitiesImpl planningActivities;
   private final BatchActivitiesImpl batchActivities;
+  private final TargetActivitiesImpl targetActivities;
+  private final MetricsActivitiesImpl metricsActivities;
+  private final WorkflowClient client;
+  private final TargetConfig targets;
 
   public DriplineWorker(
       WorkerFactory factory,
@@ -46,7 +62,11 @@ public class DriplineWorker {
       CataloguePublisher catalogue,
       RunActivitiesImpl runActivities,
       PlanningActivitiesImpl planningActivities,
-      BatchActivitiesImpl batchActivities) {
+      BatchActivitiesImpl batchActivities,
+      TargetActivitiesImpl targetActivities,
+      MetricsActivitiesImpl metricsActivities,
+      WorkflowClient client,
+      TargetConfig targets) {
     this.factory = factory;
     this.config = config;
     this.temporal = temporal;
@@ -54,6 +74,10 @@ public class DriplineWorker {
     this.runActivities = runActivities;
     this.planningActivities = planningActivities;
     this.batchActivities = batchActivities;
+    this.targetActivities = targetActivities;
+    this.metricsActivities = metricsActivities;
+    this.client = client;
+    this.targets = targets;
   }
 
   @EventListener
@@ -68,9 +92,12 @@ public class DriplineWorker {
     }
     catalogue.publish();
     Worker worker = factory.newWorker(temporal.taskQueue(), workerOptions(config));
-    worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
-    worker.registerActivitiesImplementations(runActivities, planningActivities, batchActivities);
+    worker.registerWorkflowImplementationTypes(
+        BackfillRunWorkflowImpl.class, TargetWorkflowImpl.class, MetricsWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        runActivities, planningActivities, batchActivities, targetActivities, metricsActivities);
     factory.start();
+    startMetricsWorkflow();
     LOG.info(
         "Temporal worker polling task queue {} in namespace {} ({} activities, {} workflow tasks"
             + " at once)",
@@ -78,6 +105,38 @@ public class DriplineWorker {
         temporal.namespace(),
         config.maxConcurrentActivities(),
         config.maxConcurrentWorkflowTasks());
+  }
+
+  /**
+   * Starts the metrics workflow unless it is already running (a second worker, or a restart, finds
+   * it and changes nothing). Runs off the start-up thread and never fails start-up: while Temporal
+   * is unreachable the gauges merely go stale, and the next worker start tries again.
+   */
+  private void startMetricsWorkflow() {
+    Thread starter =
+        new Thread(
+            () -> {
+              String id = TargetWorkflowIds.metrics(temporal.taskQueue());
+              try {
+                MetricsWorkflow metrics =
+                    client.newWorkflowStub(
+                        MetricsWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                            .setWorkflowId(id)
+                            .setTaskQueue(temporal.taskQueue())
+                            .setWorkflowIdConflictPolicy(
+                                WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+                            .build());
+                WorkflowClient.start(
+                    metrics::run, new MetricsInput(targets.metricsInterval().toMillis()));
+                LOG.info("Metrics workflow {} is running", id);
+              } catch (RuntimeException e) {
+                LOG.warn("Cannot start metrics workflow {}: {}", id, e.getMessage());
+              }
+            },
+            "dripline-metrics-start");
+    starter.setDaemon(true);
+    starter.start();
   }
 
   static WorkerOptions workerOptions(WorkerConfig config) {

@@ -3,9 +3,17 @@ package dev.dripline.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.db.Database;
+import dev.dripline.metrics.MetricsInput;
+import dev.dripline.metrics.MetricsWorkflow;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.target.TargetWorkflowIds;
 import io.micronaut.context.ApplicationContext;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.WorkerFactory;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -65,6 +73,56 @@ class DriplineWorkerIT {
       assertThat(published(context.getBean(Database.class))).containsAll(hosted);
     }
     assertThat(factory.isShutdown()).isTrue();
+  }
+
+  @Test
+  void enabledWorkerStartsTheOneMetricsWorkflowAndASecondStartReusesIt() throws Exception {
+    Map<String, Object> properties =
+        Map.of(
+            "dripline.worker.enabled", true,
+            "dripline.temporal.task-queue", "dripline-metrics-it",
+            "test.in-memory-temporal", true);
+    try (ApplicationContext context = ApplicationContext.run(properties, "test")) {
+      WorkflowClient client = context.getBean(WorkflowClient.class);
+      WorkflowExecution first = awaitMetricsWorkflow(client);
+
+      // A second start (another worker, a restart) finds it running and changes nothing.
+      MetricsWorkflow again =
+          client.newWorkflowStub(
+              MetricsWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setWorkflowId(TargetWorkflowIds.metrics("dripline-metrics-it"))
+                  .setTaskQueue("dripline-metrics-it")
+                  .setWorkflowIdConflictPolicy(
+                      WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+                  .build());
+      WorkflowExecution second = WorkflowClient.start(again::run, new MetricsInput(10_000));
+
+      assertThat(second.getRunId()).isEqualTo(first.getRunId());
+      client
+          .newUntypedWorkflowStub(TargetWorkflowIds.metrics("dripline-metrics-it"))
+          .terminate("test done");
+    }
+  }
+
+  private static WorkflowExecution awaitMetricsWorkflow(WorkflowClient client)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (true) {
+      try {
+        WorkflowExecution execution =
+            client
+                .newUntypedWorkflowStub(TargetWorkflowIds.metrics("dripline-metrics-it"))
+                .describe()
+                .getExecution();
+        return execution;
+      } catch (WorkflowNotFoundException e) {
+        if (System.currentTimeMillis() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   private static List<String> published(Database database) {

@@ -13,6 +13,11 @@ public final class NotFoundProblem extends ProblemException {
     return new NotFoundProblem("no run with id " + id);
   }
 
+  /** No target with the given name. */
+  public static NotFoundProblem target(String name) {
+    return new NotFoundProblem("no target named " + name);
+  }
+
   @Override
   public Problem toProblem() {
     return new Problem(Problem.TYPE_BASE + "not-found", "Not found", 404, getMessage(), null, null);

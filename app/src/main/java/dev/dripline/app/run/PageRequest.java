@@ -6,4 +6,4 @@ package dev.dripline.app.run;
  * @param page 0-based page number
  * @param size rows per page, 1 to 200
  */
-record PageRequest(int page, int size) {}
+public record PageRequest(int page, int size) {}

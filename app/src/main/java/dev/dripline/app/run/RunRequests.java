@@ -142,7 +142,13 @@ public class RunRequests {
     }
   }
 
-  private static PageRequest paging(String page, String size, List<FieldError> errors) {
+  /**
+   * Reads {@code page} (0-based, default 0) and {@code size} (1 to 200, default 20) query
+   * parameters; also used by the targets API so every listing pages alike.
+   *
+   * @return the page asked for, or {@code null} if a parameter was rejected into {@code errors}
+   */
+  public static PageRequest paging(String page, String size, List<FieldError> errors) {
     Integer pageNumber = queryInt("page", page, 0, 0, Integer.MAX_VALUE, errors);
     Integer pageSize = queryInt("size", size, DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors);
     return pageNumber == null || pageSize == null ? null : new PageRequest(pageNumber, pageSize);
@@ -167,6 +173,14 @@ public class RunRequests {
   }
 
   private JsonNode object(String body) {
+    return object(json, body);
+  }
+
+  /**
+   * Reads a request body that must be a JSON object; anything else is thrown as a 400 against the
+   * field {@code body}. Shared with the targets API.
+   */
+  public static JsonNode object(JsonMapper json, String body) {
     if (body == null || body.isBlank()) {
       throw ValidationProblem.of("body", "is required: a JSON object");
     }
@@ -182,7 +196,8 @@ public class RunRequests {
     return root;
   }
 
-  private static void unknownFields(JsonNode root, Set<String> known, List<FieldError> errors) {
+  /** Adds an error for every field of {@code root} that is not in {@code known}. */
+  public static void unknownFields(JsonNode root, Set<String> known, List<FieldError> errors) {
     for (Map.Entry<String, JsonNode> entry : root.entries()) {
       if (!known.contains(entry.getKey())) {
         errors.add(
@@ -191,7 +206,8 @@ public class RunRequests {
     }
   }
 
-  private static boolean absent(JsonNode node) {
+  /** Whether a field is missing or JSON {@code null}. */
+  public static boolean absent(JsonNode node) {
     return node == null || node.isNull();
   }
 
@@ -245,7 +261,7 @@ public class RunRequests {
   }
 
   /** A JSON object as plain Java values, the form {@code OptionsValidator} expects. */
-  private static Map<String, Object> plainObject(JsonNode node) {
+  public static Map<String, Object> plainObject(JsonNode node) {
     Map<String, Object> values = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> entry : node.entries()) {
       values.put(entry.getKey(), plain(entry.getValue()));

@@ -1,0 +1,160 @@
+package dev.dripline.metrics;
+
+import dev.dripline.db.Database;
+import dev.dripline.target.FailureStreak;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link MetricsActivities} on PostgreSQL: computes the gauges of PRODUCT §5 that derive from
+ * Dripline's tables and replaces table {@code metric_snapshots} with them in one transaction, so a
+ * reader ({@link SnapshotGauges} in every process) sees either the whole old or the whole new
+ * snapshot.
+ *
+ * <p>"Failing" is decided in SQL with the same rule as {@link FailureStreak#isFailing} (T6): not
+ * primed, and a streak of at least {@link FailureStreak#FAILING_THRESHOLD} or needs_resync. Live
+ * batches blocked behind failing targets are counted apart from those behind healthy ones, so the
+ * pageable gauges ({@code dripline_blocked_*}) mean "slow", never "broken".
+ */
+@Singleton
+public class MetricsActivitiesImpl implements MetricsActivities {
+  /** Serialises snapshots, so two overlapping calls cannot collide on the table's key. */
+  static final long SNAPSHOT_LOCK = 0x4452_4950_4d45_5401L;
+
+  /** SQL condition "target t is failing" (T6); parameter: the failing threshold. */
+  private static final String FAILING =
+      "(t.state <> 'primed' and (t.consecutive_failures >= ? or t.state = 'needs_resync'))";
+
+  private final Database database;
+
+  public MetricsActivitiesImpl(Database database) {
+    this.database = database;
+  }
+
+  /** One series of the snapshot. */
+  record Series(String name, String labels, double value) {}
+
+  @Override
+  public int snapshot() {
+    return database.inTransaction(
+        connection -> {
+          try (PreparedStatement lock =
+              connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
+            lock.setLong(1, SNAPSHOT_LOCK);
+            lock.execute();
+          }
+          List<Series> series = compute(connection);
+          try (PreparedStatement delete =
+              connection.prepareStatement("delete from metric_snapshots")) {
+            delete.executeUpdate();
+          }
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "insert into metric_snapshots (name, labels, value, computed_at)"
+                      + " values (?, ?, ?, now())")) {
+            for (Series s : series) {
+              insert.setString(1, s.name());
+              insert.setString(2, s.labels());
+              insert.setDouble(3, s.value());
+              insert.addBatch();
+            }
+            insert.executeBatch();
+          }
+          return series.size();
+        });
+  }
+
+  /** Every series of the snapshot, zeros included, as of the transaction's {@code now()}. */
+  static List<Series> compute(Connection connection) throws SQLException {
+    List<Series> series = new ArrayList<>();
+    Map<String, Long> states =
+        countBy(connection, "select state, count(*) from targets group by state");
+    for (String state : SnapshotSeries.TARGET_STATES) {
+      series.add(
+          new Series(
+              SnapshotSeries.TARGETS,
+              SnapshotSeries.label("state", state),
+              states.getOrDefault(state, 0L)));
+    }
+    Map<String, Long> statuses =
+        countBy(connection, "select status, count(*) from runs group by status");
+    for (String status : SnapshotSeries.RUN_STATUSES) {
+      series.add(
+          new Series(
+              SnapshotSeries.RUNS,
+              SnapshotSeries.label("status", status),
+              statuses.getOrDefault(status, 0L)));
+    }
+    // Blocked = queued behind a target that is not primed; split by whether that target fails.
+    try (PreparedStatement blocked =
+        connection.prepareStatement(
+            "select count(*) filter (where not "
+                + FAILING
+                + ") as healthy,"
+                + " coalesce(extract(epoch from now() - min(l.created_at) filter (where not "
+                + FAILING
+                + ")), 0) as healthy_age,"
+                + " count(*) filter (where "
+                + FAILING
+                + ") as failing"
+                + " from live_batches l join targets t on t.name = l.target_name"
+                + " where l.status = 'queued' and t.state <> 'primed'")) {
+      blocked.setInt(1, FailureStreak.FAILING_THRESHOLD);
+      blocked.setInt(2, FailureStreak.FAILING_THRESHOLD);
+      blocked.setInt(3, FailureStreak.FAILING_THRESHOLD);
+      try (ResultSet rs = blocked.executeQuery()) {
+        rs.next();
+        series.add(new Series(SnapshotSeries.BLOCKED_BACKLOG, "", rs.getLong("healthy")));
+        series.add(
+            new Series(
+                SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
+                "",
+                Math.max(0, rs.getDouble("healthy_age"))));
+        series.add(new Series(SnapshotSeries.FAILING_BLOCKED_BACKLOG, "", rs.getLong("failing")));
+      }
+    }
+    // Stuck = failing, from the targets' state alone.
+    try (PreparedStatement stuck =
+        connection.prepareStatement(
+            "select count(*) as stuck,"
+                + " coalesce(extract(epoch from now() - min(t.first_failed_at)), 0) as age"
+                + " from targets t where "
+                + FAILING)) {
+      stuck.setInt(1, FailureStreak.FAILING_THRESHOLD);
+      try (ResultSet rs = stuck.executeQuery()) {
+        rs.next();
+        series.add(new Series(SnapshotSeries.STUCK_TARGETS, "", rs.getLong("stuck")));
+        series.add(
+            new Series(
+                SnapshotSeries.STUCK_OLDEST_AGE_SECONDS, "", Math.max(0, rs.getDouble("age"))));
+      }
+    }
+    try (PreparedStatement counter =
+        connection.prepareStatement("select value from dripline_counters where name = ?")) {
+      counter.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
+      try (ResultSet rs = counter.executeQuery()) {
+        series.add(
+            new Series(SnapshotSeries.PLANNING_FAILURES_TOTAL, "", rs.next() ? rs.getLong(1) : 0L));
+      }
+    }
+    return series;
+  }
+
+  private static Map<String, Long> countBy(Connection connection, String sql) throws SQLException {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    try (PreparedStatement select = connection.prepareStatement(sql);
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        counts.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    return counts;
+  }
+}

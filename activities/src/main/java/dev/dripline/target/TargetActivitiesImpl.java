@@ -1,0 +1,736 @@
+package dev.dripline.target;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionsValidator;
+import dev.dripline.catalogue.ValidatedOptions;
+import dev.dripline.config.EngineConfig;
+import dev.dripline.config.TargetConfig;
+import dev.dripline.db.Database;
+import dev.dripline.metrics.SnapshotSeries;
+import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.CapPolicy;
+import dev.dripline.run.ErrorText;
+import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.BackfillOptions;
+import dev.dripline.spi.LiveContext;
+import dev.dripline.spi.PermanentBackfillException;
+import io.micronaut.core.type.Argument;
+import io.micronaut.serde.ObjectMapper;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link TargetActivities} on PostgreSQL.
+ *
+ * <p>Every change to a target is made in one explicit transaction that locks the target's row
+ * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
+ * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
+ * backoff arithmetic therefore lives in one place, shared with the workflow tests.
+ *
+ * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
+ * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
+ * used, both when probing the definition during planning and in the options of the run it starts.
+ * So an {@code example_faults} row tagged with the target's name makes its planning, its run's
+ * batches, or its live batches fail.
+ *
+ * <p><b>Live batches are applied at least once</b>: a live batch is applied by the definition in
+ * the definition's own transaction and marked applied in a second one, so a crash between the two
+ * applies it again. Definitions must make {@link BackfillDefinition#applyLive} idempotent, as the
+ * SPI requires.
+ */
+@Singleton
+public class TargetActivitiesImpl implements TargetActivities {
+  /** Key of the transaction-scoped advisory lock that serialises capacity decisions (T2). */
+  static final long CAPACITY_LOCK = 0x4452_4950_4341_5001L;
+
+  /** The option the examples (and any definition) read their fault tag from. */
+  public static final String FAULT_TAG_OPTION = "faultTag";
+
+  /** Failure type raised by {@link #plan} for a target that an operator moved on meanwhile. */
+  public static final String TARGET_SUPERSEDED = TargetFailure.TARGET_SUPERSEDED.name();
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetActivitiesImpl.class);
+  private static final Argument<Map<String, Object>> OPTIONS =
+      Argument.mapOf(String.class, Object.class);
+  private static final String ACTIVE_RUN = "('pending', 'running', 'paused')";
+
+  private final Database database;
+  private final BackfillRegistry registry;
+  private final ObjectMapper objectMapper;
+  private final EngineConfig engine;
+  private final TargetConfig targets;
+  private final WorkflowClient client;
+
+  public TargetActivitiesImpl(
+      Database database,
+      BackfillRegistry registry,
+      ObjectMapper objectMapper,
+      EngineConfig engine,
+      TargetConfig targets,
+      WorkflowClient client) {
+    this.database = database;
+    this.registry = registry;
+    this.objectMapper = objectMapper;
+    this.engine = engine;
+    this.targets = targets;
+    this.client = client;
+  }
+
+  private TargetSettings settings() {
+    return targets.settings();
+  }
+
+  @Override
+  public TargetSnapshot load(TargetRef target) {
+    return database.withConnection(connection -> snapshot(connection, target.name()));
+  }
+
+  private TargetSnapshot snapshot(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.read(connection, name, settings());
+    return row == null ? TargetSnapshot.notFound(name) : row.snapshot();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Capacity (T2)
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A repeated call for a target this call already moved answers {@code acquired=true} again:
+   * only the target's own workflow moves it to backfilling.
+   */
+  @Override
+  public CapacityResult acquireCapacity(TargetRef target) {
+    return database.inTransaction(
+        connection -> {
+          // Counting and moving must be one decision: without the lock two targets could both see
+          // one free slot and both take it.
+          try (PreparedStatement lock =
+              connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
+            lock.setLong(1, CAPACITY_LOCK);
+            lock.execute();
+          }
+          TargetRows.Row row = TargetRows.lock(connection, target.name(), settings());
+          if (row == null) {
+            return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
+          }
+          TargetSnapshot t = row.snapshot();
+          if (t.state() == TargetState.BACKFILLING) {
+            return new CapacityResult(true, t);
+          }
+          if (t.state() != TargetState.PENDING_BACKFILL) {
+            return new CapacityResult(false, t);
+          }
+          boolean free =
+              backfilling(connection, null) < targets.globalMaxBackfills()
+                  && (t.group() == null
+                      || backfilling(connection, t.group()) < targets.groupMaxBackfills());
+          if (!free) {
+            // Lost the race: nothing is written, so the streak and its anchors stay byte-identical.
+            return new CapacityResult(false, t);
+          }
+          TargetSnapshot after = TargetTransitions.backfilling(t);
+          TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
+          return new CapacityResult(true, after);
+        });
+  }
+
+  private static long backfilling(Connection connection, String group) throws SQLException {
+    String sql =
+        "select count(*) from targets where state = 'backfilling'"
+            + (group == null ? "" : " and group_name = ?");
+    try (PreparedStatement count = connection.prepareStatement(sql)) {
+      if (group != null) {
+        count.setString(1, group);
+      }
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Planning (T3, T4)
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Idempotent: while the target's current run is active, a repeated call returns that run. The
+   * definition is probed with {@code keysAfter(context, null, 1)} outside any transaction (user
+   * code never runs while a target row is locked); its context has run id 0, as no run exists yet.
+   */
+  @Override
+  public PlannedRun plan(TargetRef target) {
+    String name = target.name();
+    TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
+    if (row == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
+    }
+    PlannedRun existing = database.withConnection(c -> currentActiveRun(c, row.snapshot()));
+    if (existing != null) {
+      return existing;
+    }
+    requireBackfilling(row.snapshot());
+    BackfillDefinition definition = definition(row.snapshot().backfill(), name);
+    ValidatedOptions options = effectiveOptions(definition, name, row.optionsJson());
+    BackfillContext context =
+        new BackfillContext(0, definition.name(), new BackfillOptions(options.asMap()));
+    try {
+      definition.keysAfter(context, null, 1);
+    } catch (PermanentBackfillException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          "backfill " + definition.name() + " can never plan target " + name + ": " + message(e),
+          TargetFailure.TARGET_PLANNING_PERMANENT.name(),
+          e);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw ApplicationFailure.newFailureWithCause(
+          "planning target " + name + " failed: " + message(e),
+          TargetFailure.TARGET_PLANNING_FAILED.name(),
+          e);
+    }
+    return database.inTransaction(connection -> saveRun(connection, name, definition, options));
+  }
+
+  private PlannedRun saveRun(
+      Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
+      throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
+    }
+    TargetSnapshot t = row.snapshot();
+    PlannedRun existing = currentActiveRun(connection, t);
+    if (existing != null) {
+      return existing;
+    }
+    requireBackfilling(t);
+    // Another active run of the target: either one an operator cancelled (replan) that is still
+    // finishing its in-flight batches, or a run created by an attempt whose result never reached
+    // the workflow (still pending, never started). The first must finish before a new run may
+    // exist (one active run per target); the second is simply adopted.
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select id, status, backfill, batch_size from runs where target_name = ? and status in "
+                + ACTIVE_RUN
+                + " order by id limit 1")) {
+      select.setString(1, name);
+      try (ResultSet rs = select.executeQuery()) {
+        if (rs.next()) {
+          long previous = rs.getLong("id");
+          if ("pending".equals(rs.getString("status"))) {
+            TargetSnapshot adopted = withRunAndAttempt(t, previous, row.now());
+            TargetRows.write(
+                connection, TargetState.BACKFILLING, TargetTransitions.progressed(adopted));
+            return new PlannedRun(
+                previous,
+                rs.getString("backfill"),
+                summary(rs.getString("backfill"), name, rs.getInt("batch_size")));
+          }
+          throw ApplicationFailure.newNonRetryableFailure(
+              "run " + previous + " of target " + name + " is still stopping",
+              TargetFailure.PREVIOUS_RUN_ACTIVE.name());
+        }
+      }
+    }
+    long runId;
+    try (PreparedStatement next =
+            connection.prepareStatement("select nextval(pg_get_serial_sequence('runs', 'id'))");
+        ResultSet rs = next.executeQuery()) {
+      rs.next();
+      runId = rs.getLong(1);
+    }
+    int batchSize = definition.defaultBatchSize();
+    int cap = CapPolicy.effective(definition.maxParallelBatches(), null, engine.safetyCap());
+    String optionsJson = options.canonicalJson();
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "insert into runs (id, backfill, options, options_key, batch_size,"
+                + " max_parallel_batches, created_by, status, workflow_id, target_name)"
+                + " values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?)")) {
+      insert.setLong(1, runId);
+      insert.setString(2, definition.name());
+      insert.setString(3, optionsJson);
+      insert.setString(4, optionsJson);
+      insert.setInt(5, batchSize);
+      insert.setInt(6, cap);
+      insert.setString(7, "target:" + name);
+      insert.setString(8, RunWorkflowIds.forRun(runId));
+      insert.setString(9, name);
+      insert.executeUpdate();
+    }
+    TargetSnapshot withRun = withRunAndAttempt(t, runId, row.now());
+    TargetRows.write(connection, TargetState.BACKFILLING, TargetTransitions.progressed(withRun));
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update targets set observed_processed_keys = 0 where name = ?")) {
+      update.setString(1, name);
+      update.executeUpdate();
+    }
+    return new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize));
+  }
+
+  private static String summary(String backfill, String target, int batchSize) {
+    return backfill + " · target " + target + " · batch size " + batchSize;
+  }
+
+  /** The target's current run as a {@link PlannedRun} if it is still active, else null. */
+  private PlannedRun currentActiveRun(Connection connection, TargetSnapshot t) throws SQLException {
+    if (t.currentRunId() == null) {
+      return null;
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select backfill, batch_size from runs where id = ? and status in " + ACTIVE_RUN)) {
+      select.setLong(1, t.currentRunId());
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        String backfill = rs.getString("backfill");
+        return new PlannedRun(
+            t.currentRunId(), backfill, summary(backfill, t.name(), rs.getInt("batch_size")));
+      }
+    }
+  }
+
+  private static void requireBackfilling(TargetSnapshot t) {
+    if (t.state() != TargetState.BACKFILLING) {
+      // An operator replanned (or deleted and re-created) the target meanwhile: planning for a
+      // target that holds no capacity slot would break T2.
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + t.name() + " is " + t.state().wire() + ", not backfilling",
+          TARGET_SUPERSEDED);
+    }
+  }
+
+  private BackfillDefinition definition(String backfill, String target) {
+    // Another worker may host the definition (a rolling deploy): retryable, unlike for a run.
+    return registry
+        .find(backfill)
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newFailure(
+                    "no backfill definition named "
+                        + backfill
+                        + " (target "
+                        + target
+                        + ") is registered in this worker",
+                    TargetFailure.TARGET_PLANNING_FAILED.name()));
+  }
+
+  /**
+   * The target's options validated against its definition, defaults applied, and the target's name
+   * as fault tag if the definition declares one and the options leave it unset.
+   *
+   * @throws ApplicationFailure non-retryable, {@code TARGET_PLANNING_PERMANENT}, if they do not fit
+   */
+  private ValidatedOptions effectiveOptions(
+      BackfillDefinition definition, String target, String optionsJson) {
+    Map<String, Object> raw;
+    try {
+      raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);
+    } catch (IOException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          "options of target " + target + " are not valid JSON",
+          TargetFailure.TARGET_PLANNING_PERMANENT.name(),
+          e);
+    }
+    ValidatedOptions validated = OptionsValidator.validate(definition.options(), raw, "options.");
+    if (!validated.isValid()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "options of target "
+              + target
+              + " do not fit backfill "
+              + definition.name()
+              + ": "
+              + validated.errors().stream()
+                  .map(e -> e.field() + " " + e.message())
+                  .collect(Collectors.joining("; ")),
+          TargetFailure.TARGET_PLANNING_PERMANENT.name());
+    }
+    boolean declaresFaultTag =
+        definition.options().stream().map(OptionSpec::name).anyMatch(FAULT_TAG_OPTION::equals);
+    if (!declaresFaultTag || validated.values().containsKey(FAULT_TAG_OPTION)) {
+      return validated;
+    }
+    SortedMap<String, Object> values = new TreeMap<>(validated.values());
+    values.put(FAULT_TAG_OPTION, target);
+    return new ValidatedOptions(values, validated.errors());
+  }
+
+  private static TargetSnapshot withRunAndAttempt(TargetSnapshot t, long runId, Instant now) {
+    return new TargetSnapshot(
+        t.name(),
+        t.found(),
+        t.backfill(),
+        t.group(),
+        t.state(),
+        t.consecutiveFailures(),
+        t.firstFailedAt(),
+        t.lastError(),
+        now,
+        t.nextAttemptAt(),
+        runId,
+        t.queuedLiveBatches(),
+        t.oldestQueuedAt(),
+        t.settings());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Applied only while the target is backfilling (the attempt holds its slot); a target an
+   * operator moved elsewhere (or deleted) is returned unchanged. Not deduplicated: the workflow
+   * calls it once per failed attempt.
+   */
+  @Override
+  public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+    return database.inTransaction(
+        connection -> {
+          TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
+          if (row == null) {
+            return TargetSnapshot.notFound(failure.name());
+          }
+          TargetSnapshot t = row.snapshot();
+          if (t.state() != TargetState.BACKFILLING) {
+            return t;
+          }
+          TargetSnapshot after =
+              TargetTransitions.planningFailed(
+                  t,
+                  ErrorText.truncate(failure.error()),
+                  failure.permanent(),
+                  failure.jitterDraw(),
+                  row.now());
+          TargetRows.write(connection, t.state(), after);
+          try (PreparedStatement count =
+              connection.prepareStatement(
+                  "insert into dripline_counters (name, value) values (?, 1)"
+                      + " on conflict (name) do update set value = dripline_counters.value + 1")) {
+            count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
+            count.executeUpdate();
+          }
+          return after;
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Watching the run (T4, T5, T8)
+
+  @Override
+  public TargetSnapshot observeRun(RunObservation observation) {
+    return database.inTransaction(
+        connection -> {
+          TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
+          if (row == null) {
+            return TargetSnapshot.notFound(observation.name());
+          }
+          TargetSnapshot t = row.snapshot();
+          if (t.state() != TargetState.BACKFILLING
+              || t.currentRunId() == null
+              || t.currentRunId() != observation.runId()) {
+            // Superseded (replan, a newer run) or already moved on by an earlier call: the
+            // transition below happens once, on backfilling -> elsewhere.
+            return t;
+          }
+          String status;
+          long processed;
+          String error;
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "select status, processed_keys, error from runs where id = ?")) {
+            select.setLong(1, observation.runId());
+            try (ResultSet rs = select.executeQuery()) {
+              if (!rs.next()) {
+                // Deleted by an operator: streak-neutral (T8).
+                return save(connection, t, TargetTransitions.neutral(t), null, false);
+              }
+              status = rs.getString("status");
+              processed = rs.getLong("processed_keys");
+              error = rs.getString("error");
+            }
+          }
+          Long progress = processed > row.observedProcessedKeys() ? processed : null;
+          return switch (status) {
+            case "completed" -> save(connection, t, TargetTransitions.primed(t), progress, true);
+            case "failed" ->
+                save(
+                    connection,
+                    t,
+                    TargetTransitions.runFailed(
+                        t,
+                        ErrorText.truncate(
+                            "run "
+                                + observation.runId()
+                                + " failed"
+                                + (error == null ? "" : ": " + error)),
+                        observation.jitterDraw(),
+                        row.now()),
+                    progress,
+                    false);
+            case "stopped" -> save(connection, t, TargetTransitions.neutral(t), progress, false);
+            default ->
+                progress == null
+                    ? t
+                    : save(connection, t, TargetTransitions.progressed(t), progress, false);
+          };
+        });
+  }
+
+  private static TargetSnapshot save(
+      Connection connection,
+      TargetSnapshot before,
+      TargetSnapshot after,
+      Long observedProcessedKeys,
+      boolean primed)
+      throws SQLException {
+    TargetRows.write(connection, before.state(), after);
+    if (observedProcessedKeys != null || primed) {
+      try (PreparedStatement update =
+          connection.prepareStatement(
+              "update targets set observed_processed_keys = coalesce(?, observed_processed_keys),"
+                  + " primed_at = case when ? then now() else primed_at end where name = ?")) {
+        if (observedProcessedKeys == null) {
+          update.setNull(1, java.sql.Types.BIGINT);
+        } else {
+          update.setLong(1, observedProcessedKeys);
+        }
+        update.setBoolean(2, primed);
+        update.setString(3, before.name());
+        update.executeUpdate();
+      }
+    }
+    return after;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Live batches (T5)
+
+  /** The next queued live batch of a primed target, read under the target's row lock. */
+  private record NextLive(TargetSnapshot target, String optionsJson, Long id, String payload) {}
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Stops at the first failure. A {@link PermanentBackfillException} marks the live batch failed
+   * and the target needs_resync; any other failure is raised as a retryable {@code
+   * LIVE_BATCH_FAILED} (its error is kept on the live batch, which stays queued) — the batches
+   * applied before it stay applied, so a retry resumes after them.
+   */
+  @Override
+  public LiveDrain applyLiveBatches(LiveDrainRequest request) {
+    String name = request.name();
+    int applied = 0;
+    BackfillDefinition definition = null;
+    BackfillOptions options = null;
+    while (applied < request.max()) {
+      NextLive next = database.inTransaction(connection -> nextLive(connection, name));
+      if (next.id() == null) {
+        break;
+      }
+      if (definition == null) {
+        definition = liveDefinition(next.target());
+        try {
+          options =
+              new BackfillOptions(effectiveOptions(definition, name, next.optionsJson()).asMap());
+        } catch (ApplicationFailure e) {
+          if (!TargetFailure.TARGET_PLANNING_PERMANENT.name().equals(e.getType())) {
+            throw e;
+          }
+          // The options no longer fit the definition: no live batch can apply until a resync.
+          // The batch itself is not at fault, so it stays queued.
+          TargetSnapshot after = liveFailed(name, null, e.getOriginalMessage());
+          return new LiveDrain(applied, after.queuedLiveBatches(), after);
+        }
+      }
+      try {
+        definition.applyLive(
+            new LiveContext(name, definition.name(), options, next.id()), next.payload());
+      } catch (PermanentBackfillException e) {
+        TargetSnapshot after =
+            liveFailed(name, next.id(), "live batch " + next.id() + ": " + ErrorText.of(e));
+        return new LiveDrain(applied, after.queuedLiveBatches(), after);
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        String error = ErrorText.of(e);
+        recordLiveError(next.id(), error);
+        throw ApplicationFailure.newFailureWithCause(
+            "live batch " + next.id() + " of target " + name + " failed: " + error,
+            TargetFailure.LIVE_BATCH_FAILED.name(),
+            e);
+      }
+      long id = next.id();
+      database.inTransaction(
+          connection -> {
+            try (PreparedStatement mark =
+                connection.prepareStatement(
+                    "update live_batches set status = 'applied', applied_at = now(), error = null"
+                        + " where id = ? and status = 'queued'")) {
+              mark.setLong(1, id);
+              return mark.executeUpdate();
+            }
+          });
+      applied++;
+    }
+    TargetSnapshot after = load(new TargetRef(name));
+    return new LiveDrain(applied, after.queuedLiveBatches(), after);
+  }
+
+  private NextLive nextLive(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      return new NextLive(TargetSnapshot.notFound(name), null, null, null);
+    }
+    if (row.snapshot().state() != TargetState.PRIMED) {
+      return new NextLive(row.snapshot(), row.optionsJson(), null, null);
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select id, payload::text as payload from live_batches"
+                + " where target_name = ? and status = 'queued' order by id limit 1")) {
+      select.setString(1, name);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return new NextLive(row.snapshot(), row.optionsJson(), null, null);
+        }
+        return new NextLive(
+            row.snapshot(), row.optionsJson(), rs.getLong("id"), rs.getString("payload"));
+      }
+    }
+  }
+
+  private BackfillDefinition liveDefinition(TargetSnapshot target) {
+    return registry
+        .find(target.backfill())
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newFailure(
+                    "no backfill definition named "
+                        + target.backfill()
+                        + " (target "
+                        + target.name()
+                        + ") is registered in this worker",
+                    TargetFailure.LIVE_BATCH_FAILED.name()));
+  }
+
+  /**
+   * Marks the live batch (if any) failed and the primed target needs_resync, in one transaction.
+   */
+  private TargetSnapshot liveFailed(String name, Long liveBatchId, String error) {
+    return database.inTransaction(
+        connection -> {
+          TargetRows.Row row = TargetRows.lock(connection, name, settings());
+          if (row == null) {
+            return TargetSnapshot.notFound(name);
+          }
+          TargetSnapshot t = row.snapshot();
+          if (t.state() != TargetState.PRIMED) {
+            return t;
+          }
+          String text = ErrorText.truncate(error);
+          if (liveBatchId != null) {
+            try (PreparedStatement mark =
+                connection.prepareStatement(
+                    "update live_batches set status = 'failed', error = ?"
+                        + " where id = ? and status = 'queued'")) {
+              mark.setString(1, text);
+              mark.setLong(2, liveBatchId);
+              mark.executeUpdate();
+            }
+          }
+          TargetSnapshot after = TargetTransitions.liveFailed(t, text, row.now());
+          TargetRows.write(connection, TargetState.PRIMED, after);
+          // Read again: the failed batch no longer counts as queued.
+          return TargetRows.read(connection, name, settings()).snapshot();
+        });
+  }
+
+  private void recordLiveError(long liveBatchId, String error) {
+    try {
+      database.inTransaction(
+          connection -> {
+            try (PreparedStatement update =
+                connection.prepareStatement(
+                    "update live_batches set error = ? where id = ? and status = 'queued'")) {
+              update.setString(1, ErrorText.truncate(error));
+              update.setLong(2, liveBatchId);
+              return update.executeUpdate();
+            }
+          });
+    } catch (RuntimeException e) {
+      // Only a diagnostic; the retryable failure raised by the caller is what matters.
+      LOG.warn("Cannot record the error of live batch {}: {}", liveBatchId, e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Operator replan (T7)
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Uses {@link TargetReplan} (the API's implementation), then signals {@code stop} to the
+   * cancelled run's workflow. A run without a workflow (created by planning but never started) is
+   * stopped in PostgreSQL directly if still pending.
+   */
+  @Override
+  public ReplanResult replan(TargetRef target) {
+    ReplanResult result =
+        database.inTransaction(connection -> TargetReplan.replan(connection, target.name(), false));
+    if (result.cancelledRunId() != null) {
+      stopRun(result.cancelledRunId());
+    }
+    return result;
+  }
+
+  private void stopRun(long runId) {
+    try {
+      client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId)).stop();
+    } catch (WorkflowNotFoundException e) {
+      int stopped =
+          database.inTransaction(
+              connection -> {
+                try (PreparedStatement update =
+                    connection.prepareStatement(
+                        "update runs set status = 'stopped', finished_at = now(),"
+                            + " updated_at = now() where id = ? and status = 'pending'")) {
+                  update.setLong(1, runId);
+                  return update.executeUpdate();
+                }
+              });
+      LOG.info(
+          "Run {} has no running workflow{}",
+          runId,
+          stopped == 1 ? "; stopped its pending row" : "");
+    }
+  }
+
+  private static String message(Throwable e) {
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  }
+}

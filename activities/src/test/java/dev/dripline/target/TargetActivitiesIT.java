@@ -1,0 +1,624 @@
+package dev.dripline.target;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.dripline.config.EngineConfig;
+import dev.dripline.config.TargetConfig;
+import dev.dripline.db.Database;
+import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.testing.KeysBackfill;
+import dev.dripline.testing.LiveBackfill;
+import dev.dripline.testing.TargetFixtures;
+import io.micronaut.serde.ObjectMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import jakarta.inject.Inject;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+@MicronautTest(environments = "test", startApplication = false)
+class TargetActivitiesIT {
+  @Inject TargetActivitiesImpl activities;
+  @Inject TargetFixtures fixtures;
+  @Inject LiveBackfill liveBackfill;
+  @Inject Database database;
+  @Inject BackfillRegistry registry;
+  @Inject ObjectMapper objectMapper;
+  @Inject EngineConfig engine;
+  @Inject TargetConfig targetConfig;
+  @Inject WorkflowClient client;
+
+  @AfterEach
+  void cleanUp() {
+    fixtures.deleteCreated();
+  }
+
+  private static final String KEYS_OPTIONS = "{\"items\":25}";
+
+  /** The same activities with other capacity limits, counted on top of what the database holds. */
+  private TargetActivitiesImpl withCaps(int extraGlobal, int group) {
+    long backfilling =
+        (Long)
+            fixtures.row("select count(*) as n from targets where state = 'backfilling'").get("n");
+    TargetConfig caps =
+        new TargetConfig(
+            targetConfig.plannerBackoffBase(),
+            targetConfig.plannerBackoffCap(),
+            (int) backfilling + extraGlobal,
+            group,
+            targetConfig.capacityRetry(),
+            targetConfig.pollInterval(),
+            targetConfig.liveBatchesPerDrain(),
+            targetConfig.metricsInterval());
+    return new TargetActivitiesImpl(database, registry, objectMapper, engine, caps, client);
+  }
+
+  private Map<String, Object> streakColumns(String name) {
+    return fixtures.row(
+        "select state, consecutive_failures, first_failed_at::text as first_failed_at,"
+            + " next_attempt_at::text as next_attempt_at, last_error, current_run_id"
+            + " from targets where name = ?",
+        name);
+  }
+
+  private static Instant instant(Object timestamp) {
+    return ((Timestamp) timestamp).toInstant();
+  }
+
+  private static ApplicationFailure failure(Throwable thrown) {
+    assertThat(thrown).isInstanceOf(ApplicationFailure.class);
+    return (ApplicationFailure) thrown;
+  }
+
+  // --- capacity ----------------------------------------------------------------------------
+
+  @Test
+  void acquireCapacityStopsAtTheGlobalCapAndALostRaceIsNeutral() {
+    TargetActivitiesImpl capped = withCaps(2, 100);
+    String first =
+        fixtures.target("cap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    String second =
+        fixtures.target("cap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    String third =
+        fixtures.target("cap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    fixtures.update(
+        "update targets set consecutive_failures = 2, first_failed_at = now() - interval '5 min',"
+            + " next_attempt_at = now() - interval '1 s', last_error = 'boom' where name = ?",
+        third);
+    Map<String, Object> before = streakColumns(third);
+
+    CapacityResult a = capped.acquireCapacity(new TargetRef(first));
+    CapacityResult b = capped.acquireCapacity(new TargetRef(second));
+    CapacityResult c = capped.acquireCapacity(new TargetRef(third));
+
+    assertThat(a.acquired()).isTrue();
+    assertThat(a.target().state()).isEqualTo(TargetState.BACKFILLING);
+    assertThat(b.acquired()).isTrue();
+    assertThat(c.acquired()).isFalse();
+    assertThat(c.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+    assertThat(c.target().consecutiveFailures()).isEqualTo(2);
+    assertThat(streakColumns(third)).isEqualTo(before);
+    assertThat(fixtures.targetRow(first)).containsEntry("state", "backfilling");
+    // A repeat of a won call answers the same.
+    assertThat(capped.acquireCapacity(new TargetRef(first)).acquired()).isTrue();
+  }
+
+  @Test
+  void acquireCapacityStopsAtTheGroupCapButNotOtherGroups() {
+    TargetActivitiesImpl capped = withCaps(10, 1);
+    String group = TargetFixtures.uniqueName("group");
+    String other = TargetFixtures.uniqueName("group");
+    String first =
+        fixtures.target("grp", KeysBackfill.NAME, KEYS_OPTIONS, group, "pending_backfill");
+    String second =
+        fixtures.target("grp", KeysBackfill.NAME, KEYS_OPTIONS, group, "pending_backfill");
+    String elsewhere =
+        fixtures.target("grp", KeysBackfill.NAME, KEYS_OPTIONS, other, "pending_backfill");
+    String ungrouped =
+        fixtures.target("grp", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    Map<String, Object> before = streakColumns(second);
+
+    assertThat(capped.acquireCapacity(new TargetRef(first)).acquired()).isTrue();
+    assertThat(capped.acquireCapacity(new TargetRef(second)).acquired()).isFalse();
+    assertThat(capped.acquireCapacity(new TargetRef(elsewhere)).acquired()).isTrue();
+    assertThat(capped.acquireCapacity(new TargetRef(ungrouped)).acquired()).isTrue();
+    assertThat(streakColumns(second)).isEqualTo(before);
+  }
+
+  @Test
+  void acquireCapacityIgnoresTargetsNotPending() {
+    String primed = fixtures.target("cap", KeysBackfill.NAME, KEYS_OPTIONS, null, "primed");
+
+    CapacityResult result = withCaps(5, 5).acquireCapacity(new TargetRef(primed));
+
+    assertThat(result.acquired()).isFalse();
+    assertThat(fixtures.targetRow(primed)).containsEntry("state", "primed");
+    assertThat(activities.acquireCapacity(new TargetRef("no-such-target")).target().found())
+        .isFalse();
+  }
+
+  // --- planning ----------------------------------------------------------------------------
+
+  @Test
+  void planCreatesOneRunResetsTheStreakAndIsIdempotent() {
+    String name = fixtures.target("plan", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    fixtures.update(
+        "update targets set consecutive_failures = 2, first_failed_at = now(),"
+            + " last_error = 'earlier', observed_processed_keys = 9 where name = ?",
+        name);
+
+    PlannedRun planned = activities.plan(new TargetRef(name));
+    PlannedRun again = activities.plan(new TargetRef(name));
+
+    assertThat(again).isEqualTo(planned);
+    assertThat(planned.backfill()).isEqualTo(KeysBackfill.NAME);
+    assertThat(planned.summary()).isEqualTo("test.keys · target " + name + " · batch size 10");
+    List<Map<String, Object>> runs =
+        fixtures.rows("select * from runs where target_name = ?", name);
+    assertThat(runs).hasSize(1);
+    assertThat(runs.get(0))
+        .containsEntry("id", planned.runId())
+        .containsEntry("backfill", KeysBackfill.NAME)
+        .containsEntry("status", "pending")
+        .containsEntry("batch_size", 10)
+        .containsEntry("max_parallel_batches", 7)
+        .containsEntry("options_key", "{\"items\":25,\"planFailure\":\"none\"}")
+        .containsEntry("created_by", "target:" + name)
+        .containsEntry("workflow_id", "dripline-run-" + planned.runId());
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("state", "backfilling")
+        .containsEntry("current_run_id", planned.runId())
+        .containsEntry("consecutive_failures", 0)
+        .containsEntry("first_failed_at", null)
+        .containsEntry("last_error", null)
+        .containsEntry("observed_processed_keys", 0L);
+    assertThat(fixtures.targetRow(name).get("last_attempt_at")).isNotNull();
+  }
+
+  @Test
+  void planUsesTheTargetNameAsFaultTagWhenTheDefinitionDeclaresOne() {
+    String tenant = TargetFixtures.uniqueName("tenant");
+    String name =
+        fixtures.target(
+            "tag", LiveBackfill.NAME, "{\"tenant\":\"" + tenant + "\"}", null, "backfilling");
+
+    PlannedRun planned = activities.plan(new TargetRef(name));
+
+    assertThat(liveBackfill.probedOptions(tenant)).containsEntry("faultTag", name);
+    assertThat(fixtures.row("select options_key from runs where id = ?", planned.runId()))
+        .containsEntry(
+            "options_key", "{\"faultTag\":\"" + name + "\",\"tenant\":\"" + tenant + "\"}");
+  }
+
+  @Test
+  void planWithInvalidOptionsIsPermanent() {
+    String name =
+        fixtures.target("bad", KeysBackfill.NAME, "{\"items\":\"many\"}", null, "backfilling");
+
+    assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
+        .satisfies(
+            thrown -> {
+              ApplicationFailure failure = failure(thrown);
+              assertThat(failure.getType()).isEqualTo("TARGET_PLANNING_PERMANENT");
+              assertThat(failure.isNonRetryable()).isTrue();
+              assertThat(failure.getOriginalMessage()).contains("options.items");
+            });
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).isEmpty();
+  }
+
+  @Test
+  void planFailuresOfTheDefinitionAreTypedByPermanence() {
+    String permanent =
+        fixtures.target(
+            "perm",
+            KeysBackfill.NAME,
+            "{\"items\":5,\"planFailure\":\"permanent\"}",
+            null,
+            "backfilling");
+    String transientFailure =
+        fixtures.target(
+            "tran",
+            KeysBackfill.NAME,
+            "{\"items\":5,\"planFailure\":\"transient\"}",
+            null,
+            "backfilling");
+
+    assertThatThrownBy(() -> activities.plan(new TargetRef(permanent)))
+        .satisfies(
+            thrown -> {
+              assertThat(failure(thrown).getType()).isEqualTo("TARGET_PLANNING_PERMANENT");
+              assertThat(failure(thrown).isNonRetryable()).isTrue();
+            });
+    assertThatThrownBy(() -> activities.plan(new TargetRef(transientFailure)))
+        .satisfies(
+            thrown -> {
+              assertThat(failure(thrown).getType()).isEqualTo("TARGET_PLANNING_FAILED");
+              assertThat(failure(thrown).isNonRetryable()).isFalse();
+            });
+    assertThat(fixtures.rows("select id from runs where target_name = ?", transientFailure))
+        .isEmpty();
+  }
+
+  @Test
+  void planAdoptsAPendingRunWhoseCreationTheWorkflowNeverLearnedOf() {
+    String name = fixtures.target("adopt", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    PlannedRun lost = activities.plan(new TargetRef(name));
+    // The attempt's result was lost; the workflow recorded a failure, then took a slot again.
+    fixtures.update(
+        "update targets set current_run_id = null, consecutive_failures = 1 where name = ?", name);
+
+    PlannedRun adopted = activities.plan(new TargetRef(name));
+
+    assertThat(adopted.runId()).isEqualTo(lost.runId());
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).hasSize(1);
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("current_run_id", lost.runId())
+        .containsEntry("consecutive_failures", 0);
+  }
+
+  @Test
+  void planWaitsNeutrallyWhileACancelledRunIsStillStopping() {
+    String name = fixtures.target("busy", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    PlannedRun cancelled = activities.plan(new TargetRef(name));
+    fixtures.update("update runs set status = 'running' where id = ?", cancelled.runId());
+    fixtures.update(
+        "update targets set current_run_id = null, consecutive_failures = 2 where name = ?", name);
+
+    assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
+        .satisfies(
+            thrown -> assertThat(failure(thrown).getType()).isEqualTo("PREVIOUS_RUN_ACTIVE"));
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).hasSize(1);
+    assertThat(fixtures.targetRow(name)).containsEntry("consecutive_failures", 2);
+  }
+
+  @Test
+  void planRefusesATargetThatIsNotBackfilling() {
+    String name = fixtures.target("sup", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+
+    assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
+        .satisfies(thrown -> assertThat(failure(thrown).getType()).isEqualTo("TARGET_SUPERSEDED"));
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).isEmpty();
+  }
+
+  // --- planning failures -------------------------------------------------------------------
+
+  private long planningFailures() {
+    return (Long)
+        fixtures
+            .row("select value from dripline_counters where name = 'planning_failures_total'")
+            .get("value");
+  }
+
+  @Test
+  void recordPlanningFailureBacksOffFromItsOwnAnchorAndCounts() {
+    String name = fixtures.target("fail", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    long countBefore = planningFailures();
+
+    TargetSnapshot after =
+        activities.recordPlanningFailure(new PlanningFailure(name, "boom", false, 0.73));
+
+    Map<String, Object> row = fixtures.targetRow(name);
+    assertThat(row)
+        .containsEntry("state", "pending_backfill")
+        .containsEntry("consecutive_failures", 1)
+        .containsEntry("last_error", "boom")
+        .containsEntry("current_run_id", null);
+    Instant attempt = instant(row.get("last_attempt_at"));
+    Instant next = instant(row.get("next_attempt_at"));
+    assertThat(instant(row.get("first_failed_at"))).isEqualTo(attempt);
+    assertThat(Duration.between(attempt, next))
+        .isBetween(Duration.ofSeconds(24), Duration.ofSeconds(36));
+    // base 30 s · jitter (0.8 + 0.4 · 0.73)
+    assertThat(Duration.between(attempt, next).toMillis()).isCloseTo(32_760L, within(1L));
+    Instant now = instant(fixtures.row("select now() as now").get("now"));
+    assertThat(Duration.between(now, next).toSeconds()).isBetween(23L, 36L);
+    assertThat(after.consecutiveFailures()).isEqualTo(1);
+    assertThat(planningFailures()).isEqualTo(countBefore + 1);
+
+    // The next attempt takes a capacity slot again before it can fail.
+    fixtures.update("update targets set state = 'backfilling' where name = ?", name);
+    activities.recordPlanningFailure(new PlanningFailure(name, "again", false, 0.5));
+
+    Map<String, Object> second = fixtures.targetRow(name);
+    assertThat(second)
+        .containsEntry("consecutive_failures", 2)
+        .containsEntry("last_error", "again");
+    assertThat(instant(second.get("first_failed_at"))).isEqualTo(attempt);
+    assertThat(
+            Duration.between(
+                instant(second.get("last_attempt_at")), instant(second.get("next_attempt_at"))))
+        .isEqualTo(Duration.ofSeconds(60));
+    assertThat(planningFailures()).isEqualTo(countBefore + 2);
+  }
+
+  @Test
+  void recordPlanningFailurePermanentNeedsResyncAndOperatorStatesAreLeftAlone() {
+    String name = fixtures.target("perm", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    String primed = fixtures.target("perm", KeysBackfill.NAME, KEYS_OPTIONS, null, "primed");
+
+    activities.recordPlanningFailure(new PlanningFailure(name, "never", true, 0.5));
+    long counted = planningFailures();
+    TargetSnapshot untouched =
+        activities.recordPlanningFailure(new PlanningFailure(primed, "late", false, 0.5));
+
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("state", "needs_resync")
+        .containsEntry("consecutive_failures", 1)
+        .containsEntry("next_attempt_at", null);
+    assertThat(untouched.state()).isEqualTo(TargetState.PRIMED);
+    assertThat(fixtures.targetRow(primed)).containsEntry("consecutive_failures", 0);
+    assertThat(planningFailures()).isEqualTo(counted);
+  }
+
+  // --- observing the run -------------------------------------------------------------------
+
+  /** A backfilling target whose current run is a new run in {@code status}. */
+  private String[] backfillingWithRun(String status, int streak) {
+    String name = fixtures.target("obs", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    long runId = fixtures.run(name, KeysBackfill.NAME, status);
+    fixtures.update(
+        "update targets set current_run_id = ?, consecutive_failures = ?,"
+            + " first_failed_at = case when ? > 0 then now() - interval '1 hour' end,"
+            + " last_error = case when ? > 0 then 'old' end where name = ?",
+        runId,
+        streak,
+        streak,
+        streak,
+        name);
+    return new String[] {name, Long.toString(runId)};
+  }
+
+  private TargetSnapshot observe(String[] target, double draw) {
+    return activities.observeRun(new RunObservation(target[0], Long.parseLong(target[1]), draw));
+  }
+
+  @Test
+  void observeRunProgressResetsTheStreakOnce() {
+    String[] target = backfillingWithRun("running", 2);
+    fixtures.update("update runs set processed_keys = 5 where id = ?", Long.parseLong(target[1]));
+
+    TargetSnapshot after = observe(target, 0.5);
+
+    assertThat(after.consecutiveFailures()).isZero();
+    assertThat(after.state()).isEqualTo(TargetState.BACKFILLING);
+    assertThat(fixtures.targetRow(target[0]))
+        .containsEntry("consecutive_failures", 0)
+        .containsEntry("first_failed_at", null)
+        .containsEntry("observed_processed_keys", 5L);
+    // No new progress: nothing changes, even after a failure streak is recorded elsewhere.
+    fixtures.update("update targets set consecutive_failures = 1 where name = ?", target[0]);
+    assertThat(observe(target, 0.5).consecutiveFailures()).isEqualTo(1);
+  }
+
+  @Test
+  void observeRunCompletedPrimesTheTarget() {
+    String[] target = backfillingWithRun("completed", 2);
+
+    TargetSnapshot after = observe(target, 0.5);
+
+    assertThat(after.state()).isEqualTo(TargetState.PRIMED);
+    Map<String, Object> row = fixtures.targetRow(target[0]);
+    assertThat(row).containsEntry("state", "primed").containsEntry("consecutive_failures", 0);
+    assertThat(row.get("primed_at")).isNotNull();
+  }
+
+  @Test
+  void observeRunFailedRaisesTheStreakToTheThresholdOnce() {
+    String[] target = backfillingWithRun("failed", 0);
+    fixtures.update(
+        "update runs set error = '2 batches failed' where id = ?", Long.parseLong(target[1]));
+
+    TargetSnapshot after = observe(target, 0.5);
+    Map<String, Object> first = streakColumns(target[0]);
+    TargetSnapshot again = observe(target, 0.9);
+
+    assertThat(after.state()).isEqualTo(TargetState.PENDING_BACKFILL);
+    assertThat(after.consecutiveFailures()).isEqualTo(3);
+    assertThat(after.failing()).isTrue();
+    assertThat(first)
+        .containsEntry("state", "pending_backfill")
+        .containsEntry("consecutive_failures", 3)
+        .containsEntry("last_error", "run " + target[1] + " failed: 2 batches failed")
+        .containsEntry("current_run_id", null);
+    assertThat(first.get("next_attempt_at")).isNotNull();
+    assertThat(again.consecutiveFailures()).isEqualTo(3);
+    assertThat(streakColumns(target[0])).isEqualTo(first);
+  }
+
+  @Test
+  void observeRunStoppedOrDeletedIsNeutral() {
+    String[] stopped = backfillingWithRun("stopped", 2);
+    String[] deleted = backfillingWithRun("running", 2);
+    fixtures.update("delete from runs where id = ?", Long.parseLong(deleted[1]));
+    Map<String, Object> stoppedBefore = streakColumns(stopped[0]);
+    Map<String, Object> deletedBefore = streakColumns(deleted[0]);
+
+    TargetSnapshot a = observe(stopped, 0.5);
+    TargetSnapshot b = observe(deleted, 0.5);
+
+    for (TargetSnapshot s : List.of(a, b)) {
+      assertThat(s.state()).isEqualTo(TargetState.PENDING_BACKFILL);
+      assertThat(s.consecutiveFailures()).isEqualTo(2);
+      assertThat(s.currentRunId()).isNull();
+    }
+    stoppedBefore.put("state", "pending_backfill");
+    stoppedBefore.put("current_run_id", null);
+    deletedBefore.put("state", "pending_backfill");
+    deletedBefore.put("current_run_id", null);
+    assertThat(streakColumns(stopped[0])).isEqualTo(stoppedBefore);
+    assertThat(streakColumns(deleted[0])).isEqualTo(deletedBefore);
+  }
+
+  @Test
+  void observeRunOfAnotherRunChangesNothing() {
+    String[] target = backfillingWithRun("failed", 1);
+    Map<String, Object> before = streakColumns(target[0]);
+
+    TargetSnapshot after =
+        activities.observeRun(
+            new RunObservation(target[0], Long.parseLong(target[1]) + 1_000_000, 0.5));
+
+    assertThat(after.state()).isEqualTo(TargetState.BACKFILLING);
+    assertThat(streakColumns(target[0])).isEqualTo(before);
+  }
+
+  // --- live batches ------------------------------------------------------------------------
+
+  private String primedLiveTarget() {
+    return fixtures.target(
+        "live",
+        LiveBackfill.NAME,
+        "{\"tenant\":\"" + TargetFixtures.uniqueName("tenant") + "\"}",
+        null,
+        "primed");
+  }
+
+  @Test
+  void applyLiveBatchesAppliesInArrivalOrderUpToMax() {
+    String name = primedLiveTarget();
+    long first = fixtures.liveBatch(name, "{\"n\":1}");
+    long second = fixtures.liveBatch(name, "{\"n\":2}");
+    long third = fixtures.liveBatch(name, "{\"n\":3}");
+
+    LiveDrain partial = activities.applyLiveBatches(new LiveDrainRequest(name, 2));
+    LiveDrain rest = activities.applyLiveBatches(new LiveDrainRequest(name, 10));
+
+    assertThat(partial.applied()).isEqualTo(2);
+    assertThat(partial.remaining()).isEqualTo(1);
+    assertThat(rest.applied()).isEqualTo(1);
+    assertThat(rest.remaining()).isZero();
+    assertThat(liveBackfill.applied(name)).containsExactly(first, second, third);
+    assertThat(
+            fixtures.rows(
+                "select status from live_batches where target_name = ? and applied_at is not null",
+                name))
+        .hasSize(3);
+  }
+
+  @Test
+  void applyLiveBatchesWaitsUntilPrimed() {
+    String name =
+        fixtures.target(
+            "live",
+            LiveBackfill.NAME,
+            "{\"tenant\":\"" + TargetFixtures.uniqueName("tenant") + "\"}",
+            null,
+            "backfilling");
+    fixtures.liveBatch(name, "{\"n\":1}");
+
+    LiveDrain drain = activities.applyLiveBatches(new LiveDrainRequest(name, 10));
+
+    assertThat(drain.applied()).isZero();
+    assertThat(drain.remaining()).isEqualTo(1);
+    assertThat(liveBackfill.applied(name)).isEmpty();
+  }
+
+  @Test
+  void aPermanentLiveFailureMarksTheBatchFailedAndTheTargetNeedsResync() {
+    String name = primedLiveTarget();
+    long first = fixtures.liveBatch(name, "{\"n\":1}");
+    long bad = fixtures.liveBatch(name, "{\"n\":\"permanent\"}");
+    long after = fixtures.liveBatch(name, "{\"n\":3}");
+
+    LiveDrain drain = activities.applyLiveBatches(new LiveDrainRequest(name, 10));
+
+    assertThat(drain.applied()).isEqualTo(1);
+    assertThat(drain.remaining()).isEqualTo(1);
+    assertThat(drain.target().state()).isEqualTo(TargetState.NEEDS_RESYNC);
+    assertThat(drain.target().failing()).isTrue();
+    assertThat(liveBackfill.applied(name)).containsExactly(first);
+    assertThat(fixtures.row("select status, error from live_batches where id = ?", bad))
+        .containsEntry("status", "failed");
+    assertThat(fixtures.row("select status from live_batches where id = ?", after))
+        .containsEntry("status", "queued");
+    Map<String, Object> row = fixtures.targetRow(name);
+    assertThat(row).containsEntry("state", "needs_resync").containsEntry("consecutive_failures", 3);
+    assertThat((String) row.get("last_error")).contains("live batch " + bad);
+    assertThat(row.get("first_failed_at")).isNotNull();
+  }
+
+  @Test
+  void aTransientLiveFailureIsRetryableAndKeepsTheBatchQueued() {
+    String name = primedLiveTarget();
+    long first = fixtures.liveBatch(name, "{\"n\":1}");
+    long flaky = fixtures.liveBatch(name, "{\"n\":\"transient\"}");
+
+    assertThatThrownBy(() -> activities.applyLiveBatches(new LiveDrainRequest(name, 10)))
+        .satisfies(
+            thrown -> {
+              assertThat(failure(thrown).getType()).isEqualTo("LIVE_BATCH_FAILED");
+              assertThat(failure(thrown).isNonRetryable()).isFalse();
+            });
+    assertThat(liveBackfill.applied(name)).containsExactly(first);
+    assertThat(fixtures.row("select status, error from live_batches where id = ?", flaky))
+        .containsEntry("status", "queued")
+        .containsEntry("error", "IllegalStateException: sink busy");
+    assertThat(fixtures.targetRow(name)).containsEntry("state", "primed");
+  }
+
+  // --- replan ------------------------------------------------------------------------------
+
+  @Test
+  void replanDryRunReportsAndChangesNothing() {
+    String[] target = backfillingWithRun("running", 4);
+    Map<String, Object> before = streakColumns(target[0]);
+
+    ReplanResult result = database.inTransaction(c -> TargetReplan.replan(c, target[0], true));
+
+    assertThat(result)
+        .isEqualTo(new ReplanResult(true, TargetState.BACKFILLING, 4, Long.parseLong(target[1])));
+    assertThat(streakColumns(target[0])).isEqualTo(before);
+    assertThat(database.inTransaction(c -> TargetReplan.replan(c, "no-such-target", true)).found())
+        .isFalse();
+  }
+
+  @Test
+  void replanResetsTheTargetAndReportsOnlyAnActiveRun() {
+    String[] running = backfillingWithRun("running", 4);
+    String[] ended = backfillingWithRun("failed", 2);
+
+    ReplanResult a = database.inTransaction(c -> TargetReplan.replan(c, running[0], false));
+    ReplanResult b = database.inTransaction(c -> TargetReplan.replan(c, ended[0], false));
+
+    assertThat(a.cancelledRunId()).isEqualTo(Long.parseLong(running[1]));
+    assertThat(b.cancelledRunId()).isNull();
+    assertThat(streakColumns(running[0]))
+        .containsEntry("state", "pending_backfill")
+        .containsEntry("consecutive_failures", 0)
+        .containsEntry("first_failed_at", null)
+        .containsEntry("next_attempt_at", null)
+        .containsEntry("last_error", null)
+        .containsEntry("current_run_id", null);
+  }
+
+  @Test
+  void replanActivityStopsAPendingRunThatHasNoWorkflow() {
+    TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
+    try {
+      TargetActivitiesImpl withTemporal =
+          new TargetActivitiesImpl(
+              database, registry, objectMapper, engine, targetConfig, temporal.getWorkflowClient());
+      String[] target = backfillingWithRun("pending", 3);
+
+      ReplanResult result = withTemporal.replan(new TargetRef(target[0]));
+
+      assertThat(result.cancelledRunId()).isEqualTo(Long.parseLong(target[1]));
+      assertThat(fixtures.row("select status from runs where id = ?", Long.parseLong(target[1])))
+          .containsEntry("status", "stopped");
+      assertThat(fixtures.targetRow(target[0]))
+          .containsEntry("state", "pending_backfill")
+          .containsEntry("consecutive_failures", 0);
+    } finally {
+      temporal.close();
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package dev.dripline.app.target;
+
+import dev.dripline.app.catalogue.BackfillDefinition;
+import dev.dripline.app.catalogue.Catalogue;
+import dev.dripline.app.problem.ConflictProblem;
+import dev.dripline.app.problem.NotFoundProblem;
+import dev.dripline.app.problem.UnavailableProblem;
+import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.run.Page;
+import dev.dripline.app.run.PageRequest;
+import dev.dripline.app.run.PageResponse;
+import dev.dripline.app.target.TargetRepository.DeletedTarget;
+import dev.dripline.app.target.TargetRepository.QueuedLiveBatch;
+import dev.dripline.catalogue.FieldError;
+import dev.dripline.catalogue.OptionsValidator;
+import dev.dripline.catalogue.ValidatedOptions;
+import dev.dripline.target.ReplanResult;
+import dev.dripline.target.TargetState;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the targets API does (PRODUCT T1, T7, §6.1). PostgreSQL is the record of every target and
+ * its live batches; the target's controlling workflow is told through {@link TargetWorkflows} after
+ * the record has changed, and polls the record as well, so a lost signal only delays it.
+ */
+@Singleton
+public class TargetService {
+  private static final Logger log = LoggerFactory.getLogger(TargetService.class);
+
+  private final TargetRepository targets;
+  private final Catalogue catalogue;
+  private final TargetWorkflows workflows;
+
+  public TargetService(TargetRepository targets, Catalogue catalogue, TargetWorkflows workflows) {
+    this.targets = targets;
+    this.catalogue = catalogue;
+    this.workflows = workflows;
+  }
+
+  /**
+   * Registers a target in {@code pending_backfill} (T1) and starts its controlling workflow. If the
+   * workflow cannot be started the row is removed again.
+   */
+  TargetResponse create(CreateTargetRequest request) {
+    NewTarget target = validate(request);
+    if (!targets.insert(target)) {
+      throw new ConflictProblem("a target named " + target.name() + " exists");
+    }
+    TargetRow row = find(target.name());
+    try {
+      workflows.start(row);
+    } catch (UnavailableProblem e) {
+      targets.deleteUnstarted(target.name());
+      throw e;
+    }
+    return TargetResponse.of(row);
+  }
+
+  private NewTarget validate(CreateTargetRequest request) {
+    List<FieldError> errors = new ArrayList<>(request.errors());
+    BackfillDefinition definition = null;
+    if (request.backfill() != null) {
+      definition = catalogue.find(request.backfill()).orElse(null);
+      if (definition == null) {
+        List<String> known = catalogue.all().stream().map(BackfillDefinition::name).toList();
+        errors.add(new FieldError("backfill", "unknown backfill; known backfills: " + known));
+      }
+    }
+    ValidatedOptions options = null;
+    if (definition != null && !request.hasError("options")) {
+      options = OptionsValidator.validate(definition.options(), request.options(), "options.");
+      errors.addAll(options.errors());
+    }
+    if (!errors.isEmpty()) {
+      throw new ValidationProblem(errors);
+    }
+    return new NewTarget(
+        request.name(), definition.name(), options.canonicalJson(), request.group());
+  }
+
+  /** The target with its failing flag and blocked live batches. */
+  TargetResponse get(String name) {
+    return TargetResponse.of(find(name));
+  }
+
+  /** A page of targets by name. */
+  PageResponse<TargetResponse> list(TargetQuery query) {
+    PageRequest paging = query.paging();
+    Page<TargetRow> page = targets.list(query.state(), query.group(), paging.page(), paging.size());
+    return new PageResponse<>(
+        page.items().stream().map(TargetResponse::of).toList(),
+        paging.page(),
+        paging.size(),
+        page.total());
+  }
+
+  /**
+   * Queues a live batch behind the target's others, then wakes its workflow (starting it again if
+   * it was lost). The row is the truth: a wake that does not arrive is only logged.
+   */
+  LiveBatchResponse queueLiveBatch(String name, String payloadJson) {
+    TargetRow target = find(name);
+    QueuedLiveBatch queued =
+        targets.queueLiveBatch(name, payloadJson).orElseThrow(() -> NotFoundProblem.target(name));
+    workflows.wakeQuietly(target);
+    return new LiveBatchResponse(queued.id(), name, "queued", queued.queuedAhead());
+  }
+
+  /** What an operator replan would do (T7); changes nothing. */
+  ReplanPreview previewReplan(String name) {
+    ReplanResult result = replanned(name, true);
+    return new ReplanPreview(
+        name,
+        true,
+        result.previousState().wire(),
+        result.previousFailures(),
+        result.cancelledRunId(),
+        TargetState.PENDING_BACKFILL.wire());
+  }
+
+  /**
+   * Operator replan (T7): resets the streak and returns the target to {@code pending_backfill} in
+   * one transaction, then stops the run it cancelled and wakes the target's workflow. If the stop
+   * cannot be delivered the replan stands and the 503 says which run to stop.
+   */
+  ReplanResponse replan(String name) {
+    ReplanResult result = replanned(name, false);
+    Long cancelled = result.cancelledRunId();
+    if (cancelled != null) {
+      try {
+        workflows.stopRun(cancelled);
+      } catch (UnavailableProblem e) {
+        throw new UnavailableProblem(
+            "target "
+                + name
+                + " is replanned, but "
+                + e.getMessage()
+                + "; stop it with POST /api/runs/"
+                + cancelled
+                + "/stop",
+            e.getCause());
+      }
+    }
+    targets.find(name).ifPresent(workflows::wakeQuietly);
+    return new ReplanResponse(
+        name,
+        false,
+        result.previousState().wire(),
+        result.previousFailures(),
+        cancelled,
+        TargetState.PENDING_BACKFILL.wire());
+  }
+
+  /**
+   * Deletes a target with its live batches, ends its workflow and stops its active run. The record
+   * goes first, so a workflow or run still going finds no target and cannot bring it back.
+   */
+  void delete(String name) {
+    DeletedTarget deleted = targets.delete(name).orElseThrow(() -> NotFoundProblem.target(name));
+    // The controlling workflow first, so it does not react to its run being stopped.
+    workflows.terminateQuietly(name);
+    if (deleted.currentRunId() != null && deleted.runActive()) {
+      try {
+        workflows.stopRun(deleted.currentRunId());
+      } catch (UnavailableProblem e) {
+        log.warn(
+            "target {} deleted, but its run {} is still active: {}",
+            name,
+            deleted.currentRunId(),
+            e.getMessage());
+      }
+    }
+  }
+
+  private ReplanResult replanned(String name, boolean dryRun) {
+    ReplanResult result = targets.replan(name, dryRun);
+    if (!result.found()) {
+      throw NotFoundProblem.target(name);
+    }
+    return result;
+  }
+
+  private TargetRow find(String name) {
+    return targets.find(name).orElseThrow(() -> NotFoundProblem.target(name));
+  }
+}

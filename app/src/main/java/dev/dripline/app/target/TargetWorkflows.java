@@ -1,0 +1,139 @@
+package dev.dripline.app.target;
+
+import dev.dripline.app.problem.UnavailableProblem;
+import dev.dripline.config.TemporalConfig;
+import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.RunSearchAttributes;
+import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.target.TargetRef;
+import dev.dripline.target.TargetWorkflow;
+import dev.dripline.target.TargetWorkflowIds;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.SearchAttributes;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The targets API's only contact with Temporal: starting, waking and terminating targets'
+ * controlling workflows, and stopping the runs a replan or a deletion cancels. PostgreSQL stays the
+ * record (the workflow polls it too), so a missed wake-up only delays the workflow; a Temporal
+ * failure that matters surfaces as {@link UnavailableProblem}.
+ */
+@Singleton
+public class TargetWorkflows {
+  private static final Logger log = LoggerFactory.getLogger(TargetWorkflows.class);
+
+  private final WorkflowClient client;
+  private final TemporalConfig temporal;
+
+  public TargetWorkflows(WorkflowClient client, TemporalConfig temporal) {
+    this.client = client;
+    this.temporal = temporal;
+  }
+
+  /**
+   * Starts the controlling workflow of a freshly registered target (one already running is kept).
+   */
+  void start(TargetRow target) {
+    TargetWorkflow stub = client.newWorkflowStub(TargetWorkflow.class, options(target));
+    try {
+      WorkflowClient.start(stub::run, new TargetRef(target.name()));
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not start the workflow of target "
+              + target.name()
+              + " (Temporal: "
+              + reason(e)
+              + ")",
+          e);
+    }
+  }
+
+  /**
+   * Signals {@code wake}, starting the workflow first if none is running, so a target whose
+   * workflow was lost is revived by the next change to its record.
+   */
+  void wake(TargetRow target) {
+    TargetWorkflow stub = client.newWorkflowStub(TargetWorkflow.class, options(target));
+    try {
+      BatchRequest batch = client.newSignalWithStartRequest();
+      batch.add(stub::run, new TargetRef(target.name()));
+      batch.add(stub::wake);
+      client.signalWithStart(batch);
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not wake the workflow of target "
+              + target.name()
+              + " (Temporal: "
+              + reason(e)
+              + ")",
+          e);
+    }
+  }
+
+  /** Wakes without caring whether it arrives: the workflow polls the record anyway. */
+  void wakeQuietly(TargetRow target) {
+    try {
+      wake(target);
+    } catch (UnavailableProblem e) {
+      log.warn("target {}: wake not delivered: {}", target.name(), e.getMessage());
+    }
+  }
+
+  /** Signals {@code stop} to a run's workflow; one that is closed or missing is fine. */
+  void stopRun(long runId) {
+    try {
+      client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId)).stop();
+    } catch (WorkflowNotFoundException e) {
+      // Ended or never started: nothing to stop.
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not signal stop to run " + runId + " (Temporal: " + reason(e) + ")", e);
+    }
+  }
+
+  /** Terminates the target's workflow, if any; a missing or closed one is fine. */
+  void terminateQuietly(String name) {
+    try {
+      client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).terminate("target deleted");
+    } catch (WorkflowNotFoundException e) {
+      // Already closed or never started: nothing to cancel.
+    } catch (RuntimeException e) {
+      // The record is gone; an execution left behind finds no target and ends by itself.
+      log.warn("target {}: could not terminate its workflow: {}", name, reason(e));
+    }
+  }
+
+  private WorkflowOptions options(TargetRow target) {
+    return WorkflowOptions.newBuilder()
+        .setWorkflowId(TargetWorkflowIds.forTarget(target.name()))
+        .setTaskQueue(temporal.taskQueue())
+        .setWorkflowIdConflictPolicy(
+            WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setTypedSearchAttributes(
+            SearchAttributes.newBuilder().set(RunSearchAttributes.TARGET, target.name()).build())
+        .setStaticSummary(summary(target))
+        .build();
+  }
+
+  /** The one-line summary the Web UI shows, e.g. "target acme · example.copy-events". */
+  static String summary(TargetRow target) {
+    String text = "target " + target.name() + " · " + target.backfill();
+    return target.group() == null ? text : text + " · group " + target.group();
+  }
+
+  private static String reason(RuntimeException e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return String.valueOf(cause.getMessage());
+  }
+}

@@ -1,0 +1,207 @@
+package dev.dripline.app.target;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.dripline.app.Api;
+import dev.dripline.app.TestData;
+import dev.dripline.config.TemporalConfig;
+import dev.dripline.db.Database;
+import dev.dripline.run.RunSearchAttributes;
+import dev.dripline.target.TargetWorkflowIds;
+import io.micronaut.context.annotation.Property;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The targets API against a real Temporal server ({@code DRIPLINE_TEST_TEMPORAL_ADDRESS}) but no
+ * worker: target workflows are started and signalled on a task queue nobody polls, so they stay
+ * where the API put them. Skipped when no server answers.
+ */
+@MicronautTest(transactional = false)
+@Property(name = "dripline.temporal.task-queue", value = "dripline-app-it-no-worker")
+class TargetsWithTemporalIT {
+  @Inject
+  @Client("/")
+  HttpClient client;
+
+  @Inject JsonMapper json;
+  @Inject Database database;
+  @Inject WorkflowClient workflows;
+  @Inject TemporalConfig temporal;
+
+  private Api api;
+  private TestData data;
+  private final String backfill = TestData.uniqueName();
+  private final List<String> targets = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    assumeTrue(reachable(temporal.address()), "no Temporal server at " + temporal.address());
+    api = new Api(client, json);
+    data = new TestData(database);
+    data.definition(backfill, 10, null);
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (data == null) {
+      return;
+    }
+    for (String name : targets) {
+      try {
+        workflows.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).terminate("test over");
+      } catch (RuntimeException e) {
+        // already closed
+      }
+    }
+    data.cleanUpTargets(targets.toArray(String[]::new));
+    data.cleanUp(backfill);
+  }
+
+  @Test
+  void createsATargetAndStartsItsControllingWorkflow() {
+    String name = newName();
+
+    Api.Reply reply = create(name, ",\"group\":\"org-7\"");
+
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(reply.location()).isEqualTo("/api/targets/" + name);
+    assertThat(reply.object())
+        .containsEntry("name", name)
+        .containsEntry("backfill", backfill)
+        .containsEntry("group", "org-7")
+        .containsEntry("state", "pending_backfill")
+        .containsEntry("consecutiveFailures", 0)
+        .containsEntry("failing", false)
+        .containsEntry("options", Map.of("items", 5, "mode", "fast", "sleepMs", 0));
+    assertThat(data.text("select options::text from targets where name = ?", name))
+        .isEqualTo("{\"mode\": \"fast\", \"items\": 5, \"sleepMs\": 0}");
+    WorkflowExecutionDescription workflow = describe(name);
+    assertThat(workflow.getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(workflow.getWorkflowType()).isEqualTo("Target");
+    assertThat(workflow.getTypedSearchAttributes().get(RunSearchAttributes.TARGET)).isEqualTo(name);
+    assertThat(workflow.getStaticSummary())
+        .isEqualTo("target " + name + " · " + backfill + " · group org-7");
+  }
+
+  @Test
+  void aSecondCreationWithTheSameNameIs409AndKeepsTheWorkflow() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    String runId = describe(name).getExecution().getRunId();
+
+    Api.Reply duplicate = create(name, "");
+
+    assertThat(duplicate.status()).isEqualTo(409);
+    assertThat(data.count("select count(*) from targets where name = ?", name)).isEqualTo(1);
+    assertThat(describe(name).getExecution().getRunId()).isEqualTo(runId);
+  }
+
+  @Test
+  void aLiveBatchRevivesALostTargetWorkflow() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    workflows.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).terminate("lost");
+
+    Api.Reply reply = api.post("/api/targets/" + name + "/live-batches", "{\"payload\":{}}");
+
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(reply.object()).containsEntry("queuedAhead", 0);
+    WorkflowExecutionDescription workflow = describe(name);
+    assertThat(workflow.getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(workflow.getTypedSearchAttributes().get(RunSearchAttributes.TARGET)).isEqualTo(name);
+  }
+
+  @Test
+  void aReplanCancelsTheCurrentRunEvenWithoutItsWorkflow() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    long run = data.run(backfill, "running", "{\"items\":5}");
+    data.sql(
+        "update targets set state = 'backfilling', consecutive_failures = 2,"
+            + " current_run_id = ? where name = ?",
+        run,
+        name);
+
+    Api.Reply reply = api.post("/api/targets/" + name + "/replan", "");
+
+    // The run has no workflow to tell (not found is fine); the target's workflow is woken.
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(reply.object())
+        .containsEntry("cancelledRunId", (int) run)
+        .containsEntry("previousState", "backfilling")
+        .containsEntry("previousConsecutiveFailures", 2)
+        .containsEntry("state", "pending_backfill");
+    assertThat(data.text("select current_run_id::text from targets where name = ?", name)).isNull();
+    assertThat(describe(name).getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  @Test
+  void deletingATargetTerminatesItsWorkflow() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    data.liveBatch(name, "queued", 1);
+
+    Api.Reply reply = api.delete("/api/targets/" + name);
+
+    assertThat(reply.status()).isEqualTo(204);
+    assertThat(describe(name).getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+    assertThat(data.count("select count(*) from live_batches where target_name = ?", name))
+        .isZero();
+    assertThat(api.get("/api/targets/" + name).status()).isEqualTo(404);
+  }
+
+  private Api.Reply create(String name, String extra) {
+    return api.post(
+        "/api/targets",
+        "{\"name\":\""
+            + name
+            + "\",\"backfill\":\""
+            + backfill
+            + "\",\"options\":{\"items\":5}"
+            + extra
+            + "}");
+  }
+
+  private String newName() {
+    String name = TestData.uniqueTarget();
+    targets.add(name);
+    return name;
+  }
+
+  private WorkflowExecutionDescription describe(String name) {
+    return workflows.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).describe();
+  }
+
+  private static boolean reachable(String address) {
+    int colon = address.lastIndexOf(':');
+    try (Socket socket = new Socket()) {
+      socket.connect(
+          new InetSocketAddress(
+              address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
+          500);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,323 @@
+package dev.dripline.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.dripline.target.TargetView;
+import dev.dripline.target.TargetWorkflow;
+import dev.dripline.target.TargetWorkflowIds;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import io.temporal.client.WorkflowClient;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Three targets of {@code example.copy-events} on real PostgreSQL and the real Temporal dev server,
+ * one of them with a planning fault: the healthy ones prime and apply their live batches in order;
+ * the faulty one keeps failing with growing delays and is counted only in the failing, unalerted
+ * gauges; healed, it recovers by itself and every gauge returns to zero — with the same figures on
+ * the {@code /prometheus} of two processes.
+ */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TargetsIT implements TestPropertyProvider {
+  private static final String TAG = "tgt-" + UUID.randomUUID().toString().substring(0, 8);
+  private static final String QUEUE = "dripline-" + TAG;
+  private static final int EVENTS = 40;
+
+  @Inject EmbeddedServer server;
+  @Inject WorkflowClient temporal;
+  private Api api;
+  private Process secondProcess;
+  private Api second;
+
+  @Override
+  public Map<String, String> getProperties() {
+    return Map.of(
+        "dripline.temporal.task-queue", QUEUE,
+        "dripline.targets.planner-backoff-base", "1s",
+        "dripline.targets.planner-backoff-cap", "6s",
+        "dripline.targets.poll-interval", "300ms",
+        "dripline.targets.capacity-retry", "500ms",
+        "dripline.targets.metrics-interval", "1s");
+  }
+
+  @BeforeAll
+  void setUp() throws Exception {
+    api = new Api(server.getURI());
+    // Gauges are global: this class owns the target tables while it runs (modules run one at a
+    // time and no other test class of this module uses targets).
+    TestDb.execute("delete from targets");
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    secondProcess = startSecondProcess(port);
+    second = new Api(URI.create("http://127.0.0.1:" + port));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .until(() -> second.get("/health").status() == 200);
+  }
+
+  @AfterAll
+  void tearDown() {
+    if (secondProcess != null) {
+      secondProcess.destroy();
+    }
+    TestDb.execute("delete from targets where name like ?", TAG + "%");
+    TestDb.execute("delete from example_faults where tag like ?", TAG + "%");
+  }
+
+  /** A worker process on the same task queue, serving its own /prometheus. */
+  private Process startSecondProcess(int port) throws IOException {
+    Path log = Files.createTempFile("dripline-second-process", ".log");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.dripline.worker.WorkerApplication"));
+    Map<String, String> env = builder.environment();
+    env.put("DRIPLINE_DB_URL", TestDb.URL);
+    env.put(
+        "TEMPORAL_ADDRESS",
+        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243"));
+    env.put("DRIPLINE_TASK_QUEUE", QUEUE);
+    env.put("DRIPLINE_WORKER_HTTP_PORT", String.valueOf(port));
+    env.put("DRIPLINE_PLANNER_BACKOFF_BASE", "1s");
+    env.put("DRIPLINE_PLANNER_BACKOFF_CAP", "6s");
+    env.put("DRIPLINE_TARGET_POLL_INTERVAL", "300ms");
+    env.put("DRIPLINE_TARGET_CAPACITY_RETRY", "500ms");
+    env.put("DRIPLINE_METRICS_INTERVAL", "1s");
+    builder.redirectErrorStream(true).redirectOutput(log.toFile());
+    System.out.println("second process logs to " + log);
+    return builder.start();
+  }
+
+  private JsonNode target(String name) {
+    return api.get("/api/targets/" + name).body();
+  }
+
+  private void register(String name) {
+    Api.Response created =
+        api.post(
+            "/api/targets",
+            Map.of(
+                "name",
+                name,
+                "backfill",
+                "example.copy-events",
+                "options",
+                Map.of("tenant", name),
+                "group",
+                TAG));
+    assertThat(created.status()).as("register %s: %s", name, created.body()).isEqualTo(201);
+  }
+
+  private void postLive(String name, int eventId) {
+    Map<String, Object> payload =
+        Map.of("events", List.of(Map.of("id", eventId, "body", "live " + eventId)));
+    Api.Response queued =
+        api.post("/api/targets/" + name + "/live-batches", Map.of("payload", payload));
+    assertThat(queued.status()).as("live batch: %s", queued.body()).isEqualTo(202);
+  }
+
+  /** The dripline_* series of one process's /prometheus, by name and labels. */
+  private static Map<String, Double> driplineMetrics(Api process) {
+    String text = process.getText("/prometheus");
+    Map<String, Double> values = new TreeMap<>();
+    for (String line : text.split("\n")) {
+      if (line.startsWith("dripline_")) {
+        int space = line.lastIndexOf(' ');
+        String series = line.substring(0, space).replace(",}", "}");
+        values.put(series, Double.parseDouble(line.substring(space + 1)));
+      }
+    }
+    return values;
+  }
+
+  private static double metric(Map<String, Double> metrics, String name) {
+    return metrics.getOrDefault(name, Double.NaN);
+  }
+
+  @Test
+  void healthyTargetsPrimeFaultyOneBacksOffAndHealsAndGaugesAgreeAcrossProcesses() {
+    String a = TAG + "-a";
+    String b = TAG + "-b";
+    String c = TAG + "-c";
+    for (String tenant : List.of(a, b, c)) {
+      TestDb.execute(
+          "insert into example_events(tenant, event_id, body)"
+              + " select ?, g, 'event ' || g from generate_series(1, ?) g",
+          tenant,
+          EVENTS);
+    }
+    TestDb.execute("insert into example_faults(tag, phase) values (?, 'plan')", c);
+
+    for (String name : List.of(a, b, c)) {
+      register(name);
+    }
+    for (String name : List.of(a, b, c)) {
+      for (int id = 1001; id <= 1003; id++) {
+        postLive(name, id);
+      }
+    }
+
+    // The healthy two prime and apply their live batches in arrival order.
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () ->
+                "primed".equals(target(a).path("state").asText())
+                    && "primed".equals(target(b).path("state").asText()));
+    for (String name : List.of(a, b)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  TestDb.queryLong(
+                          "select count(*) from example_sink_events where tenant = ?", name)
+                      == EVENTS + 3);
+      assertThat(
+              TestDb.queryLong(
+                  "select count(*) from (select event_id, applied_seq, lag(event_id) over"
+                      + " (order by applied_seq) prev from example_sink_events where tenant = ?"
+                      + " and event_id > 1000) s where prev is not null and prev > event_id",
+                  name))
+          .as("live events of %s applied out of order", name)
+          .isZero();
+      assertThat(target(name).path("blockedLiveBatches").asInt()).isZero();
+      assertThat(target(name).path("failing").asBoolean()).isFalse();
+    }
+
+    // The faulty one keeps failing, with growing delays, and never holds a slot while it waits.
+    List<Long> delays = new ArrayList<>();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () -> {
+              JsonNode t = target(c);
+              int streak = t.path("consecutiveFailures").asInt();
+              if (streak >= 1 && !t.path("nextAttemptAt").isNull()) {
+                long delay =
+                    Duration.between(
+                            java.time.Instant.parse(t.path("lastAttemptAt").asText()),
+                            java.time.Instant.parse(t.path("nextAttemptAt").asText()))
+                        .toMillis();
+                if (delays.size() < streak) {
+                  delays.add(delay);
+                }
+              }
+              return streak >= 3;
+            });
+    JsonNode faulty = target(c);
+    assertThat(faulty.path("failing").asBoolean()).isTrue();
+    assertThat(faulty.path("state").asText()).isIn("pending_backfill", "backfilling");
+    assertThat(faulty.path("lastError").asText()).isNotBlank();
+    assertThat(faulty.path("blockedLiveBatches").asInt()).isEqualTo(3);
+    assertThat(delays).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(delays.get(delays.size() - 1)).isGreaterThan(delays.get(0));
+    // The target's workflow tells the same story through its query.
+    TargetWorkflow workflow =
+        temporal.newWorkflowStub(TargetWorkflow.class, TargetWorkflowIds.forTarget(c));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              TargetView view = workflow.status();
+              return view.failing()
+                  && view.consecutiveFailures() == target(c).path("consecutiveFailures").asInt()
+                  && view.blockedLiveBatches() == 3;
+            });
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              Map<String, Double> m = driplineMetrics(api);
+              return metric(m, "dripline_stuck_targets") == 1
+                  && metric(m, "dripline_failing_blocked_backlog") == 3
+                  && metric(m, "dripline_blocked_backlog") == 0;
+            });
+    Map<String, Double> failingView = driplineMetrics(api);
+    assertThat(metric(failingView, "dripline_stuck_oldest_age_seconds")).isPositive();
+    assertThat(metric(failingView, "dripline_blocked_oldest_age_seconds")).isZero();
+    assertThat(metric(failingView, "dripline_planning_failures_total")).isGreaterThanOrEqualTo(3);
+    assertThat(metric(failingView, "dripline_targets{state=\"primed\"}")).isEqualTo(2);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> sameGauges(driplineMetrics(api), driplineMetrics(second)));
+
+    // Healed, it recovers by itself and every gauge returns to zero.
+    TestDb.execute("delete from example_faults where tag = ?", c);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(() -> "primed".equals(target(c).path("state").asText()));
+    JsonNode healed = target(c);
+    assertThat(healed.path("consecutiveFailures").asInt()).isZero();
+    assertThat(healed.path("firstFailedAt").isNull()).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                TestDb.queryLong("select count(*) from example_sink_events where tenant = ?", c)
+                    == EVENTS + 3);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              Map<String, Double> m = driplineMetrics(api);
+              return metric(m, "dripline_stuck_targets") == 0
+                  && metric(m, "dripline_failing_blocked_backlog") == 0
+                  && metric(m, "dripline_blocked_backlog") == 0
+                  && metric(m, "dripline_blocked_oldest_age_seconds") == 0
+                  && metric(m, "dripline_stuck_oldest_age_seconds") == 0;
+            });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> sameGauges(driplineMetrics(api), driplineMetrics(second)));
+  }
+
+  /** The PostgreSQL-derived gauges of two processes are equal (ages and counters included). */
+  private static boolean sameGauges(Map<String, Double> one, Map<String, Double> other) {
+    Map<String, Double> left = derived(one);
+    Map<String, Double> right = derived(other);
+    return !left.isEmpty() && left.equals(right);
+  }
+
+  private static Map<String, Double> derived(Map<String, Double> all) {
+    Map<String, Double> derived = new TreeMap<>();
+    all.forEach(
+        (name, value) -> {
+          if (name.startsWith("dripline_targets")
+              || name.startsWith("dripline_runs")
+              || name.startsWith("dripline_blocked")
+              || name.startsWith("dripline_failing")
+              || name.startsWith("dripline_stuck")
+              || name.startsWith("dripline_planning")) {
+            derived.put(name, value);
+          }
+        });
+    return derived;
+  }
+}

@@ -1,0 +1,460 @@
+package dev.dripline.target;
+
+import dev.dripline.run.RunStatus;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * An in-memory stand-in for the targets table, with the compare-and-set semantics of the PostgreSQL
+ * activities: every write first checks the state the caller expects and otherwise changes nothing.
+ * Every state and streak change goes through {@link TargetTransitions}, so a test of the workflow
+ * over this store also exercises the rules the real activities apply. Capacity decisions are
+ * serialised by the store's monitor, as the database's transaction serialises them, and the store
+ * records the most targets ever backfilling at once, globally and per group.
+ *
+ * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
+ */
+final class FakeTargetStore implements TargetActivities {
+
+  /** What a target's planning attempts do while set. */
+  enum PlanMode {
+    SUCCEED,
+    FAIL,
+    PERMANENT
+  }
+
+  /**
+   * What a planned run does as the target observes it.
+   *
+   * @param pollsBeforeEnd observations before the run ends ({@code Integer.MAX_VALUE}: never)
+   * @param endsAs how it ends
+   * @param progressOnFirstPoll whether a batch completes before the first observation
+   */
+  record RunScript(int pollsBeforeEnd, RunStatus endsAs, boolean progressOnFirstPoll) {
+    static RunScript completesAfter(int polls) {
+      return new RunScript(polls, RunStatus.COMPLETED, false);
+    }
+
+    static RunScript failsAfter(int polls) {
+      return new RunScript(polls, RunStatus.FAILED, false);
+    }
+
+    static RunScript runsForever() {
+      return new RunScript(Integer.MAX_VALUE, RunStatus.COMPLETED, false);
+    }
+
+    static RunScript progressesThenRunsForever() {
+      return new RunScript(Integer.MAX_VALUE, RunStatus.COMPLETED, true);
+    }
+  }
+
+  /** One recorded change of a target (or a lost capacity race, which must change nothing). */
+  record Change(String kind, String target, Instant at, TargetSnapshot after) {}
+
+  /** A queued live batch: its arrival order and time. */
+  record LiveBatch(long sequence, Instant queuedAt) {}
+
+  static final class Run {
+    final long id;
+    final String target;
+    final RunScript script;
+    RunStatus status = RunStatus.RUNNING;
+    int polls;
+
+    Run(long id, String target, RunScript script) {
+      this.id = id;
+      this.target = target;
+      this.script = script;
+    }
+  }
+
+  private final Supplier<Instant> clock;
+  volatile TargetSettings settings;
+  volatile int globalMax = 5;
+  volatile int groupMax = 3;
+
+  /** Called inside the store's monitor after every recorded change, to script a scenario. */
+  volatile Consumer<Change> onChange = change -> {};
+
+  private final Map<String, TargetSnapshot> targets = new LinkedHashMap<>();
+  private final Map<String, PlanMode> planModes = new HashMap<>();
+  private final Map<String, Deque<RunScript>> runScripts = new HashMap<>();
+  private final Map<String, List<Instant>> planAttempts = new HashMap<>();
+  private final Map<String, Deque<LiveBatch>> liveQueues = new HashMap<>();
+  private final Map<String, List<Long>> applied = new HashMap<>();
+  private final Map<String, Boolean> liveFailing = new HashMap<>();
+  private final Map<String, Integer> capacityLosses = new HashMap<>();
+  final Map<Long, Run> runs = new LinkedHashMap<>();
+  private final List<Change> changes = new ArrayList<>();
+  private final List<Integer> drainSizes = new ArrayList<>();
+  private long nextRunId = 100;
+  private long nextLiveSequence = 1;
+  private int loads;
+  private int replans;
+  private int maxBackfilling;
+  private final Map<String, Integer> maxBackfillingPerGroup = new HashMap<>();
+
+  FakeTargetStore(Supplier<Instant> clock, TargetSettings settings) {
+    this.clock = clock;
+    this.settings = settings;
+  }
+
+  // Arrange
+
+  /** Registers a target as the API does: pending_backfill, streak 0 (T1). */
+  synchronized void register(String name, String group) {
+    put(
+        new TargetSnapshot(
+            name,
+            true,
+            "example.copy-events",
+            group,
+            TargetState.PENDING_BACKFILL,
+            0,
+            null,
+            null,
+            null,
+            null,
+            null,
+            0,
+            null,
+            settings));
+  }
+
+  /** Stores a record as it is, e.g. one left behind by a crash. */
+  synchronized void put(TargetSnapshot record) {
+    targets.put(record.name(), record);
+    track();
+  }
+
+  /** A run recorded for a target, as a previous execution would have left it. */
+  synchronized long existingRun(String target, RunScript script) {
+    long id = nextRunId++;
+    runs.put(id, new Run(id, target, script));
+    return id;
+  }
+
+  synchronized void planMode(String name, PlanMode mode) {
+    planModes.put(name, mode);
+  }
+
+  /** Scripts for the target's next runs, in order; the last one repeats. */
+  synchronized void runScripts(String name, RunScript... scripts) {
+    runScripts.put(name, new ArrayDeque<>(List.of(scripts)));
+  }
+
+  synchronized void queueLive(String name, int count) {
+    Deque<LiveBatch> queue = liveQueues.computeIfAbsent(name, k -> new ArrayDeque<>());
+    for (int i = 0; i < count; i++) {
+      queue.add(new LiveBatch(nextLiveSequence++, clock.get()));
+    }
+  }
+
+  synchronized void liveFailing(String name, boolean failing) {
+    liveFailing.put(name, failing);
+  }
+
+  synchronized void delete(String name) {
+    targets.remove(name);
+  }
+
+  /** The API's replan (T7) done directly on the record, as the HTTP endpoint would. */
+  synchronized void replanAsApi(String name) {
+    replan(new TargetRef(name));
+  }
+
+  // Assert
+
+  synchronized TargetSnapshot get(String name) {
+    TargetSnapshot t = targets.get(name);
+    return t == null ? TargetSnapshot.notFound(name) : decorate(t);
+  }
+
+  synchronized List<Instant> planAttempts(String name) {
+    return List.copyOf(planAttempts.getOrDefault(name, List.of()));
+  }
+
+  synchronized List<Change> changes(String name, String kind) {
+    return changes.stream().filter(c -> c.target().equals(name) && c.kind().equals(kind)).toList();
+  }
+
+  synchronized List<Change> changes(String name) {
+    return changes.stream().filter(c -> c.target().equals(name)).toList();
+  }
+
+  synchronized int capacityLosses(String name) {
+    return capacityLosses.getOrDefault(name, 0);
+  }
+
+  synchronized int loads() {
+    return loads;
+  }
+
+  synchronized int replans() {
+    return replans;
+  }
+
+  synchronized int maxBackfilling() {
+    return maxBackfilling;
+  }
+
+  synchronized Map<String, Integer> maxBackfillingPerGroup() {
+    return Map.copyOf(maxBackfillingPerGroup);
+  }
+
+  synchronized int appliedLive(String name) {
+    return applied.getOrDefault(name, List.of()).size();
+  }
+
+  /** Sequence numbers of the target's live batches in the order they were applied. */
+  synchronized List<Long> appliedOrder(String name) {
+    return List.copyOf(applied.getOrDefault(name, List.of()));
+  }
+
+  synchronized List<Integer> drainSizes() {
+    return List.copyOf(drainSizes);
+  }
+
+  synchronized boolean allInState(TargetState state) {
+    return targets.values().stream().allMatch(t -> t.state() == state);
+  }
+
+  // TargetActivities
+
+  @Override
+  public synchronized TargetSnapshot load(TargetRef target) {
+    loads++;
+    return get(target.name());
+  }
+
+  @Override
+  public synchronized CapacityResult acquireCapacity(TargetRef target) {
+    TargetSnapshot t = targets.get(target.name());
+    if (t == null) {
+      return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
+    }
+    Instant now = clock.get();
+    if (t.state() != TargetState.PENDING_BACKFILL
+        || t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now)) {
+      return new CapacityResult(false, decorate(t));
+    }
+    long global = countBackfilling(null);
+    long group = t.group() == null ? 0 : countBackfilling(t.group());
+    if (global >= globalMax || t.group() != null && group >= groupMax) {
+      capacityLosses.merge(t.name(), 1, Integer::sum);
+      return new CapacityResult(false, save("capacity-lost", TargetTransitions.neutral(t), now));
+    }
+    return new CapacityResult(true, save("backfilling", TargetTransitions.backfilling(t), now));
+  }
+
+  @Override
+  public PlannedRun plan(TargetRef target) {
+    synchronized (this) {
+      TargetSnapshot t = targets.get(target.name());
+      if (t == null || t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
+        throw ApplicationFailure.newFailure(
+            "target " + target.name() + " is not waiting to be planned",
+            TargetFailure.TARGET_PLANNING_FAILED.name());
+      }
+      Instant now = clock.get();
+      List<Instant> attempts = planAttempts.computeIfAbsent(t.name(), k -> new ArrayList<>());
+      attempts.add(now);
+      PlanMode mode = planModes.getOrDefault(t.name(), PlanMode.SUCCEED);
+      if (mode == PlanMode.FAIL) {
+        throw ApplicationFailure.newFailure(
+            "injected planning failure " + attempts.size(),
+            TargetFailure.TARGET_PLANNING_FAILED.name());
+      }
+      if (mode == PlanMode.PERMANENT) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "unknown option 'tenant'", TargetFailure.TARGET_PLANNING_PERMANENT.name());
+      }
+      Deque<RunScript> scripts = runScripts.get(t.name());
+      RunScript script;
+      if (scripts == null || scripts.isEmpty()) {
+        script = RunScript.completesAfter(1);
+      } else {
+        script = scripts.size() > 1 ? scripts.poll() : scripts.peek();
+      }
+      long runId = nextRunId++;
+      runs.put(runId, new Run(runId, t.name(), script));
+      // A plan saved is forward progress (T4): the streak resets and the run becomes current.
+      save("planned", withRun(TargetTransitions.progressed(t), runId, now), now);
+      return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
+    }
+  }
+
+  @Override
+  public synchronized TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+    TargetSnapshot t = targets.get(failure.name());
+    if (t == null) {
+      return TargetSnapshot.notFound(failure.name());
+    }
+    if (t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
+      return decorate(t);
+    }
+    Instant now = clock.get();
+    return save(
+        failure.permanent() ? "planning-failed-permanently" : "planning-failed",
+        TargetTransitions.planningFailed(
+            t, failure.error(), failure.permanent(), failure.jitterDraw(), now),
+        now);
+  }
+
+  @Override
+  public synchronized TargetSnapshot observeRun(RunObservation observation) {
+    TargetSnapshot t = targets.get(observation.name());
+    if (t == null) {
+      return TargetSnapshot.notFound(observation.name());
+    }
+    if (t.state() != TargetState.BACKFILLING
+        || !Long.valueOf(observation.runId()).equals(t.currentRunId())) {
+      return decorate(t);
+    }
+    Instant now = clock.get();
+    Run run = runs.get(observation.runId());
+    if (run == null) {
+      return save("run-gone", TargetTransitions.neutral(t), now);
+    }
+    run.polls++;
+    boolean progressed = run.script.progressOnFirstPoll() && run.polls == 1;
+    if (run.status == RunStatus.RUNNING && run.polls >= run.script.pollsBeforeEnd()) {
+      run.status = run.script.endsAs();
+    }
+    return switch (run.status) {
+      case COMPLETED -> save("primed", TargetTransitions.primed(t), now);
+      case FAILED ->
+          save(
+              "run-failed",
+              TargetTransitions.runFailed(
+                  t, "run " + run.id + " failed", observation.jitterDraw(), now),
+              now);
+      case STOPPED -> save("run-superseded", TargetTransitions.neutral(t), now);
+      default ->
+          progressed ? save("progressed", TargetTransitions.progressed(t), now) : decorate(t);
+    };
+  }
+
+  @Override
+  public synchronized LiveDrain applyLiveBatches(LiveDrainRequest request) {
+    TargetSnapshot t = targets.get(request.name());
+    if (t == null) {
+      return new LiveDrain(0, 0, TargetSnapshot.notFound(request.name()));
+    }
+    Deque<LiveBatch> queue = liveQueues.computeIfAbsent(t.name(), k -> new ArrayDeque<>());
+    if (t.state() != TargetState.PRIMED) {
+      return new LiveDrain(0, queue.size(), decorate(t));
+    }
+    Instant now = clock.get();
+    if (liveFailing.getOrDefault(t.name(), false)) {
+      return new LiveDrain(
+          0,
+          queue.size(),
+          save(
+              "live-failed",
+              TargetTransitions.liveFailed(t, "live batch failed permanently", now),
+              now));
+    }
+    List<Long> done = applied.computeIfAbsent(t.name(), k -> new ArrayList<>());
+    int count = 0;
+    while (count < request.max() && !queue.isEmpty()) {
+      done.add(queue.poll().sequence());
+      count++;
+    }
+    drainSizes.add(count);
+    return new LiveDrain(count, queue.size(), decorate(t));
+  }
+
+  @Override
+  public synchronized ReplanResult replan(TargetRef target) {
+    TargetSnapshot t = targets.get(target.name());
+    if (t == null) {
+      return new ReplanResult(false, null, 0, null);
+    }
+    replans++;
+    Long cancelled = t.currentRunId();
+    if (cancelled != null && runs.containsKey(cancelled)) {
+      Run run = runs.get(cancelled);
+      if (run.status == RunStatus.RUNNING) {
+        run.status = RunStatus.STOPPED;
+      }
+    }
+    save("replanned", TargetTransitions.replanned(t), clock.get());
+    return new ReplanResult(true, t.state(), t.consecutiveFailures(), cancelled);
+  }
+
+  // Internals
+
+  private TargetSnapshot save(String kind, TargetSnapshot next, Instant at) {
+    targets.put(next.name(), next);
+    track();
+    TargetSnapshot view = decorate(next);
+    Change change = new Change(kind, next.name(), at, view);
+    changes.add(change);
+    onChange.accept(change);
+    return view;
+  }
+
+  private void track() {
+    maxBackfilling = (int) Math.max(maxBackfilling, countBackfilling(null));
+    for (TargetSnapshot t : targets.values()) {
+      if (t.group() != null) {
+        maxBackfillingPerGroup.merge(t.group(), (int) countBackfilling(t.group()), Math::max);
+      }
+    }
+  }
+
+  private long countBackfilling(String group) {
+    return targets.values().stream()
+        .filter(t -> t.state() == TargetState.BACKFILLING)
+        .filter(t -> group == null || group.equals(t.group()))
+        .count();
+  }
+
+  /** Adds the backlog (a join in the real query) and the engine's current settings. */
+  private TargetSnapshot decorate(TargetSnapshot t) {
+    Deque<LiveBatch> queue = liveQueues.getOrDefault(t.name(), new ArrayDeque<>());
+    return new TargetSnapshot(
+        t.name(),
+        t.found(),
+        t.backfill(),
+        t.group(),
+        t.state(),
+        t.consecutiveFailures(),
+        t.firstFailedAt(),
+        t.lastError(),
+        t.lastAttemptAt(),
+        t.nextAttemptAt(),
+        t.currentRunId(),
+        queue.size(),
+        queue.isEmpty() ? null : queue.peek().queuedAt(),
+        settings);
+  }
+
+  private static TargetSnapshot withRun(TargetSnapshot t, long runId, Instant attemptAt) {
+    return new TargetSnapshot(
+        t.name(),
+        t.found(),
+        t.backfill(),
+        t.group(),
+        t.state(),
+        t.consecutiveFailures(),
+        t.firstFailedAt(),
+        t.lastError(),
+        attemptAt,
+        t.nextAttemptAt(),
+        runId,
+        t.queuedLiveBatches(),
+        t.oldestQueuedAt(),
+        t.settings());
+  }
+}
