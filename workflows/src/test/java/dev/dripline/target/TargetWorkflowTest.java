@@ -17,9 +17,14 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -700,8 +705,34 @@ class TargetWorkflowTest {
     target("t").wake();
     WorkflowStub.fromTyped(target("t")).getResult(Void.class);
 
-    WorkflowReplayer.replayWorkflowExecution(
-        client.fetchHistory(execution.getWorkflowId(), execution.getRunId()),
-        TargetWorkflowImpl.class);
+    WorkflowExecutionHistory history =
+        client.fetchHistory(execution.getWorkflowId(), execution.getRunId());
+    WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
+    if (Boolean.getBoolean("dripline.recordHistory")) {
+      Path file = Path.of("src/test/resources", RECORDED_HISTORY);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, history.toJson(true));
+    }
   }
+
+  /**
+   * Replays a history recorded by an earlier version of this workflow (re-record with {@code
+   * -Ddripline.recordHistory=true}), so a change to its command sequence that is not guarded by
+   * {@code Workflow.getVersion} fails here rather than in production.
+   */
+  @Test
+  void recordedHistoryReplaysAgainstTodaysCode() throws Exception {
+    String json;
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(RECORDED_HISTORY)) {
+      assertThat(in).as("recorded history %s", RECORDED_HISTORY).isNotNull();
+      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
+    assertThat(history.getEvents()).hasSizeGreaterThan(20);
+
+    WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
+  }
+
+  private static final String RECORDED_HISTORY =
+      "histories/target-failures-capacity-losses-and-replan.json";
 }
