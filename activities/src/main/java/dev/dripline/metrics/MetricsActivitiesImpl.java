@@ -22,6 +22,9 @@ import java.util.Map;
  * primed, and a streak of at least {@link FailureStreak#FAILING_THRESHOLD} or needs_resync. Live
  * batches blocked behind failing targets are counted apart from those behind healthy ones, so the
  * pageable gauges ({@code dripline_blocked_*}) mean "slow", never "broken".
+ *
+ * <p>The run series are labelled by backfill only (never by run): slot holders per backfill, and
+ * the batch outcome counters kept in {@code batch_outcome_counters}.
  */
 @Singleton
 public class MetricsActivitiesImpl implements MetricsActivities {
@@ -144,7 +147,59 @@ public class MetricsActivitiesImpl implements MetricsActivities {
             new Series(SnapshotSeries.PLANNING_FAILURES_TOTAL, "", rs.next() ? rs.getLong(1) : 0L));
       }
     }
+    inflight(connection, series);
+    finished(connection, series);
     return series;
+  }
+
+  /**
+   * Slot holders per backfill: a row for every backfill with an active run or a slot held (0 when
+   * its active runs hold none — paused, waiting for startAt, between claims), none for the others.
+   */
+  private static void inflight(Connection connection, List<Series> series) throws SQLException {
+    try (PreparedStatement select =
+            connection.prepareStatement(
+                "with holders as (select run_id, count(*) as held from batches"
+                    + " where status in ('enqueued', 'running') group by run_id)"
+                    + " select r.backfill, coalesce(sum(h.held), 0) as inflight"
+                    + " from runs r left join holders h on h.run_id = r.id"
+                    + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
+                    + " group by r.backfill order by r.backfill");
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        series.add(
+            new Series(
+                SnapshotSeries.BATCHES_INFLIGHT,
+                SnapshotSeries.label("backfill", rs.getString("backfill")),
+                rs.getLong("inflight")));
+      }
+    }
+  }
+
+  /** Batch outcome counters: every outcome (zeros included) of each backfill that counted one. */
+  private static void finished(Connection connection, List<Series> series) throws SQLException {
+    Map<String, Map<String, Long>> counts = new LinkedHashMap<>();
+    try (PreparedStatement select =
+            connection.prepareStatement(
+                "select backfill, outcome, value from batch_outcome_counters"
+                    + " order by backfill, outcome");
+        ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        counts
+            .computeIfAbsent(rs.getString("backfill"), b -> new LinkedHashMap<>())
+            .put(rs.getString("outcome"), rs.getLong("value"));
+      }
+    }
+    counts.forEach(
+        (backfill, byOutcome) -> {
+          for (String outcome : SnapshotSeries.BATCH_OUTCOMES) {
+            series.add(
+                new Series(
+                    SnapshotSeries.BATCHES_FINISHED_TOTAL,
+                    SnapshotSeries.labels("backfill", backfill, "outcome", outcome),
+                    byOutcome.getOrDefault(outcome, 0L)));
+          }
+        });
   }
 
   private static Map<String, Long> countBy(Connection connection, String sql) throws SQLException {

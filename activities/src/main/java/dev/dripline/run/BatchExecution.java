@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: the definition runs only for a batch that holds a slot ({@code enqueued} or {@code
  * running}); a batch becomes {@code completed} at most once, and its size is added to the run's
  * {@code processed_keys} in the same transaction as that transition, so a repeated attempt never
- * counts a key twice.
+ * counts a key twice. The batch is counted in {@code dripline_batches_finished_total} in that same
+ * transaction, and its slot time recorded only when that transaction made the transition.
  */
 @Singleton
 public class BatchExecution {
@@ -31,12 +32,17 @@ public class BatchExecution {
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
+  private final BatchMetrics metrics;
 
   public BatchExecution(
-      Database database, BackfillRegistry registry, RunOptionsReader optionsReader) {
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      BatchMetrics metrics) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
+    this.metrics = metrics;
   }
 
   /** What the attempt needs from the batch row it marked running. */
@@ -74,9 +80,10 @@ public class BatchExecution {
       throw ApplicationFailure.newFailureWithCause(error, DriplineFailure.BATCH_FAILED.name(), e);
     }
 
-    boolean completed =
+    BatchMetrics.Outcome completed =
         database.inTransaction(connection -> complete(connection, runId, number, started.size()));
-    if (completed) {
+    if (completed != null) {
+      metrics.recordSlotTime(completed);
       return new BatchResult(BatchOutcome.COMPLETED, started.size());
     }
     // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
@@ -123,16 +130,25 @@ public class BatchExecution {
     }
   }
 
-  private static boolean complete(Connection connection, long runId, int number, int size)
-      throws SQLException {
+  /** The running → completed compare-and-set; null if the batch was not running any more. */
+  private static BatchMetrics.Outcome complete(
+      Connection connection, long runId, int number, int size) throws SQLException {
+    BatchMetrics.Outcome outcome;
     try (PreparedStatement update =
         connection.prepareStatement(
-            "update batches set status = 'completed', finished_at = now(), error = null"
-                + " where run_id = ? and number = ? and status = 'running'")) {
+            "update batches b set status = 'completed', finished_at = now(), error = null"
+                + " from runs r where r.id = b.run_id"
+                + " and b.run_id = ? and b.number = ? and b.status = 'running'"
+                + " returning r.backfill, "
+                + BatchMetrics.SLOT_SECONDS
+                + " as slot_seconds")) {
       update.setLong(1, runId);
       update.setInt(2, number);
-      if (update.executeUpdate() != 1) {
-        return false;
+      try (ResultSet rs = update.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        outcome = BatchMetrics.Outcome.of(rs);
       }
     }
     try (PreparedStatement count =
@@ -143,7 +159,8 @@ public class BatchExecution {
       count.setLong(2, runId);
       count.executeUpdate();
     }
-    return true;
+    BatchMetrics.countFinished(connection, outcome.backfill(), "completed", 1);
+    return outcome;
   }
 
   /** Best effort: the error of the last attempt is what an operator sees while it retries. */

@@ -18,7 +18,9 @@ import java.util.List;
  *
  * <p>Every write is a compare-and-set on the row's status (or the claim token), inside an explicit
  * transaction, so a local activity retried after a lost response, or run twice by two executions
- * racing on one run, changes nothing twice.
+ * racing on one run, changes nothing twice. Batch outcomes (failed here, stopped by {@link
+ * #finish}) are counted in {@code dripline_batches_finished_total} inside the transaction of the
+ * compare-and-set that records them, by the rows it actually changed.
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
@@ -26,10 +28,12 @@ public class RunActivitiesImpl implements RunActivities {
 
   private final Database database;
   private final EngineConfig engine;
+  private final BatchMetrics metrics;
 
-  public RunActivitiesImpl(Database database, EngineConfig engine) {
+  public RunActivitiesImpl(Database database, EngineConfig engine, BatchMetrics metrics) {
     this.database = database;
     this.engine = engine;
+    this.metrics = metrics;
   }
 
   @Override
@@ -132,7 +136,7 @@ public class RunActivitiesImpl implements RunActivities {
           // SKIP LOCKED: two racing executions of one run never claim the same batch.
           try (PreparedStatement claim =
               connection.prepareStatement(
-                  "update batches set status = 'enqueued', claim_token = ?"
+                  "update batches set status = 'enqueued', claim_token = ?, enqueued_at = now()"
                       + " where (run_id, number) in (select run_id, number from batches"
                       + " where run_id = ? and status = 'pending' order by number limit ?"
                       + " for update skip locked)"
@@ -179,18 +183,33 @@ public class RunActivitiesImpl implements RunActivities {
 
   @Override
   public void recordBatchFailure(BatchFailure failure) {
-    database.inTransaction(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update batches set status = 'failed', error = ?, finished_at = now()"
-                      + " where run_id = ? and number = ? and status in ('enqueued', 'running')")) {
-            update.setString(1, ErrorText.truncate(failure.error()));
-            update.setLong(2, failure.runId());
-            update.setInt(3, failure.number());
-            return update.executeUpdate();
-          }
-        });
+    BatchMetrics.Outcome failed =
+        database.inTransaction(
+            connection -> {
+              BatchMetrics.Outcome outcome;
+              try (PreparedStatement update =
+                  connection.prepareStatement(
+                      "update batches b set status = 'failed', error = ?, finished_at = now()"
+                          + " from runs r where r.id = b.run_id and b.run_id = ? and b.number = ?"
+                          + " and b.status in ('enqueued', 'running')"
+                          + " returning r.backfill, "
+                          + BatchMetrics.SLOT_SECONDS
+                          + " as slot_seconds")) {
+                update.setString(1, ErrorText.truncate(failure.error()));
+                update.setLong(2, failure.runId());
+                update.setInt(3, failure.number());
+                try (ResultSet rs = update.executeQuery()) {
+                  if (!rs.next()) {
+                    // A repeat, or the batch lost its slot: nothing recorded, nothing counted.
+                    return null;
+                  }
+                  outcome = BatchMetrics.Outcome.of(rs);
+                }
+              }
+              BatchMetrics.countFinished(connection, outcome.backfill(), "failed", 1);
+              return outcome;
+            });
+    metrics.recordSlotTime(failed);
   }
 
   @Override
@@ -260,10 +279,11 @@ public class RunActivitiesImpl implements RunActivities {
       throws SQLException {
     RunStatus status;
     boolean planDone;
+    String backfill;
     // The row lock serialises finish against requeue (API retry) and a racing execution.
     try (PreparedStatement select =
         connection.prepareStatement(
-            "select status, plan_done, finished_at from runs where id = ? for update")) {
+            "select status, plan_done, finished_at, backfill from runs where id = ? for update")) {
       select.setLong(1, request.runId());
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
@@ -271,19 +291,24 @@ public class RunActivitiesImpl implements RunActivities {
         }
         status = RunStatus.fromWire(rs.getString("status"));
         planDone = rs.getBoolean("plan_done");
+        backfill = rs.getString("backfill");
         if (status.isTerminal()) {
           return new FinishResult(true, status, SqlValues.instant(rs, "finished_at"));
         }
       }
     }
     if (request.stopping()) {
+      int stopped;
       try (PreparedStatement stop =
           connection.prepareStatement(
               "update batches set status = 'stopped', finished_at = now()"
                   + " where run_id = ? and status = 'pending'")) {
         stop.setLong(1, request.runId());
-        stop.executeUpdate();
+        // Only the batches this call moved: a repeated stop finds none pending and counts none.
+        stopped = stop.executeUpdate();
       }
+      // Only rows this transaction already holds (run, batches) are written after this.
+      BatchMetrics.countFinished(connection, backfill, "stopped", stopped);
     }
     long open;
     long failed;

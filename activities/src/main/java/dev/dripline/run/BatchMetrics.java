@@ -1,0 +1,114 @@
+package dev.dripline.run;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The run metrics recorded where a batch's outcome is recorded (PRODUCT §5).
+ *
+ * <ul>
+ *   <li>{@code dripline_batches_finished_total{backfill,outcome}} is kept in PostgreSQL (table
+ *       {@code batch_outcome_counters}) and incremented inside the transaction whose
+ *       compare-and-set records the outcome, so it is counted exactly once and every process
+ *       exports the same total (through the metrics snapshot).
+ *   <li>{@code dripline_batch_duration_seconds{backfill}} is this process's histogram of the time a
+ *       batch held its slot, recorded after that transaction committed; sum it across processes
+ *       ({@code sum by (backfill, le) (rate(..._bucket[5m]))}).
+ * </ul>
+ */
+@Singleton
+public class BatchMetrics {
+  /** Prometheus shows it as {@code dripline_batch_duration_seconds} (Timers are in seconds). */
+  static final String DURATION = "dripline.batch.duration";
+
+  /** Histogram buckets: from quick batches to the default batch timeout of an hour. */
+  static final Duration[] DURATION_BUCKETS = {
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30),
+    Duration.ofMinutes(1),
+    Duration.ofMinutes(2),
+    Duration.ofMinutes(5),
+    Duration.ofMinutes(10),
+    Duration.ofMinutes(30),
+    Duration.ofHours(1),
+  };
+
+  /**
+   * SQL, for the {@code returning} clause of an outcome's update of {@code batches b}: seconds the
+   * batch held its slot, from the claim that enqueued it (or, for a batch enqueued before that was
+   * recorded, its first attempt); null if neither is known.
+   */
+  static final String SLOT_SECONDS =
+      "extract(epoch from now() - coalesce(b.enqueued_at, b.started_at))::float8";
+
+  private final MeterRegistry registry;
+  private final Map<String, Timer> durations = new ConcurrentHashMap<>();
+
+  public BatchMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** A batch's recorded outcome: its backfill, and seconds it held its slot (null if unknown). */
+  record Outcome(String backfill, Double slotSeconds) {
+    /** Reads {@code backfill} and {@code slot_seconds} from a {@code returning} row. */
+    static Outcome of(ResultSet rs) throws SQLException {
+      double seconds = rs.getDouble("slot_seconds");
+      return new Outcome(rs.getString("backfill"), rs.wasNull() ? null : Math.max(0, seconds));
+    }
+  }
+
+  /**
+   * Adds {@code count} batches of {@code backfill} to the outcome's counter, inside the caller's
+   * transaction. Call it once the transaction holds every other lock it needs: the counter row is a
+   * hot spot shared by all runs of a backfill, so it is held briefly and never while waiting for
+   * another lock (no lock-order cycle).
+   */
+  static void countFinished(Connection connection, String backfill, String outcome, long count)
+      throws SQLException {
+    if (count <= 0) {
+      return;
+    }
+    try (PreparedStatement upsert =
+        connection.prepareStatement(
+            "insert into batch_outcome_counters (backfill, outcome, value) values (?, ?, ?)"
+                + " on conflict (backfill, outcome)"
+                + " do update set value = batch_outcome_counters.value + excluded.value")) {
+      upsert.setString(1, backfill);
+      upsert.setString(2, outcome);
+      upsert.setLong(3, count);
+      upsert.executeUpdate();
+    }
+  }
+
+  /** Records the time a batch held its slot; call after the outcome's transaction committed. */
+  void recordSlotTime(Outcome outcome) {
+    if (outcome == null || outcome.slotSeconds() == null) {
+      return;
+    }
+    durations
+        .computeIfAbsent(
+            outcome.backfill(),
+            backfill ->
+                Timer.builder(DURATION)
+                    .description("Time a batch held its slot, from enqueued to its outcome")
+                    .tag("backfill", backfill)
+                    .serviceLevelObjectives(DURATION_BUCKETS)
+                    .register(registry))
+        .record(Duration.ofNanos(Math.round(outcome.slotSeconds() * 1e9)));
+  }
+}
