@@ -1,0 +1,56 @@
+#!/bin/sh
+# Starts one Dripline process. Role: $1 if it is a known role, else $DRIPLINE_ROLE (default app).
+#   app | worker | standalone   -> exec java … <main class>
+#   anything else               -> exec'd as a command
+# Extra JVM options: DRIPLINE_JAVA_OPTS (word-split), on top of JAVA_TOOL_OPTIONS.
+set -eu
+
+LIB_DIR="${DRIPLINE_LIB_DIR:-/opt/dripline/lib}"
+
+role="${DRIPLINE_ROLE:-app}"
+case "${1:-}" in
+  app | worker | standalone)
+    role="$1"
+    shift
+    ;;
+  "") ;;
+  *) exec "$@" ;;
+esac
+
+# Micronaut environments: the role's own (api / worker) first, then any the operator set.
+with_env() {
+  if [ -n "${MICRONAUT_ENVIRONMENTS:-}" ]; then
+    MICRONAUT_ENVIRONMENTS="$1,$MICRONAUT_ENVIRONMENTS"
+  else
+    MICRONAUT_ENVIRONMENTS="$1"
+  fi
+  export MICRONAUT_ENVIRONMENTS
+}
+
+case "$role" in
+  app)
+    main=dev.dripline.app.AppApplication
+    with_env api
+    # The API process never hosts a worker, whatever else is configured.
+    export DRIPLINE_WORKER_ENABLED=false
+    ;;
+  worker)
+    main=dev.dripline.worker.WorkerApplication
+    with_env worker
+    ;;
+  standalone)
+    main=dev.dripline.standalone.StandaloneApplication
+    ;;
+  *)
+    echo "entrypoint: unknown DRIPLINE_ROLE '$role' (expected app, worker or standalone)" >&2
+    exit 64
+    ;;
+esac
+
+if [ ! -d "$LIB_DIR" ]; then
+  echo "entrypoint: no jar directory $LIB_DIR" >&2
+  exit 66
+fi
+
+# shellcheck disable=SC2086 # DRIPLINE_JAVA_OPTS is split into words on purpose
+exec java ${DRIPLINE_JAVA_OPTS:-} -cp "$LIB_DIR/*" "$main" "$@"
