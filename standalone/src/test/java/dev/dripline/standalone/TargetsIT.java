@@ -15,8 +15,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,30 +86,16 @@ class TargetsIT implements TestPropertyProvider {
 
   /** A worker process on the same task queue, serving its own /prometheus. */
   private Process startSecondProcess(int port) throws IOException {
-    Path log = Files.createTempFile("dripline-second-process", ".log");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.dripline.worker.WorkerApplication"));
-    Map<String, String> env = builder.environment();
-    env.put("DRIPLINE_DB_URL", TestDb.URL);
-    env.put(
-        "TEMPORAL_ADDRESS",
-        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243"));
-    env.put("DRIPLINE_TASK_QUEUE", QUEUE);
-    env.put("DRIPLINE_WORKER_HTTP_PORT", String.valueOf(port));
-    env.put("DRIPLINE_PLANNER_BACKOFF_BASE", "1s");
-    env.put("DRIPLINE_PLANNER_BACKOFF_CAP", "6s");
-    env.put("DRIPLINE_TARGET_POLL_INTERVAL", "300ms");
-    env.put("DRIPLINE_TARGET_CAPACITY_RETRY", "500ms");
-    env.put("DRIPLINE_METRICS_INTERVAL", "1s");
-    builder.redirectErrorStream(true).redirectOutput(log.toFile());
-    System.out.println("second process logs to " + log);
-    return builder.start();
+    return WorkerProcess.start(
+        "second-process",
+        QUEUE,
+        Map.of(
+            "DRIPLINE_WORKER_HTTP_PORT", String.valueOf(port),
+            "DRIPLINE_PLANNER_BACKOFF_BASE", "1s",
+            "DRIPLINE_PLANNER_BACKOFF_CAP", "6s",
+            "DRIPLINE_TARGET_POLL_INTERVAL", "300ms",
+            "DRIPLINE_TARGET_CAPACITY_RETRY", "500ms",
+            "DRIPLINE_METRICS_INTERVAL", "1s"));
   }
 
   private JsonNode target(String name) {

@@ -9,10 +9,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -57,29 +54,14 @@ class WorkerCrashIT implements TestPropertyProvider {
   }
 
   private Process startWorker(String name) throws IOException {
-    Path log = Files.createTempFile("dripline-" + name, ".log");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.dripline.worker.WorkerApplication"));
-    Map<String, String> env = builder.environment();
-    env.put("DRIPLINE_DB_URL", TestDb.URL);
-    env.put(
-        "TEMPORAL_ADDRESS",
-        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243"));
-    env.put("DRIPLINE_TASK_QUEUE", QUEUE);
-    env.put("DRIPLINE_WORKER_HTTP_PORT", "-1");
-    env.put("DRIPLINE_BATCH_HEARTBEAT_TIMEOUT", "3s");
-    env.put("DRIPLINE_BATCH_RETRY_INITIAL_INTERVAL", "200ms");
-    env.put("DRIPLINE_BATCH_MAX_ATTEMPTS", "5");
-    env.put("DRIPLINE_MAX_BATCHES_PER_EXECUTION", "100");
-    builder.redirectErrorStream(true).redirectOutput(log.toFile());
-    System.out.println("worker " + name + " logs to " + log);
-    return builder.start();
+    return WorkerProcess.start(
+        name,
+        QUEUE,
+        Map.of(
+            "DRIPLINE_BATCH_HEARTBEAT_TIMEOUT", "3s",
+            "DRIPLINE_BATCH_RETRY_INITIAL_INTERVAL", "200ms",
+            "DRIPLINE_BATCH_MAX_ATTEMPTS", "5",
+            "DRIPLINE_MAX_BATCHES_PER_EXECUTION", "100"));
   }
 
   private JsonNode run(long id) {

@@ -22,26 +22,41 @@ public interface BackfillRunWorkflow {
   RunOutcome run(RunWorkflowInput input);
 
   /** No new batch starts; batches holding a slot finish; pending batches become stopped. */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Stop the run: no new batch starts, in-flight batches finish, pending batches become"
+              + " stopped. Like POST /api/runs/{id}/stop.")
   void stop();
 
   /** Re-queues failed batches (and, for a stopped run, stopped ones) through the same cap. */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Re-queue failed batches (and, for a stopped run, stopped ones) through the same cap."
+              + " Like POST /api/runs/{id}/retry.")
   void retry();
 
   /** No new batch starts; in-flight ones finish; pending ones stay pending. */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Pause the run: no new batch starts, in-flight batches finish, pending ones wait."
+              + " Like POST /api/runs/{id}/pause.")
   void pause();
 
   /** Continues a paused run. */
-  @SignalMethod
+  @SignalMethod(description = "Continue a paused run. Like POST /api/runs/{id}/resume.")
   void resume();
 
   /** Changes the run's requested cap; the effective cap stays bounded by definition and engine. */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Change the run's requested cap, input {\"maxParallelBatches\": n}; the effective cap"
+              + " stays bounded by the definition and the engine. Like PATCH /api/runs/{id}.")
   void setMaxParallelBatches(CapChange change);
 
   /** The same figures as {@code GET /api/runs/{id}}. */
-  @QueryMethod
+  @QueryMethod(
+      description =
+          "Progress of the run: status, totalKeys, processedKeys, percent, throughput, ETA,"
+              + " in-flight batches and cap. The same figures as GET /api/runs/{id}.")
   RunProgressView progress();
 }

@@ -191,6 +191,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       woken = false;
       applyRequests();
       startBatches();
+      Workflow.setCurrentDetails(details());
       if (inFlight.isEmpty()) {
         if (stopRequested
             || (planningDone || planningError != null) && !mayHavePending && !paused) {

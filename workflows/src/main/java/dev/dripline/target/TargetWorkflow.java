@@ -20,17 +20,25 @@ public interface TargetWorkflow {
   void run(TargetRef target);
 
   /** The record changed (live batch queued, operator replan, …): look again now. */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Look at the target's PostgreSQL record again now (e.g. after a live batch was queued).")
   void wake();
 
   /**
    * Operator replan (PRODUCT T7): cancels the current run, resets the streak and its anchors and
    * returns the target to pending_backfill. The same as {@code POST /api/targets/{name}/replan}.
    */
-  @SignalMethod
+  @SignalMethod(
+      description =
+          "Operator replan: stop the current run, reset the failure streak and return the target"
+              + " to pending_backfill. Like POST /api/targets/{name}/replan.")
   void replan();
 
   /** Streak and backlog as the workflow last read them. */
-  @QueryMethod
+  @QueryMethod(
+      description =
+          "The target's state, failure streak, next attempt and live-batch backlog, as the"
+              + " workflow last read them.")
   TargetView status();
 }

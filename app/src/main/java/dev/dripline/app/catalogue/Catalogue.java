@@ -1,6 +1,9 @@
 package dev.dripline.app.catalogue;
 
+import dev.dripline.catalogue.FieldError;
 import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionsValidator;
+import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.db.Database;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
@@ -12,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -80,5 +84,39 @@ public class Catalogue {
     } catch (IOException e) {
       throw new UncheckedIOException("unreadable options schema of backfill " + name, e);
     }
+  }
+
+  /**
+   * A request's backfill and options checked against the catalogue.
+   *
+   * @param definition the definition, or {@code null} if unknown or absent
+   * @param options the validated options, or {@code null} if they could not be checked
+   */
+  public record Checked(BackfillDefinition definition, ValidatedOptions options) {}
+
+  /**
+   * Checks a request's backfill name and options (PRODUCT R1), adding one error per bad field to
+   * {@code errors}: an unknown backfill names the known ones; options are checked only against a
+   * known definition and only if they parsed as an object.
+   */
+  public Checked check(
+      String backfill,
+      Map<String, Object> options,
+      boolean optionsMalformed,
+      List<FieldError> errors) {
+    BackfillDefinition definition = null;
+    if (backfill != null) {
+      definition = find(backfill).orElse(null);
+      if (definition == null) {
+        List<String> known = all().stream().map(BackfillDefinition::name).toList();
+        errors.add(new FieldError("backfill", "unknown backfill; known backfills: " + known));
+      }
+    }
+    ValidatedOptions validated = null;
+    if (definition != null && !optionsMalformed) {
+      validated = OptionsValidator.validate(definition.options(), options, "options.");
+      errors.addAll(validated.errors());
+    }
+    return new Checked(definition, validated);
   }
 }

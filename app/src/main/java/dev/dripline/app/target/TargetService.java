@@ -12,7 +12,6 @@ import dev.dripline.app.run.PageResponse;
 import dev.dripline.app.target.TargetRepository.DeletedTarget;
 import dev.dripline.app.target.TargetRepository.QueuedLiveBatch;
 import dev.dripline.catalogue.FieldError;
-import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.target.ReplanResult;
 import dev.dripline.target.TargetState;
@@ -62,19 +61,10 @@ public class TargetService {
 
   private NewTarget validate(CreateTargetRequest request) {
     List<FieldError> errors = new ArrayList<>(request.errors());
-    BackfillDefinition definition = null;
-    if (request.backfill() != null) {
-      definition = catalogue.find(request.backfill()).orElse(null);
-      if (definition == null) {
-        List<String> known = catalogue.all().stream().map(BackfillDefinition::name).toList();
-        errors.add(new FieldError("backfill", "unknown backfill; known backfills: " + known));
-      }
-    }
-    ValidatedOptions options = null;
-    if (definition != null && !request.hasError("options")) {
-      options = OptionsValidator.validate(definition.options(), request.options(), "options.");
-      errors.addAll(options.errors());
-    }
+    Catalogue.Checked checked =
+        catalogue.check(request.backfill(), request.options(), request.hasError("options"), errors);
+    BackfillDefinition definition = checked.definition();
+    ValidatedOptions options = checked.options();
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);
     }
