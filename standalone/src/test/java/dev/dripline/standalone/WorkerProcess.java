@@ -35,6 +35,7 @@ final class WorkerProcess {
         System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243"));
     environment.put("DRIPLINE_TASK_QUEUE", taskQueue);
     environment.put("DRIPLINE_WORKER_HTTP_PORT", "-1");
+    environment.put("DRIPLINE_WORKER_RECONCILE", "false");
     environment.putAll(env);
     builder.redirectErrorStream(true).redirectOutput(log.toFile());
     System.out.println("worker " + name + " logs to " + log);
