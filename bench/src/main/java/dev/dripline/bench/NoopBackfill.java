@@ -1,0 +1,60 @@
+package dev.dripline.bench;
+
+import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.catalogue.OptionType;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.KeyRange;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.stream.LongStream;
+
+/**
+ * {@code bench.noop}: synthetic keys {@code 1..items} whose batches do nothing at all. Only the
+ * Dripline JVM the bench starts (from the bench's classpath) registers it. W1 runs it next to
+ * {@code example.sleep} to separate the engine's own cost from the example's concurrency witness
+ * (two serialised PostgreSQL transactions per batch on one row per run).
+ */
+@Singleton
+public class NoopBackfill implements BackfillDefinition {
+  public static final String NAME = "bench.noop";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "Benchmark only: synthetic keys 1..items; batches do nothing.";
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    return List.of(
+        OptionSpec.required("items", OptionType.INTEGER, "Number of synthetic keys (1..items).")
+            .atLeast(0),
+        OptionSpec.withDefault("sleepMs", OptionType.INTEGER, 0L, "Ignored.").atLeast(0));
+  }
+
+  @Override
+  public int defaultBatchSize() {
+    return 1;
+  }
+
+  @Override
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+    long items = context.options().requireInteger("items");
+    long start = afterKey == null ? 1 : afterKey + 1;
+    if (limit <= 0 || start > items) {
+      return List.of();
+    }
+    long end = Math.min(items, start + limit - 1);
+    return LongStream.rangeClosed(start, end).boxed().toList();
+  }
+
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range) {
+    // Nothing: the engine's cost alone.
+  }
+}

@@ -1,0 +1,261 @@
+package dev.dripline.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The processes a benchmark run needs (a Dripline JVM, a baseline worker JVM), and small HTTP and
+ * SQL helpers. Every process started here is destroyed when the bench JVM exits.
+ */
+final class Services implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private final BenchConfig config;
+  private final List<Process> processes = new ArrayList<>();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private Connection db;
+
+  Services(BenchConfig config) {
+    this.config = config;
+    Runtime.getRuntime().addShutdownHook(new Thread(this::destroyAll, "bench-cleanup"));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Processes
+
+  private Process spawn(String name, List<String> command, Map<String, String> env)
+      throws IOException {
+    Path log = config.logDir().resolve("bench-" + name + ".log");
+    Files.createDirectories(config.logDir());
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    builder
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Process process = builder.start();
+    synchronized (processes) {
+      processes.add(process);
+    }
+    System.out.printf("started %s (pid %d), log %s%n", name, process.pid(), log);
+    return process;
+  }
+
+  private List<String> java(String mainClass, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(config.workerHeap());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** Starts app + worker in one JVM (StandaloneApplication) and waits until /health says 200. */
+  void startDripline() throws IOException, InterruptedException {
+    Map<String, String> env =
+        Map.of(
+            "DRIPLINE_HTTP_PORT", Integer.toString(config.httpPort()),
+            "TEMPORAL_ADDRESS", config.temporalAddress(),
+            "DRIPLINE_TASK_QUEUE", config.driplineTaskQueue(),
+            "DRIPLINE_DB_URL", config.dbUrl(),
+            "DRIPLINE_WORKER_MAX_CONCURRENT_ACTIVITIES", Integer.toString(config.workerSlots()),
+            "DRIPLINE_DB_POOL_SIZE", Integer.toString(config.dbPoolSize()),
+            "DRIPLINE_LOG_LEVEL", "WARN");
+    Process process = spawn("dripline", java("dev.dripline.standalone.StandaloneApplication"), env);
+    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the Dripline JVM exited during start-up; see its log");
+      }
+      try {
+        HttpResponse<String> health =
+            http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl() + "/health"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (health.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("Dripline did not become healthy within 180 s");
+  }
+
+  /** Starts the baseline's worker JVM and waits for its READY line in the log. */
+  void startBareWorker() throws IOException, InterruptedException {
+    Process process =
+        spawn(
+            "bare-worker",
+            java(
+                BareWorkerMain.class.getName(),
+                config.temporalAddress(),
+                config.bareTaskQueue(),
+                Integer.toString(config.workerSlots()),
+                Integer.toString(config.workflowTaskSlots())),
+            Map.of());
+    Path log = config.logDir().resolve("bench-bare-worker.log");
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the baseline worker JVM exited; see " + log);
+      }
+      if (Files.readString(log).contains("READY")) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("the baseline worker did not start within 120 s");
+  }
+
+  private void destroyAll() {
+    synchronized (processes) {
+      for (Process p : processes) {
+        p.destroy();
+      }
+      for (Process p : processes) {
+        try {
+          if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          p.destroyForcibly();
+          Thread.currentThread().interrupt();
+        }
+      }
+      processes.clear();
+    }
+  }
+
+  @Override
+  public void close() {
+    destroyAll();
+    if (db != null) {
+      try {
+        db.close();
+      } catch (SQLException e) {
+        // ignore
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // HTTP
+
+  String baseUrl() {
+    return "http://127.0.0.1:" + config.httpPort();
+  }
+
+  record Response(int status, JsonNode body) {}
+
+  Response post(String path, Object body) {
+    try {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create(baseUrl() + path))
+                  .timeout(Duration.ofSeconds(30))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      String text = response.body();
+      return new Response(
+          response.statusCode(),
+          text == null || text.isBlank() ? JSON.nullNode() : JSON.readTree(text));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // SQL (the bench's own connection, to read what Dripline recorded)
+
+  private Connection db() throws SQLException {
+    if (db == null || db.isClosed()) {
+      db = DriverManager.getConnection(config.dbUrl(), config.dbUser(), config.dbPassword());
+    }
+    return db;
+  }
+
+  String queryString(String sql, Object... args) {
+    Object value = queryObject(sql, args);
+    return value == null ? null : value.toString();
+  }
+
+  long queryLong(String sql, Object... args) {
+    Object value = queryObject(sql, args);
+    return value == null ? 0 : ((Number) value).longValue();
+  }
+
+  Instant queryInstant(String sql, Object... args) {
+    Object value = queryObject(sql, args);
+    return value == null ? null : ((Timestamp) value).toInstant();
+  }
+
+  long[] queryLongs(String sql, Object... args) {
+    try (PreparedStatement s = db().prepareStatement(sql)) {
+      bind(s, args);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return new long[0];
+        }
+        long[] values = new long[rs.getMetaData().getColumnCount()];
+        for (int i = 0; i < values.length; i++) {
+          values[i] = rs.getLong(i + 1);
+        }
+        return values;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Object queryObject(String sql, Object... args) {
+    try (PreparedStatement s = db().prepareStatement(sql)) {
+      bind(s, args);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getObject(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void bind(PreparedStatement s, Object... args) throws SQLException {
+    for (int i = 0; i < args.length; i++) {
+      Object arg = args[i];
+      if (arg instanceof Instant instant) {
+        s.setTimestamp(i + 1, Timestamp.from(instant));
+      } else {
+        s.setObject(i + 1, arg);
+      }
+    }
+  }
+}
