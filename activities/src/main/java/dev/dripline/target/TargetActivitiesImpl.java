@@ -28,7 +28,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -241,9 +240,10 @@ public class TargetActivitiesImpl implements TargetActivities {
         if (rs.next()) {
           long previous = rs.getLong("id");
           if ("pending".equals(rs.getString("status"))) {
-            TargetSnapshot adopted = withRunAndAttempt(t, previous, row.now());
             TargetRows.write(
-                connection, TargetState.BACKFILLING, TargetTransitions.progressed(adopted));
+                connection,
+                TargetState.BACKFILLING,
+                TargetTransitions.planned(t, previous, row.now()));
             return new PlannedRun(
                 previous,
                 rs.getString("backfill"),
@@ -281,8 +281,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       insert.setString(9, name);
       insert.executeUpdate();
     }
-    TargetSnapshot withRun = withRunAndAttempt(t, runId, row.now());
-    TargetRows.write(connection, TargetState.BACKFILLING, TargetTransitions.progressed(withRun));
+    TargetRows.write(
+        connection, TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.now()));
     try (PreparedStatement update =
         connection.prepareStatement(
             "update targets set observed_processed_keys = 0 where name = ?")) {
@@ -379,24 +379,6 @@ public class TargetActivitiesImpl implements TargetActivities {
     SortedMap<String, Object> values = new TreeMap<>(validated.values());
     values.put(FAULT_TAG_OPTION, target);
     return new ValidatedOptions(values, validated.errors());
-  }
-
-  private static TargetSnapshot withRunAndAttempt(TargetSnapshot t, long runId, Instant now) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        t.state(),
-        t.consecutiveFailures(),
-        t.firstFailedAt(),
-        t.lastError(),
-        now,
-        t.nextAttemptAt(),
-        runId,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings());
   }
 
   /**

@@ -80,6 +80,29 @@ public final class TargetTransitions {
         t.settings());
   }
 
+  /**
+   * A planning attempt succeeded (T4): the plan is saved as the target's current run, attempted
+   * now, and the streak and its anchors reset.
+   */
+  public static TargetSnapshot planned(TargetSnapshot t, long runId, Instant now) {
+    return progressed(
+        new TargetSnapshot(
+            t.name(),
+            t.found(),
+            t.backfill(),
+            t.group(),
+            t.state(),
+            t.consecutiveFailures(),
+            t.firstFailedAt(),
+            t.lastError(),
+            now,
+            t.nextAttemptAt(),
+            runId,
+            t.queuedLiveBatches(),
+            t.oldestQueuedAt(),
+            t.settings()));
+  }
+
   /** The run completed (T4, T5): primed, streak reset; live batches may now flow. */
   public static TargetSnapshot primed(TargetSnapshot t) {
     TargetSnapshot reset = progressed(t);

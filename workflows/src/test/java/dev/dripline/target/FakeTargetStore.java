@@ -288,7 +288,7 @@ final class FakeTargetStore implements TargetActivities {
       long runId = nextRunId++;
       runs.put(runId, new Run(runId, t.name(), script));
       // A plan saved is forward progress (T4): the streak resets and the run becomes current.
-      save("planned", withRun(TargetTransitions.progressed(t), runId, now), now);
+      save("planned", TargetTransitions.planned(t, runId, now), now);
       return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
     }
   }
@@ -438,23 +438,5 @@ final class FakeTargetStore implements TargetActivities {
         queue.size(),
         queue.isEmpty() ? null : queue.peek().queuedAt(),
         settings);
-  }
-
-  private static TargetSnapshot withRun(TargetSnapshot t, long runId, Instant attemptAt) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        t.state(),
-        t.consecutiveFailures(),
-        t.firstFailedAt(),
-        t.lastError(),
-        attemptAt,
-        t.nextAttemptAt(),
-        runId,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings());
   }
 }
