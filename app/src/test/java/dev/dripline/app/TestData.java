@@ -1,6 +1,8 @@
 package dev.dripline.app;
 
 import dev.dripline.db.Database;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.UUID;
@@ -166,5 +168,30 @@ public final class TestData {
     for (int i = 0; i < args.length; i++) {
       statement.setObject(i + 1, args[i]);
     }
+  }
+
+  /** Whether something listens at {@code host:port}; tests needing Temporal skip otherwise. */
+  public static boolean reachable(String address) {
+    int colon = address.lastIndexOf(':');
+    try (Socket socket = new Socket()) {
+      socket.connect(
+          new InetSocketAddress(
+              address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
+          500);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /** The body of {@code POST /api/targets} for a test definition with {@code items} keys. */
+  public static String targetBody(String name, String backfill, int items) {
+    return "{\"name\":\""
+        + name
+        + "\",\"backfill\":\""
+        + backfill
+        + "\",\"options\":{\"items\":"
+        + items
+        + "}}";
   }
 }

@@ -18,8 +18,6 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +49,8 @@ class RunsWithTemporalIT {
 
   @BeforeEach
   void setUp() {
-    assumeTrue(reachable(temporal.address()), "no Temporal server at " + temporal.address());
+    assumeTrue(
+        TestData.reachable(temporal.address()), "no Temporal server at " + temporal.address());
     api = new Api(client, json);
     data = new TestData(database);
     data.definition(backfill, 10, 2);
@@ -200,18 +199,5 @@ class RunsWithTemporalIT {
 
   private static long id(Api.Reply reply) {
     return ((Number) reply.object().get("id")).longValue();
-  }
-
-  private static boolean reachable(String address) {
-    int colon = address.lastIndexOf(':');
-    try (Socket socket = new Socket()) {
-      socket.connect(
-          new InetSocketAddress(
-              address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
-          500);
-      return true;
-    } catch (Exception e) {
-      return false;
-    }
   }
 }

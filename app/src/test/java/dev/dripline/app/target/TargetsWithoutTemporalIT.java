@@ -56,14 +56,7 @@ class TargetsWithoutTemporalIT {
   void creatingATargetWhenTemporalIsDownIs503AndLeavesNoRow() {
     String name = newName();
 
-    Api.Reply reply =
-        api.post(
-            "/api/targets",
-            "{\"name\":\""
-                + name
-                + "\",\"backfill\":\""
-                + backfill
-                + "\",\"options\":{\"items\":5}}");
+    Api.Reply reply = api.post("/api/targets", TestData.targetBody(name, backfill, 5));
 
     assertThat(reply.status()).isEqualTo(503);
     assertThat(reply.contentType()).startsWith("application/problem+json");
@@ -76,14 +69,7 @@ class TargetsWithoutTemporalIT {
     String name = newName();
     data.target(name, backfill, "primed", 0);
 
-    Api.Reply reply =
-        api.post(
-            "/api/targets",
-            "{\"name\":\""
-                + name
-                + "\",\"backfill\":\""
-                + backfill
-                + "\",\"options\":{\"items\":9}}");
+    Api.Reply reply = api.post("/api/targets", TestData.targetBody(name, backfill, 9));
 
     assertThat(reply.status()).isEqualTo(409);
     assertThat(reply.contentType()).startsWith("application/problem+json");
