@@ -188,7 +188,7 @@ ensure_temporal_cli() {
   TEMPORAL_BIN="$(cd "$(dirname "$candidate")" && pwd)/$(basename "$candidate")"
   TEMPORAL_CLI="$TEMPORAL_BIN"
   export TEMPORAL_BIN TEMPORAL_CLI
-  log "Temporal CLI: $TEMPORAL_BIN ($("$TEMPORAL_BIN" --version 2>/dev/null | head -n 1))"
+  log "Temporal CLI: $TEMPORAL_BIN ($("$TEMPORAL_BIN" --version 2>/dev/null | sed -n 1p))"
 }
 
 # ---------------------------------------------------------------------------------------------
