@@ -2,7 +2,9 @@ package dev.dripline.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The bench's settings, from {@code --name value} arguments. */
 record BenchConfig(
@@ -27,7 +29,10 @@ record BenchConfig(
     String workerHeap,
     String driplineTaskQueue,
     String bareTaskQueue,
-    Path logDir) {
+    Path logDir,
+    Map<String, String> workloadOptions) {
+
+  static final List<String> IMPLEMENTED = List.of("W1", "W2", "W3", "W4", "W5");
 
   static final String USAGE =
       """
@@ -39,6 +44,8 @@ record BenchConfig(
                        [--db-user dripline] [--db-password dripline] [--http-port 18080]
                        [--worker-slots 64] [--workflow-task-slots 16] [--db-pool 150]
                        [--worker-heap -Xmx512m] [--log-dir .dripline/logs]
+                       [--w2-<name> value] [--w3-<name> value] [--w4-<name> value]
+      (--wN-* options belong to workload N; --help lists them under each workload's class)
       """;
 
   static BenchConfig parse(String[] args) {
@@ -62,6 +69,7 @@ record BenchConfig(
     int dbPool = 150;
     String heap = "-Xmx512m";
     Path logDir = Path.of(".dripline", "logs");
+    Map<String, String> workloadOptions = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       String name = args[i];
       if (name.equals("--help") || name.equals("-h")) {
@@ -72,6 +80,10 @@ record BenchConfig(
         throw new IllegalArgumentException("missing value for " + name + "\n" + USAGE);
       }
       String value = args[++i];
+      if (name.matches("--w[2-4]-[a-z0-9-]+")) {
+        workloadOptions.put(name.substring(2), value);
+        continue;
+      }
       switch (name) {
         case "--workloads" -> {
           List<String> list = new ArrayList<>();
@@ -105,9 +117,9 @@ record BenchConfig(
       }
     }
     for (String w : workloads) {
-      if (!w.equals("W1") && !w.equals("W5")) {
+      if (!IMPLEMENTED.contains(w)) {
         throw new IllegalArgumentException(
-            "workload " + w + " is not implemented (implemented: W1, W5)");
+            "workload " + w + " is not implemented (implemented: " + IMPLEMENTED + ")");
       }
     }
     if (reps < 1 || batches < 1 || cap < 1) {
@@ -135,6 +147,18 @@ record BenchConfig(
         heap,
         "dripline-bench",
         "dripline-bench-bare",
-        logDir);
+        logDir,
+        Map.copyOf(workloadOptions));
+  }
+
+  /** A workload's option, e.g. {@code intOption("w2-rows", 1_000_000)} for {@code --w2-rows}. */
+  int intOption(String name, int defaultValue) {
+    String value = workloadOptions.get(name);
+    return value == null ? defaultValue : Integer.parseInt(value.replace("_", ""));
+  }
+
+  /** A workload's option as text, or the default when it was not given. */
+  String option(String name, String defaultValue) {
+    return workloadOptions.getOrDefault(name, defaultValue);
   }
 }

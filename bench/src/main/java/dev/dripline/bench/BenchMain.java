@@ -46,11 +46,13 @@ public final class BenchMain {
     }
     try (Services services = new Services(config)) {
       printMachine(config, services, args);
-      services.startDripline();
       Map<String, String> verdicts = new LinkedHashMap<>();
       for (String workload : config.workloads()) {
         switch (workload) {
           case "W1" -> verdicts.put("W1", new W1(config, services).run());
+          case "W2" -> verdicts.put("W2", new W2Workload(config, services).run());
+          case "W3" -> verdicts.put("W3", new W3Workload(config, services).run());
+          case "W4" -> verdicts.put("W4", new W4Workload(config, services).run());
           case "W5" -> verdicts.put("W5", new W5(config, services).run());
           default -> throw new IllegalStateException(workload);
         }
@@ -184,6 +186,7 @@ public final class BenchMain {
               config.cap(),
               config.reps(),
               config.warmupBatches()));
+      services.ensureDripline();
       services.startBareWorker();
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(
@@ -323,7 +326,8 @@ public final class BenchMain {
       this.services = services;
     }
 
-    String run() {
+    String run() throws Exception {
+      services.ensureDripline();
       System.out.println();
       System.out.println(
           f(

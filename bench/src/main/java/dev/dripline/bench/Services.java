@@ -31,6 +31,7 @@ final class Services implements AutoCloseable {
 
   private final BenchConfig config;
   private final List<Process> processes = new ArrayList<>();
+  private Process dripline;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private Connection db;
@@ -43,8 +44,8 @@ final class Services implements AutoCloseable {
   // ------------------------------------------------------------------------------------------
   // Processes
 
-  private Process spawn(String name, List<String> command, Map<String, String> env)
-      throws IOException {
+  /** Starts a process whose output goes to {@code bench-<name>.log}; stopped on close. */
+  Process spawn(String name, List<String> command, Map<String, String> env) throws IOException {
     Path log = config.logDir().resolve("bench-" + name + ".log");
     Files.createDirectories(config.logDir());
     ProcessBuilder builder = new ProcessBuilder(command);
@@ -60,10 +61,16 @@ final class Services implements AutoCloseable {
     return process;
   }
 
-  private List<String> java(String mainClass, String... args) {
+  /** A {@code java} command line with the worker heap and the bench's own classpath. */
+  List<String> java(String mainClass, String... args) {
+    return java(List.of(config.workerHeap()), mainClass, args);
+  }
+
+  /** A {@code java} command line with the given JVM options and the bench's own classpath. */
+  List<String> java(List<String> jvmOptions, String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add(config.workerHeap());
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);
@@ -71,29 +78,65 @@ final class Services implements AutoCloseable {
     return command;
   }
 
-  /** Starts app + worker in one JVM (StandaloneApplication) and waits until /health says 200. */
-  void startDripline() throws IOException, InterruptedException {
-    Map<String, String> env =
-        Map.of(
-            "DRIPLINE_HTTP_PORT", Integer.toString(config.httpPort()),
-            "TEMPORAL_ADDRESS", config.temporalAddress(),
-            "DRIPLINE_TASK_QUEUE", config.driplineTaskQueue(),
-            "DRIPLINE_DB_URL", config.dbUrl(),
-            "DRIPLINE_WORKER_MAX_CONCURRENT_ACTIVITIES", Integer.toString(config.workerSlots()),
-            "DRIPLINE_DB_POOL_SIZE", Integer.toString(config.dbPoolSize()),
-            "DRIPLINE_LOG_LEVEL", "WARN");
-    Process process = spawn("dripline", java("dev.dripline.standalone.StandaloneApplication"), env);
-    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+  /**
+   * The environment of a Dripline JVM of the bench: its Temporal server, task queue, database,
+   * worker slots and pool, quiet logs. Callers may copy it and change entries.
+   */
+  Map<String, String> driplineEnv() {
+    return Map.of(
+        "DRIPLINE_HTTP_PORT", Integer.toString(config.httpPort()),
+        "TEMPORAL_ADDRESS", config.temporalAddress(),
+        "DRIPLINE_TASK_QUEUE", config.driplineTaskQueue(),
+        "DRIPLINE_DB_URL", config.dbUrl(),
+        "DRIPLINE_WORKER_MAX_CONCURRENT_ACTIVITIES", Integer.toString(config.workerSlots()),
+        "DRIPLINE_DB_POOL_SIZE", Integer.toString(config.dbPoolSize()),
+        "DRIPLINE_LOG_LEVEL", "WARN");
+  }
+
+  /**
+   * Starts app + worker in one JVM (StandaloneApplication) with {@link #driplineEnv()} unless it is
+   * running already, and waits until its /health says 200.
+   */
+  void ensureDripline() throws IOException, InterruptedException {
+    if (dripline != null && dripline.isAlive()) {
+      return;
+    }
+    dripline =
+        spawn("dripline", java("dev.dripline.standalone.StandaloneApplication"), driplineEnv());
+    awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofSeconds(180));
+  }
+
+  /** Stops the JVM {@link #ensureDripline()} started, if any (for workloads with their own). */
+  void stopDripline() throws InterruptedException {
+    if (dripline != null) {
+      stop(dripline);
+      dripline = null;
+    }
+  }
+
+  /** Stops one process this class started: SIGTERM, then SIGKILL after 20 s. */
+  void stop(Process process) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+    synchronized (processes) {
+      processes.remove(process);
+    }
+  }
+
+  /** Waits until {@code url} answers 200; fails early if {@code process} exits. */
+  void awaitHealthy(Process process, String what, String url, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("the Dripline JVM exited during start-up; see its log");
+        throw new IllegalStateException("the " + what + " JVM exited during start-up; see its log");
       }
       try {
         HttpResponse<String> health =
             http.send(
-                HttpRequest.newBuilder(URI.create(baseUrl() + "/health"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (health.statusCode() == 200) {
           return;
@@ -103,7 +146,7 @@ final class Services implements AutoCloseable {
       }
       Thread.sleep(500);
     }
-    throw new IllegalStateException("Dripline did not become healthy within 180 s");
+    throw new IllegalStateException(what + " did not become healthy within " + timeout);
   }
 
   /** Starts the baseline's worker JVM and waits for its READY line in the log. */
