@@ -181,8 +181,8 @@ public class MetricsActivitiesImpl implements MetricsActivities {
     Map<String, Map<String, Long>> counts = new LinkedHashMap<>();
     try (PreparedStatement select =
             connection.prepareStatement(
-                "select backfill, outcome, value from batch_outcome_counters"
-                    + " order by backfill, outcome");
+                "select backfill, outcome, sum(value) as value from batch_outcome_counters"
+                    + " group by backfill, outcome order by backfill, outcome");
         ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
         counts

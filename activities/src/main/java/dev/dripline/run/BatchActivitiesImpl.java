@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,11 +52,14 @@ public class BatchActivitiesImpl implements BatchActivities {
     // The context is bound to this (the activity's) thread; the ticker uses the captured one.
     ActivityExecutionContext context = Activity.getExecutionContext();
     long every = tickMillis(context.getInfo().getHeartbeatTimeout());
+    AtomicBoolean rejected = new AtomicBoolean();
     ScheduledFuture<?> heartbeat =
         ticker.scheduleAtFixedRate(
-            () -> heartbeat(context, work), every, every, TimeUnit.MILLISECONDS);
+            () -> heartbeat(context, work, rejected), every, every, TimeUnit.MILLISECONDS);
     try {
-      return execution.process(work);
+      // A chain takes no further batch once the server rejected a heartbeat: this attempt was
+      // cancelled or timed out, and another attempt may hold the slot by now.
+      return execution.process(work, () -> !rejected.get());
     } finally {
       heartbeat.cancel(false);
     }
@@ -69,10 +73,12 @@ public class BatchActivitiesImpl implements BatchActivities {
     return Math.max(100, Math.min(heartbeatTimeout.toMillis() / 3, MAX_TICK.toMillis()));
   }
 
-  private static void heartbeat(ActivityExecutionContext context, BatchWork work) {
+  private static void heartbeat(
+      ActivityExecutionContext context, BatchWork work, AtomicBoolean rejected) {
     try {
       context.heartbeat(null);
     } catch (ActivityCompletionException e) {
+      rejected.set(true);
       // Cancelled or timed out on the server: the attempt's result will be discarded and the
       // batch's completion is a compare-and-set, so letting the definition finish is harmless.
       LOG.debug(

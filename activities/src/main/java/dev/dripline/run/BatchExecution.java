@@ -1,6 +1,7 @@
 package dev.dripline.run;
 
 import dev.dripline.db.Database;
+import dev.dripline.db.ShardedCounters;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
@@ -12,6 +13,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,11 +22,17 @@ import org.slf4j.LoggerFactory;
  * One attempt at one batch, independent of Temporal's activity context so it can be called (and
  * tested) directly; {@link BatchActivitiesImpl} adds heartbeats around it.
  *
+ * <p>One attempt may go on, in the same slot, with further pending batches of the run (a chain, see
+ * {@link #process(BatchWork, BooleanSupplier)}): per batch that costs two statements instead of a
+ * round trip through Temporal (three history events, workflow tasks and a claim).
+ *
  * <p>Invariants: the definition runs only for a batch that holds a slot ({@code enqueued} or {@code
  * running}); a batch becomes {@code completed} at most once, and its size is added to the run's
- * {@code processed_keys} in the same transaction as that transition, so a repeated attempt never
- * counts a key twice. The batch is counted in {@code dripline_batches_finished_total} in that same
- * transaction, and its slot time recorded only when that transaction made the transition.
+ * processed keys ({@code run_key_counts}) in the same transaction as that transition, so a repeated
+ * attempt never counts a key twice. The batch is counted in {@code dripline_batches_finished_total}
+ * in that same transaction, and its slot time recorded only when that transaction made the
+ * transition. Both counters are sharded by batch number ({@link ShardedCounters}): completions of
+ * one run do not queue on one row.
  */
 @Singleton
 public class BatchExecution {
@@ -45,21 +54,110 @@ public class BatchExecution {
     this.metrics = metrics;
   }
 
-  /** What the attempt needs from the batch row it marked running. */
-  private record Started(KeyRange range, int size, String options) {}
+  /** What an attempt needs from the batch row it marked running. */
+  private record Started(int number, KeyRange range, int size, String options) {}
+
+  /** Columns of {@link Started}, from a statement over {@code batches b} and {@code runs r}. */
+  private static final String STARTED_COLUMNS =
+      " returning b.number, b.start_key, b.end_key, b.size, r.options::text as options";
+
+  /** Processes the batch, without chaining. */
+  public BatchResult process(BatchWork work) {
+    return process(work, () -> true);
+  }
 
   /**
-   * Processes the batch unless it was completed already or no longer holds a slot.
+   * Processes the head batch unless it was completed already or no longer holds a slot; then, for
+   * as long as {@link BatchWork#chainMillis()} allows, goes on in the same slot with the run's
+   * lowest pending batch, one at a time (a chain). A chained batch is taken only while the run is
+   * running, not stopping, and its cap still covers this activity's lane, so stop, pause and a
+   * lowered cap end a chain at its next batch, and the cap holds: the chain holds one batch at a
+   * time in the slot the workflow counts for it.
    *
+   * @param mayContinue asked before each chained batch; false once the attempt was cancelled or its
+   *     heartbeats rejected (another attempt may hold the slot)
    * @throws ApplicationFailure of type {@link DriplineFailure#BATCH_PERMANENT} (non-retryable) or
-   *     {@link DriplineFailure#BATCH_FAILED} (retryable) when the definition fails
+   *     {@link DriplineFailure#BATCH_FAILED} (retryable) when the definition fails on the head
+   *     batch; a chained batch that fails is handed back in the result instead
    */
-  public BatchResult process(BatchWork work) {
+  public BatchResult process(BatchWork work, BooleanSupplier mayContinue) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(work.chainMillis());
     BackfillDefinition definition = registry.require(work.backfill());
+    BatchResult head = processHead(definition, work);
+    if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
+      return head;
+    }
+    long runId = work.runId();
+    int headNumber = work.batch().number();
+    int chained = 0;
+    long chainedKeys = 0;
+    // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
+    Started next = database.withConnection(connection -> resumeHeld(connection, runId, headNumber));
+    while (true) {
+      if (next == null) {
+        if (System.nanoTime() - deadline >= 0 || !mayContinue.getAsBoolean()) {
+          break;
+        }
+        next =
+            database.withConnection(
+                connection -> claimNext(connection, runId, headNumber, work.lane()));
+        if (next == null) {
+          break;
+        }
+      }
+      Started batch = next;
+      next = null;
+      Failure failure = runDefinition(definition, runId, batch);
+      if (failure != null) {
+        return new BatchResult(
+            head.outcome(),
+            head.size(),
+            chained,
+            chainedKeys,
+            new BatchRef(
+                batch.number(), batch.range().startKey(), batch.range().endKey(), batch.size()),
+            failure.error(),
+            failure.permanent());
+      }
+      BatchMetrics.Outcome completed =
+          database.withConnection(connection -> complete(connection, runId, batch.number()));
+      if (completed == null) {
+        // Lost its slot meanwhile (the run's slots were recovered): whoever holds it counts it.
+        break;
+      }
+      metrics.recordSlotTime(completed);
+      chained++;
+      chainedKeys += batch.size();
+    }
+    return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
+  }
+
+  /** A chained batch's failed attempt. */
+  private record Failure(String error, boolean permanent) {}
+
+  /** Runs the definition on a chained batch; its failure, or null if it succeeded. */
+  private Failure runDefinition(BackfillDefinition definition, long runId, Started batch) {
+    try {
+      BackfillContext context = optionsReader.context(runId, definition, batch.options());
+      definition.processBatch(context, batch.range());
+      return null;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      String error = ErrorText.of(e);
+      recordAttemptError(runId, batch.number(), error);
+      return new Failure(error, e instanceof PermanentBackfillException);
+    }
+  }
+
+  /** The head batch: the one the workflow claimed for this activity. */
+  private BatchResult processHead(BackfillDefinition definition, BatchWork work) {
     long runId = work.runId();
     int number = work.batch().number();
 
-    Started started = database.inTransaction(connection -> markRunning(connection, runId, number));
+    // Single statements in autocommit: one round trip each, no row held across round trips.
+    Started started = database.withConnection(connection -> markRunning(connection, runId, number));
     if (started == null) {
       return database.withConnection(connection -> notStarted(connection, runId, number));
     }
@@ -81,7 +179,7 @@ public class BatchExecution {
     }
 
     BatchMetrics.Outcome completed =
-        database.inTransaction(connection -> complete(connection, runId, number, started.size()));
+        database.withConnection(connection -> complete(connection, runId, number));
     if (completed != null) {
       metrics.recordSlotTime(completed);
       return new BatchResult(BatchOutcome.COMPLETED, started.size());
@@ -99,18 +197,64 @@ public class BatchExecution {
                 + " started_at = coalesce(b.started_at, now())"
                 + " from runs r where r.id = b.run_id"
                 + " and b.run_id = ? and b.number = ? and b.status in ('enqueued', 'running')"
-                + " returning b.start_key, b.end_key, b.size, r.options::text as options")) {
+                + STARTED_COLUMNS)) {
       update.setLong(1, runId);
       update.setInt(2, number);
-      try (ResultSet rs = update.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        return new Started(
-            new KeyRange(rs.getLong("start_key"), rs.getLong("end_key")),
-            rs.getInt("size"),
-            rs.getString("options"));
+      return started(update);
+    }
+  }
+
+  /** The chained batch an earlier attempt of this activity held, as a new attempt; or null. */
+  private static Started resumeHeld(Connection connection, long runId, int headNumber)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update batches b set attempts = b.attempts + 1"
+                + " from runs r where r.id = b.run_id"
+                + " and b.run_id = ? and b.chain_head = ? and b.status = 'running'"
+                + STARTED_COLUMNS)) {
+      update.setLong(1, runId);
+      update.setInt(2, headNumber);
+      return started(update);
+    }
+  }
+
+  /**
+   * Takes the run's lowest pending batch into this chain (pending → running in one step), if the
+   * run is running, not stopping, and its cap covers {@code lane}; null otherwise. SKIP LOCKED: two
+   * chains, or a chain and the workflow's claim, never take the same batch.
+   */
+  private static Started claimNext(Connection connection, long runId, int headNumber, int lane)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update batches b set status = 'running', chain_head = ?, claim_token = null,"
+                + " enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
+                + " attempts = b.attempts + 1"
+                + " from runs r where r.id = b.run_id and b.run_id = ?"
+                + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
+                + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
+                + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
+                + " order by p.number limit 1 for update of p skip locked)"
+                + STARTED_COLUMNS)) {
+      update.setInt(1, headNumber);
+      update.setLong(2, runId);
+      update.setLong(3, runId);
+      update.setInt(4, lane);
+      return started(update);
+    }
+  }
+
+  private static Started started(PreparedStatement update) throws SQLException {
+    try (ResultSet rs = update.executeQuery()) {
+      if (!rs.next()) {
+        return null;
       }
+      return new Started(
+          rs.getInt("number"),
+          new KeyRange(rs.getLong("start_key"), rs.getLong("end_key")),
+          rs.getInt("size"),
+          rs.getString("options"));
     }
   }
 
@@ -130,37 +274,42 @@ public class BatchExecution {
     }
   }
 
-  /** The running → completed compare-and-set; null if the batch was not running any more. */
-  private static BatchMetrics.Outcome complete(
-      Connection connection, long runId, int number, int size) throws SQLException {
-    BatchMetrics.Outcome outcome;
+  /**
+   * The running → completed compare-and-set, with the batch's keys added to the run's processed
+   * keys and the batch to the {@code completed} outcome counter (both in the batch's shard, see
+   * {@link ShardedCounters}) — one statement, so one transaction and one round trip; null if the
+   * batch was not running any more, in which case nothing is counted.
+   */
+  private static BatchMetrics.Outcome complete(Connection connection, long runId, int number)
+      throws SQLException {
     try (PreparedStatement update =
         connection.prepareStatement(
-            "update batches b set status = 'completed', finished_at = now(), error = null"
+            "with done as ("
+                + " update batches b set status = 'completed', finished_at = now(), error = null"
                 + " from runs r where r.id = b.run_id"
                 + " and b.run_id = ? and b.number = ? and b.status = 'running'"
-                + " returning r.backfill, "
+                + " returning r.backfill, b.size, "
                 + BatchMetrics.SLOT_SECONDS
-                + " as slot_seconds")) {
+                + " as slot_seconds),"
+                + " keys as (insert into run_key_counts (run_id, shard, processed_keys)"
+                + " select ?, ?, size from done where size > 0"
+                + " on conflict (run_id, shard) do update"
+                + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys),"
+                + " outcomes as (insert into batch_outcome_counters (backfill, outcome, shard, value)"
+                + " select backfill, 'completed', ?, 1 from done"
+                + " on conflict (backfill, outcome, shard) do update"
+                + " set value = batch_outcome_counters.value + excluded.value)"
+                + " select backfill, slot_seconds from done")) {
+      int shard = ShardedCounters.shardOf(number);
       update.setLong(1, runId);
       update.setInt(2, number);
+      update.setLong(3, runId);
+      update.setInt(4, shard);
+      update.setInt(5, shard);
       try (ResultSet rs = update.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        outcome = BatchMetrics.Outcome.of(rs);
+        return rs.next() ? BatchMetrics.Outcome.of(rs) : null;
       }
     }
-    try (PreparedStatement count =
-        connection.prepareStatement(
-            "update runs set processed_keys = processed_keys + ?, updated_at = now()"
-                + " where id = ?")) {
-      count.setLong(1, size);
-      count.setLong(2, runId);
-      count.executeUpdate();
-    }
-    BatchMetrics.countFinished(connection, outcome.backfill(), "completed", 1);
-    return outcome;
   }
 
   /** Best effort: the error of the last attempt is what an operator sees while it retries. */

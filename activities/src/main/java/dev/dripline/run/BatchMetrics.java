@@ -1,10 +1,10 @@
 package dev.dripline.run;
 
+import dev.dripline.db.ShardedCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -16,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>{@code dripline_batches_finished_total{backfill,outcome}} is kept in PostgreSQL (table
- *       {@code batch_outcome_counters}) and incremented inside the transaction whose
- *       compare-and-set records the outcome, so it is counted exactly once and every process
- *       exports the same total (through the metrics snapshot).
+ *       {@code batch_outcome_counters}, sharded: see {@link ShardedCounters}) and incremented
+ *       inside the transaction whose compare-and-set records the outcome, so it is counted exactly
+ *       once and every process exports the same total (through the metrics snapshot).
  *   <li>{@code dripline_batch_duration_seconds{backfill}} is this process's histogram of the time a
  *       batch held its slot, recorded after that transaction committed; sum it across processes
  *       ({@code sum by (backfill, le) (rate(..._bucket[5m]))}).
@@ -73,26 +73,16 @@ public class BatchMetrics {
   }
 
   /**
-   * Adds {@code count} batches of {@code backfill} to the outcome's counter, inside the caller's
-   * transaction. Call it once the transaction holds every other lock it needs: the counter row is a
-   * hot spot shared by all runs of a backfill, so it is held briefly and never while waiting for
-   * another lock (no lock-order cycle).
+   * Adds {@code count} batches of {@code backfill} to the outcome's counter, in the shard of batch
+   * {@code number}, inside the caller's transaction. Call it once the transaction holds every other
+   * lock it needs: counter rows are shared by all runs of a backfill, so they are held briefly and
+   * never while waiting for another lock (no lock-order cycle).
    */
-  static void countFinished(Connection connection, String backfill, String outcome, long count)
+  static void countFinished(
+      Connection connection, String backfill, String outcome, int number, long count)
       throws SQLException {
-    if (count <= 0) {
-      return;
-    }
-    try (PreparedStatement upsert =
-        connection.prepareStatement(
-            "insert into batch_outcome_counters (backfill, outcome, value) values (?, ?, ?)"
-                + " on conflict (backfill, outcome)"
-                + " do update set value = batch_outcome_counters.value + excluded.value")) {
-      upsert.setString(1, backfill);
-      upsert.setString(2, outcome);
-      upsert.setLong(3, count);
-      upsert.executeUpdate();
-    }
+    ShardedCounters.addOutcomes(
+        connection, backfill, outcome, ShardedCounters.shardOf(number), count);
   }
 
   /** Records the time a batch held its slot; call after the outcome's transaction committed. */

@@ -63,6 +63,13 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     if (cursor.done() || cursor.status().isTerminal()) {
       return new PlanPage(0, cursor.done(), cursor.totalKeys());
     }
+    if (request.keepPending() > 0) {
+      int pending = database.withConnection(connection -> pending(connection, request));
+      if (pending >= request.keepPending()) {
+        // Enough is ready for the run's slots; plan when it runs low.
+        return new PlanPage(0, false, null, pending);
+      }
+    }
     BackfillDefinition definition = registry.require(cursor.backfill());
 
     int batchSize = cursor.batchSize();
@@ -116,7 +123,26 @@ public class PlanningActivitiesImpl implements PlanningActivities {
           ? new PlanPage(0, true, null)
           : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys());
     }
+    if (request.keepPending() > 0) {
+      int pending = database.withConnection(connection -> pending(connection, request));
+      return new PlanPage(batches.size(), done, totalKeys, pending);
+    }
     return new PlanPage(batches.size(), done, totalKeys);
+  }
+
+  /** Pending batches of the run, counted up to {@link PlanRequest#keepPending()}. */
+  private static int pending(Connection connection, PlanRequest request) throws SQLException {
+    try (PreparedStatement count =
+        connection.prepareStatement(
+            "select count(*) from (select 1 from batches"
+                + " where run_id = ? and status = 'pending' limit ?) p")) {
+      count.setLong(1, request.runId());
+      count.setInt(2, request.keepPending());
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
   }
 
   private List<Long> keysAfter(

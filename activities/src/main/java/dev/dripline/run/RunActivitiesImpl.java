@@ -2,6 +2,7 @@ package dev.dripline.run;
 
 import dev.dripline.config.EngineConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.ShardedCounters;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -44,7 +45,9 @@ public class RunActivitiesImpl implements RunActivities {
               connection.prepareStatement(
                   "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
                       + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at,"
-                      + " r.total_keys, r.processed_keys, r.plan_done"
+                      + " r.total_keys, r.plan_done, "
+                      + ShardedCounters.PROCESSED_KEYS_OF_R
+                      + " as processed_keys"
                       + " from runs r left join backfill_definitions d on d.name = r.backfill"
                       + " where r.id = ?")) {
             select.setLong(1, run.runId());
@@ -68,7 +71,8 @@ public class RunActivitiesImpl implements RunActivities {
                   rs.getBoolean("plan_done"),
                   engine.batchPolicy(),
                   engine.planPageBatches(),
-                  engine.maxBatchesPerExecution());
+                  engine.maxBatchesPerExecution(),
+                  engine.batchChainTime().toMillis());
             }
           }
         });
@@ -136,7 +140,8 @@ public class RunActivitiesImpl implements RunActivities {
           // SKIP LOCKED: two racing executions of one run never claim the same batch.
           try (PreparedStatement claim =
               connection.prepareStatement(
-                  "update batches set status = 'enqueued', claim_token = ?, enqueued_at = now()"
+                  "update batches set status = 'enqueued', claim_token = ?, chain_head = null,"
+                      + " enqueued_at = now()"
                       + " where (run_id, number) in (select run_id, number from batches"
                       + " where run_id = ? and status = 'pending' order by number limit ?"
                       + " for update skip locked)"
@@ -206,7 +211,8 @@ public class RunActivitiesImpl implements RunActivities {
                   outcome = BatchMetrics.Outcome.of(rs);
                 }
               }
-              BatchMetrics.countFinished(connection, outcome.backfill(), "failed", 1);
+              BatchMetrics.countFinished(
+                  connection, outcome.backfill(), "failed", failure.number(), 1);
               return outcome;
             });
     metrics.recordSlotTime(failed);
@@ -240,6 +246,20 @@ public class RunActivitiesImpl implements RunActivities {
   }
 
   @Override
+  public void recordStopRequested(RunRef run) {
+    database.withConnection(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set stop_requested_at = coalesce(stop_requested_at, now()),"
+                      + " updated_at = now() where id = ? and status in ('running', 'paused')")) {
+            update.setLong(1, run.runId());
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  @Override
   public void recordCap(CapRecord record) {
     database.inTransaction(
         connection -> {
@@ -262,7 +282,7 @@ public class RunActivitiesImpl implements RunActivities {
         connection -> {
           try (PreparedStatement update =
               connection.prepareStatement(
-                  "update batches set status = 'pending', claim_token = null"
+                  "update batches set status = 'pending', claim_token = null, chain_head = null"
                       + " where run_id = ? and status in ('enqueued', 'running')")) {
             update.setLong(1, run.runId());
             return update.executeUpdate();
@@ -308,7 +328,7 @@ public class RunActivitiesImpl implements RunActivities {
         stopped = stop.executeUpdate();
       }
       // Only rows this transaction already holds (run, batches) are written after this.
-      BatchMetrics.countFinished(connection, backfill, "stopped", stopped);
+      BatchMetrics.countFinished(connection, backfill, "stopped", 0, stopped);
     }
     long open;
     long failed;

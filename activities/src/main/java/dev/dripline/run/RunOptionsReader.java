@@ -10,6 +10,7 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -26,13 +27,46 @@ public class RunOptionsReader {
   private static final Argument<Map<String, Object>> OPTIONS =
       Argument.mapOf(String.class, Object.class);
 
+  /** Contexts of recently seen runs: a run's options never change, and every batch reads them. */
+  private static final int CACHED_RUNS = 256;
+
+  private record Key(long runId, String backfill, String optionsJson) {}
+
   private final ObjectMapper objectMapper;
+  private final Map<Key, BackfillContext> recent =
+      new LinkedHashMap<>(CACHED_RUNS * 2, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, BackfillContext> eldest) {
+          return size() > CACHED_RUNS;
+        }
+      };
 
   public RunOptionsReader(ObjectMapper objectMapper) {
     this.objectMapper = objectMapper;
   }
 
+  /**
+   * The context of a batch of run {@code runId}; parsed and validated once per run (and options
+   * text) for as long as the run is among the {@value #CACHED_RUNS} most recently used.
+   *
+   * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
+   */
   public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
+    Key key = new Key(runId, definition.name(), optionsJson);
+    synchronized (recent) {
+      BackfillContext cached = recent.get(key);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    BackfillContext context = parse(runId, definition, optionsJson);
+    synchronized (recent) {
+      recent.put(key, context);
+    }
+    return context;
+  }
+
+  private BackfillContext parse(long runId, BackfillDefinition definition, String optionsJson) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -12,7 +13,7 @@ public final class BackfillOptions {
   private final Map<String, Object> values;
 
   public BackfillOptions(Map<String, Object> values) {
-    this.values = Collections.unmodifiableMap(values);
+    this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
   }
 
   public Map<String, Object> asMap() {

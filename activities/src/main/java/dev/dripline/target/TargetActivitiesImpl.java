@@ -6,6 +6,7 @@ import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.run.BackfillRunWorkflow;
@@ -443,7 +444,9 @@ public class TargetActivitiesImpl implements TargetActivities {
           String error;
           try (PreparedStatement select =
               connection.prepareStatement(
-                  "select status, processed_keys, error from runs where id = ?")) {
+                  "select r.status, r.error, "
+                      + ShardedCounters.PROCESSED_KEYS_OF_R
+                      + " as processed_keys from runs r where r.id = ?")) {
             select.setLong(1, observation.runId());
             try (ResultSet rs = select.executeQuery()) {
               if (!rs.next()) {

@@ -384,7 +384,9 @@ class TargetActivitiesIT {
   @Test
   void observeRunProgressResetsTheStreakOnce() {
     String[] target = backfillingWithRun("running", 2);
-    fixtures.update("update runs set processed_keys = 5 where id = ?", Long.parseLong(target[1]));
+    fixtures.update(
+        "insert into run_key_counts (run_id, shard, processed_keys) values (?, 3, 5)",
+        Long.parseLong(target[1]));
 
     TargetSnapshot after = observe(target, 0.5);
 

@@ -1,6 +1,7 @@
 package dev.dripline.testing;
 
 import dev.dripline.db.Database;
+import dev.dripline.db.ShardedCounters;
 import jakarta.inject.Singleton;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -137,8 +138,14 @@ public class RunFixtures {
         });
   }
 
+  /** The run's row, with its processed keys summed from their shards as {@code processed_keys}. */
   public Map<String, Object> runRow(long runId) {
-    return row("select * from runs where id = ?", runId);
+    return row(
+        "select r.*, "
+            + ShardedCounters.PROCESSED_KEYS_OF_R
+            + " as processed_keys"
+            + " from runs r where r.id = ?",
+        runId);
   }
 
   public List<Map<String, Object>> batchRows(long runId) {

@@ -40,7 +40,7 @@ record BenchConfig(
                        [--warmup-batches 500] [--w1-backfill example.sleep|bench.noop] [--bare-per-execution 1000]
                        [--stop-batches 5000] [--stop-sleep-ms 200] [--stop-after-ms 3000]
                        [--temporal 127.0.0.1:7253]
-                       [--db-url jdbc:postgresql://127.0.0.1:5432/dripline_bench]
+                       [--db-url jdbc:postgresql://127.0.0.1:5432/dripline_bench?sslmode=disable]
                        [--db-user dripline] [--db-password dripline] [--http-port 18080]
                        [--worker-slots 64] [--workflow-task-slots 16] [--db-pool 150]
                        [--worker-heap -Xmx512m] [--log-dir .dripline/logs]
@@ -60,7 +60,7 @@ record BenchConfig(
     int stopSleepMs = 200;
     int stopAfterMs = 3000;
     String temporal = "127.0.0.1:7253";
-    String dbUrl = "jdbc:postgresql://127.0.0.1:5432/dripline_bench";
+    String dbUrl = "jdbc:postgresql://127.0.0.1:5432/dripline_bench?sslmode=disable";
     String dbUser = "dripline";
     String dbPassword = "dripline";
     int httpPort = 18080;

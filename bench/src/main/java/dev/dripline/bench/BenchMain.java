@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 
 /**
  * Dripline's benchmark program. A whole run is the unit: each workload is measured against its
@@ -169,11 +170,42 @@ public final class BenchMain {
   static final class W1 {
     private final BenchConfig config;
     private final Services services;
+    private final CpuMeter cpu;
+    private final Map<String, List<Double>> driplineCpu = new LinkedHashMap<>();
+    private final Map<String, List<Double>> bareCpu = new LinkedHashMap<>();
     private long polls;
 
     W1(BenchConfig config, Services services) {
       this.config = config;
       this.services = services;
+      this.cpu =
+          new CpuMeter()
+              .part("dripline-jvm", () -> List.of(services.driplinePid()))
+              .part("bare-jvm", () -> List.of(services.bareWorkerPid()))
+              .part("temporal", services::temporalPids)
+              .part("postgres", services::backendPids);
+    }
+
+    /** Runs one side, recording the CPU seconds each part used into {@code into}. */
+    private double measured(Map<String, List<Double>> into, Callable<Double> side)
+        throws Exception {
+      CpuMeter.Reading before = cpu.read();
+      double seconds = side.call();
+      cpu.read()
+          .since(before)
+          .forEach((part, used) -> into.computeIfAbsent(part, p -> new ArrayList<>()).add(used));
+      return seconds;
+    }
+
+    private void printCpu(String side, Map<String, List<Double>> used) {
+      StringBuilder line = new StringBuilder(f("  %-9s", side));
+      double total = 0;
+      for (Map.Entry<String, List<Double>> e : used.entrySet()) {
+        double perThousand = median(e.getValue()) * 1000.0 / config.batches();
+        total += perThousand;
+        line.append(f(" %s %.2f", e.getKey(), perThousand));
+      }
+      System.out.println(line.append(f("  total %.2f", total)));
     }
 
     String run() throws Exception {
@@ -209,11 +241,11 @@ public final class BenchMain {
           double d;
           double b;
           if (driplineFirst) {
-            d = dripline(config.batches());
-            b = bare(client, config.batches());
+            d = measured(driplineCpu, () -> dripline(config.batches()));
+            b = measured(bareCpu, () -> bare(client, config.batches()));
           } else {
-            b = bare(client, config.batches());
-            d = dripline(config.batches());
+            b = measured(bareCpu, () -> bare(client, config.batches()));
+            d = measured(driplineCpu, () -> dripline(config.batches()));
           }
           driplineSeconds.add(d);
           bareSeconds.add(b);
@@ -237,6 +269,11 @@ public final class BenchMain {
                 dm, bm, config.batches() / dm, config.batches() / bm, ratio));
         System.out.println(
             "ratio = Dripline throughput / bare throughput (median times); target >= 0.80");
+        System.out.println(
+            "CPU seconds per 1,000 batches (median over reps; /proc utime+stime; postgres ="
+                + " backends of the bench database):");
+        printCpu("Dripline", driplineCpu);
+        printCpu("bare", bareCpu);
 
         // Database work per Dripline batch over the measured reps (pg_stat_database counters are
         // flushed by idle backends within ~10 s, hence the wait). Includes the metrics workflow's

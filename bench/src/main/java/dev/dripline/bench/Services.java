@@ -32,6 +32,7 @@ final class Services implements AutoCloseable {
   private final BenchConfig config;
   private final List<Process> processes = new ArrayList<>();
   private Process dripline;
+  private Process bareWorker;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private Connection db;
@@ -149,8 +150,43 @@ final class Services implements AutoCloseable {
     throw new IllegalStateException(what + " did not become healthy within " + timeout);
   }
 
+  /** The pid of the JVM {@link #ensureDripline()} started, or -1. */
+  long driplinePid() {
+    return dripline == null ? -1 : dripline.pid();
+  }
+
+  /** The pid of the baseline's worker JVM, or -1. */
+  long bareWorkerPid() {
+    return bareWorker == null ? -1 : bareWorker.pid();
+  }
+
+  /** Pids of the PostgreSQL backends connected to the bench's database (its own included). */
+  List<Long> backendPids() {
+    List<Long> pids = new ArrayList<>();
+    try (PreparedStatement s =
+            db().prepareStatement(
+                    "select pid from pg_stat_activity where datname = current_database()");
+        ResultSet rs = s.executeQuery()) {
+      while (rs.next()) {
+        pids.add(rs.getLong(1));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return pids;
+  }
+
+  /** The pid of the Temporal dev server listening on the bench's gRPC port, if found. */
+  List<Long> temporalPids() {
+    String port = config.temporalAddress().substring(config.temporalAddress().lastIndexOf(':') + 1);
+    return CpuMeter.pidsWithCommandLine("start-dev", "--port " + port + " ");
+  }
+
   /** Starts the baseline's worker JVM and waits for its READY line in the log. */
   void startBareWorker() throws IOException, InterruptedException {
+    if (bareWorker != null && bareWorker.isAlive()) {
+      return;
+    }
     Process process =
         spawn(
             "bare-worker",
@@ -161,6 +197,7 @@ final class Services implements AutoCloseable {
                 Integer.toString(config.workerSlots()),
                 Integer.toString(config.workflowTaskSlots())),
             Map.of());
+    bareWorker = process;
     Path log = config.logDir().resolve("bench-bare-worker.log");
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (System.nanoTime() < deadline) {

@@ -16,7 +16,10 @@ import java.time.Duration;
  * @param batchRetryInitialInterval delay before a batch's second attempt
  * @param batchRetryMaxInterval cap on the delay between attempts
  * @param planPageBatches batches planned per planning call (at least the cap is planned)
- * @param maxBatchesPerExecution batches one workflow execution starts before it continues as new
+ * @param maxBatchesPerExecution batch activities one workflow execution starts before it continues
+ *     as new
+ * @param batchChainTime how long one batch activity may go on with further pending batches of its
+ *     run in the same slot, without a round trip through Temporal per batch (0 turns chaining off)
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -27,7 +30,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "1s") Duration batchRetryInitialInterval,
     @Bindable(defaultValue = "1m") Duration batchRetryMaxInterval,
     @Bindable(defaultValue = "100") int planPageBatches,
-    @Bindable(defaultValue = "500") int maxBatchesPerExecution) {
+    @Bindable(defaultValue = "500") int maxBatchesPerExecution,
+    @Bindable(defaultValue = "10s") Duration batchChainTime) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(

@@ -61,7 +61,7 @@ public final class BatchRequeue {
     try (PreparedStatement update =
         connection.prepareStatement(
             "update batches set status = 'pending', error = null, finished_at = null,"
-                + " claim_token = null where run_id = ? and status = any (?)")) {
+                + " claim_token = null, chain_head = null where run_id = ? and status = any (?)")) {
       update.setLong(1, runId);
       update.setArray(2, connection.createArrayOf("text", from.toArray()));
       requeued = update.executeUpdate();
@@ -73,7 +73,7 @@ public final class BatchRequeue {
       try (PreparedStatement reopen =
           connection.prepareStatement(
               "update runs set status = 'running', error = null, finished_at = null,"
-                  + " updated_at = now() where id = ?")) {
+                  + " stop_requested_at = null, updated_at = now() where id = ?")) {
         reopen.setLong(1, runId);
         reopen.executeUpdate();
       }

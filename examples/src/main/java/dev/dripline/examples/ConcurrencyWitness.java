@@ -23,10 +23,13 @@ import javax.sql.DataSource;
  * pg_stat_activity} before counting. {@code current} is therefore always recomputed from the rows
  * of live sessions, never adjusted by deltas.
  *
- * <p><b>Atomicity.</b> Every update locks the run's {@code example_concurrency} row first, so
- * starts and ends of one run are serialised and {@code max_seen = greatest(max_seen, current)}
- * cannot miss an overlap. The {@code pg_stat_activity} snapshot is taken after the lock (a
- * transaction caches it on first use), so it includes every session whose row is visible.
+ * <p><b>Atomicity.</b> The start and the end of a batch are one call each of a server-side function
+ * (migration V6: {@code example_witness_enter}, {@code example_witness_exit}) that locks the run's
+ * {@code example_concurrency} row first, so starts and ends of one run are serialised and {@code
+ * max_seen = greatest(max_seen, current)} cannot miss an overlap. The backend-status snapshot is
+ * taken after the lock (a transaction caches it on first use), so it includes every session whose
+ * row is visible. Being one statement in autocommit, the row is locked only while the function
+ * runs; its commit does not wait for the WAL flush (see V6 for why that is safe here).
  *
  * <p>Limitation: a dead session's pid reused by a new, unrelated session would keep the dead row
  * counted; with Linux pid ranges this is unlikely within the life of a run.
@@ -64,27 +67,11 @@ public class ConcurrencyWitness {
     } catch (SQLException e) {
       throw new DatabaseException(e);
     }
-    try {
-      connection.setAutoCommit(false);
-      lockRun(connection, runId);
-      // Rows of this very session belong to an earlier holder that failed to clean up; this
-      // session is ours now, so none of them is executing.
-      try (PreparedStatement statement =
-          connection.prepareStatement(
-              "delete from example_executing where run_id = ? and backend_pid = pg_backend_pid()")) {
-        statement.setLong(1, runId);
-        statement.executeUpdate();
-      }
-      try (PreparedStatement statement =
-          connection.prepareStatement(
-              "insert into example_executing (run_id, batch_number, backend_pid)"
-                  + " values (?, ?, pg_backend_pid())")) {
-        statement.setLong(1, runId);
-        statement.setInt(2, batchNumber);
-        statement.executeUpdate();
-      }
-      recount(connection, runId);
-      connection.commit();
+    try (PreparedStatement statement =
+        connection.prepareStatement("select example_witness_enter(?, ?)")) {
+      statement.setLong(1, runId);
+      statement.setInt(2, batchNumber);
+      statement.execute();
       return new Execution(connection, runId);
     } catch (SQLException | RuntimeException e) {
       discard(connection, e);
@@ -124,78 +111,28 @@ public class ConcurrencyWitness {
         return;
       }
       closed = true;
-      try {
-        lockRun(connection, runId);
-        try (PreparedStatement statement =
-            connection.prepareStatement(
-                "delete from example_executing"
-                    + " where run_id = ? and backend_pid = pg_backend_pid()")) {
-          statement.setLong(1, runId);
-          statement.executeUpdate();
-        }
-        recount(connection, runId);
-        connection.commit();
-        connection.setAutoCommit(true);
-        connection.close();
+      try (PreparedStatement statement =
+          connection.prepareStatement("select example_witness_exit(?)")) {
+        statement.setLong(1, runId);
+        statement.execute();
       } catch (SQLException | RuntimeException e) {
         discard(connection, e);
         throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
       }
-    }
-  }
-
-  /** Creates the run's witness row if needed and locks it, serialising the run's updates. */
-  private static void lockRun(Connection connection, long runId) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "insert into example_concurrency (run_id) values (?) on conflict (run_id) do nothing")) {
-      statement.setLong(1, runId);
-      statement.executeUpdate();
-    }
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "select current from example_concurrency where run_id = ? for update")) {
-      statement.setLong(1, runId);
-      statement.executeQuery().close();
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        throw new DatabaseException(e);
+      }
     }
   }
 
   /**
-   * Drops rows of the run held by sessions that no longer exist (killed workers), then sets {@code
-   * current} from the remaining rows. Call with the run's row locked.
-   */
-  private static void recount(Connection connection, long runId) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "delete from example_executing e where e.run_id = ?"
-                + " and not exists (select 1 from pg_stat_activity a where a.pid = e.backend_pid)")) {
-      statement.setLong(1, runId);
-      statement.executeUpdate();
-    }
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "update example_concurrency c"
-                + " set current = n.executing, max_seen = greatest(c.max_seen, n.executing)"
-                + " from (select count(*)::int as executing from example_executing"
-                + " where run_id = ?) n"
-                + " where c.run_id = ?")) {
-      statement.setLong(1, runId);
-      statement.setLong(2, runId);
-      statement.executeUpdate();
-    }
-  }
-
-  /**
-   * Rolls back and gives up a connection whose witness update failed. The physical session is
-   * aborted rather than returned to the pool: a pooled session that still owns an {@code
-   * example_executing} row would keep that row counted as executing.
+   * Gives up a connection whose witness call failed (in autocommit, so PostgreSQL rolled it back).
+   * The physical session is aborted rather than returned to the pool: a pooled session that still
+   * owns an {@code example_executing} row would keep that row counted as executing.
    */
   private static void discard(Connection connection, Exception failure) {
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      failure.addSuppressed(e);
-    }
     try {
       connection.abort(Runnable::run);
     } catch (SQLException | RuntimeException e) {

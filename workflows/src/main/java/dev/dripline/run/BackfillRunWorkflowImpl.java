@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -20,12 +21,20 @@ import org.slf4j.Logger;
 /**
  * The run engine. It keeps only a cursor, flags and counters; batches live in PostgreSQL.
  *
- * <p>The map of in-flight batches is the run's semaphore: a batch is started only while the map
- * holds fewer entries than the effective cap, and leaves it only once its outcome is recorded, so
- * the cap holds across retries and restarts. Continue-as-new happens only with the map empty.
+ * <p>The map of in-flight batch activities is the run's semaphore: an activity is started only
+ * while the map holds fewer entries than the effective cap, and leaves it only once its outcome is
+ * recorded, so the cap holds across retries and restarts. Each activity holds one slot, its lane (1
+ * to the cap), and one batch at a time: the batch it was given and then, for up to {@code
+ * batch-chain-time}, further pending batches it takes itself (see BatchExecution). A chained batch
+ * that fails comes back as a hand-off and goes on as a batch of its own, with retries. Planning
+ * runs ahead of the chains in the background, a window of pending batches ahead. Continue-as-new
+ * happens only with the map empty and no planning under way.
  */
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
+
+  /** How often the loop checks the plan-ahead window while chains run. */
+  private static final Duration PLAN_AHEAD_EVERY = Duration.ofMillis(500);
 
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
@@ -68,7 +77,16 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private boolean woken;
 
   private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
+  private final Map<Integer, Integer> laneOf = new HashMap<>();
   private final Deque<Completion> completions = new ArrayDeque<>();
+  private ActivityOptions handoffOptions;
+  private boolean planningUnderWay;
+  private Planned planned;
+  private int pendingAfterPlan = -1;
+  private boolean stopRecorded;
+
+  /** A planning call's outcome, handled in the workflow loop. */
+  private record Planned(PlanPage page, RuntimeException failure) {}
 
   private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
 
@@ -133,9 +151,20 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             .build();
     batchOptions =
         ActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofMillis(policy.startToCloseMillis()))
+            // A chain may start its last batch just before its chain time ends.
+            .setStartToCloseTimeout(
+                Duration.ofMillis(policy.startToCloseMillis() + settings.chainMillis()))
             .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
             .setRetryOptions(batchRetry)
+            .build();
+    // A batch handed off by a chain has had one attempt already.
+    handoffOptions =
+        batchOptions.toBuilder()
+            .setRetryOptions(
+                batchRetry.toBuilder()
+                    .setMaximumAttempts(
+                        policy.maxAttempts() > 1 ? policy.maxAttempts() - 1 : policy.maxAttempts())
+                    .build())
             .build();
     planning =
         Workflow.newActivityStub(
@@ -192,7 +221,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       applyRequests();
       startBatches();
       Workflow.setCurrentDetails(details());
-      if (inFlight.isEmpty()) {
+      if (inFlight.isEmpty() && !planningUnderWay) {
         if (stopRequested
             || (planningDone || planningError != null) && !mayHavePending && !paused) {
           FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
@@ -213,16 +242,31 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           continueAsNew();
         }
       }
-      Workflow.await(() -> !completions.isEmpty() || woken);
+      if (planningAhead() && !planningUnderWay && !inFlight.isEmpty()) {
+        boolean happened =
+            Workflow.await(
+                PLAN_AHEAD_EVERY, () -> !completions.isEmpty() || woken || planned != null);
+        if (!happened) {
+          planNextPage();
+        }
+      } else {
+        Workflow.await(() -> !completions.isEmpty() || woken || planned != null);
+      }
       if (!completions.isEmpty()) {
         fruitlessFinishes = 0;
       }
+      handlePlanned();
       handleCompletions();
     }
   }
 
   /** Applies what signals asked for, in the workflow's own thread. */
   private void applyRequests() {
+    if (stopRequested && !stopRecorded) {
+      // Chains read it before taking their next batch.
+      stopRecorded = true;
+      runs.recordStopRequested(new RunRef(runId));
+    }
     if (retryRequested) {
       retryRequested = false;
       RequeueResult requeue = runs.requeue(new RunRef(runId));
@@ -249,48 +293,103 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
   }
 
-  /** Fills free slots with the lowest-numbered pending batches, planning more when none remain. */
+  /**
+   * Fills free slots with the lowest-numbered pending batches, asking for the next page of the plan
+   * when none remain, or when chains may soon run out of pending batches.
+   */
   private void startBatches() {
     while (!stopRequested && !paused && !continueAsNewDue() && inFlight.size() < cap) {
       int free = cap - inFlight.size();
-      if (mayHavePending) {
-        ClaimResult claim = runs.claimPending(new ClaimRequest(runId, claimSequence++, free));
-        for (BatchRef batch : claim.batches()) {
-          start(batch);
-        }
-        if (claim.batches().size() < free) {
-          mayHavePending = false;
-        }
-      } else if (!planningDone && planningError == null) {
+      if (!mayHavePending) {
         planNextPage();
-      } else {
-        return;
+        break;
       }
+      ClaimResult claim = runs.claimPending(new ClaimRequest(runId, claimSequence++, free));
+      for (BatchRef batch : claim.batches()) {
+        start(batch, lowestFreeLane(), batchOptions);
+      }
+      if (claim.batches().size() < free) {
+        mayHavePending = false;
+      }
+    }
+    if (planningAhead() && pendingAfterPlan < planAhead()) {
+      planNextPage();
     }
   }
 
+  /**
+   * Whether planning keeps a window of pending batches ahead of the chains, which take batches
+   * without the workflow seeing them: the planner reports what is pending, and the loop looks again
+   * every {@link #PLAN_AHEAD_EVERY} while batches are in flight.
+   */
+  private boolean planningAhead() {
+    return settings.chainMillis() > 0
+        && pendingAfterPlan >= 0
+        && !planningDone
+        && planningError == null
+        && !stopRequested;
+  }
+
+  /** Pending batches planning keeps ready for chains: they take batches without the workflow. */
+  private int planAhead() {
+    return Math.max(2 * settings.planPageBatches(), 4 * cap);
+  }
+
+  /** Starts planning the next page in the background, unless it is under way or not needed. */
   private void planNextPage() {
-    try {
-      PlanPage page =
-          planning.planNextPage(new PlanRequest(runId, Math.max(settings.planPageBatches(), cap)));
-      if (page.batchesCreated() > 0) {
-        mayHavePending = true;
-      }
-      if (page.done()) {
-        planningDone = true;
-        totalKeys = page.totalKeys();
-      }
-    } catch (ActivityFailure failure) {
-      planningError = "planning failed: " + describe(failure);
+    if (planningUnderWay || planningDone || planningError != null || stopRequested) {
+      return;
+    }
+    planningUnderWay = true;
+    int keepPending = settings.chainMillis() > 0 ? planAhead() : 0;
+    Promise<PlanPage> page =
+        Async.function(
+            planning::planNextPage,
+            new PlanRequest(runId, Math.max(settings.planPageBatches(), cap), keepPending));
+    page.handle(
+        (value, failure) -> {
+          planned = new Planned(value, failure);
+          return null;
+        });
+  }
+
+  private void handlePlanned() {
+    if (planned == null) {
+      return;
+    }
+    Planned outcome = planned;
+    planned = null;
+    planningUnderWay = false;
+    if (outcome.failure() != null) {
+      planningError = "planning failed: " + describe(outcome.failure());
       log.warn("run {}: {}", runId, planningError);
+      return;
+    }
+    PlanPage page = outcome.page();
+    pendingAfterPlan = page.pendingBatches();
+    if (page.batchesCreated() > 0) {
+      mayHavePending = true;
+    }
+    if (page.done()) {
+      planningDone = true;
+      totalKeys = page.totalKeys();
     }
   }
 
-  private void start(BatchRef batch) {
+  private int lowestFreeLane() {
+    int lane = 1;
+    while (laneOf.containsValue(lane)) {
+      lane++;
+    }
+    return lane;
+  }
+
+  private void start(BatchRef batch, int lane, ActivityOptions options) {
+    long chainMillis = settings.chainMillis();
     BatchActivities activities =
         Workflow.newActivityStub(
             BatchActivities.class,
-            batchOptions.toBuilder()
+            options.toBuilder()
                 .setSummary(
                     "batch "
                         + batch.number()
@@ -298,12 +397,16 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
                         + batch.startKey()
                         + ".."
                         + batch.endKey()
-                        + "]")
+                        + "]"
+                        + (chainMillis > 0 ? ", then pending ones, slot " + lane : ""))
                 .build());
     inFlight.put(batch.number(), batch);
+    laneOf.put(batch.number(), lane);
     batchesStartedHere++;
     Promise<BatchResult> result =
-        Async.function(activities::processBatch, new BatchWork(runId, settings.backfill(), batch));
+        Async.function(
+            activities::processBatch,
+            new BatchWork(runId, settings.backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
           completions.add(new Completion(batch, value, failure));
@@ -318,18 +421,42 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     while (!completions.isEmpty()) {
       Completion completion = completions.poll();
       BatchRef batch = completion.batch();
+      inFlight.remove(batch.number());
+      int lane = laneOf.remove(batch.number());
       if (completion.failure() == null) {
-        if (completion.result().outcome() != BatchOutcome.SKIPPED) {
-          processedKeys += completion.result().size();
+        BatchResult result = completion.result();
+        if (result.outcome() != BatchOutcome.SKIPPED) {
+          processedKeys += result.size();
+        }
+        processedKeys += result.chainedKeys();
+        if (result.chainedBatches() > 0) {
+          // The chain may have ended on its time, with batches still pending.
+          mayHavePending = true;
+        }
+        if (result.handoff() != null) {
+          handOff(result, lane);
         }
       } else {
         String error = describe(completion.failure());
         log.warn("run {}: batch {} failed: {}", runId, batch.number(), error);
         runs.recordBatchFailure(new BatchFailure(runId, batch.number(), error));
       }
-      inFlight.remove(batch.number());
     }
     Workflow.setCurrentDetails(details());
+  }
+
+  /**
+   * A chained batch failed its attempt and still holds the chain's slot: it goes on as a batch of
+   * its own in that lane, with the attempts it has left, or fails now if it has none.
+   */
+  private void handOff(BatchResult result, int lane) {
+    BatchRef batch = result.handoff();
+    if (result.handoffPermanent() || settings.batchPolicy().maxAttempts() == 1) {
+      log.warn("run {}: batch {} failed: {}", runId, batch.number(), result.handoffError());
+      runs.recordBatchFailure(new BatchFailure(runId, batch.number(), result.handoffError()));
+      return;
+    }
+    start(batch, lane, handoffOptions);
   }
 
   private int effectiveCap() {

@@ -41,6 +41,13 @@ public interface RunActivities {
   @ActivityMethod
   void recordStatus(StatusChange change);
 
+  /**
+   * Records that the run is stopping, so batch activities chaining further batches stop taking them
+   * (a re-queue clears it).
+   */
+  @ActivityMethod
+  void recordStopRequested(RunRef run);
+
   /** Records a changed cap. */
   @ActivityMethod
   void recordCap(CapRecord record);

@@ -21,6 +21,7 @@ import java.time.Instant;
  * @param batchPolicy timeouts and retries of one batch
  * @param planPageBatches batches planned per planning call
  * @param maxBatchesPerExecution batches started before the workflow drains and continues as new
+ * @param chainMillis how long one batch activity may chain further batches (0: never)
  */
 public record RunSettings(
     long runId,
@@ -38,11 +39,12 @@ public record RunSettings(
     boolean planningDone,
     BatchPolicy batchPolicy,
     int planPageBatches,
-    int maxBatchesPerExecution) {
+    int maxBatchesPerExecution,
+    long chainMillis) {
 
   public static RunSettings notFound(long runId) {
     return new RunSettings(
-        runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0);
+        runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0, 0);
   }
 
   /** The effective cap (PRODUCT R5). */

@@ -54,6 +54,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   // Recorded state.
   RunStatus status = RunStatus.PENDING;
+  boolean stopRecorded;
   boolean exists = true;
   Long planCursor;
   boolean planDone;
@@ -126,7 +127,8 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         planDone,
         new BatchPolicy(3_600_000, 3_600_000, maxAttempts, 100, 1_000),
         planPageBatches,
-        maxBatchesPerExecution);
+        maxBatchesPerExecution,
+        0);
   }
 
   @Override
@@ -206,6 +208,11 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       status = change.status();
       statusChanges.add(status);
     }
+  }
+
+  @Override
+  public synchronized void recordStopRequested(RunRef run) {
+    stopRecorded = true;
   }
 
   @Override

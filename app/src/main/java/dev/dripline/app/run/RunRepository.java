@@ -2,6 +2,7 @@ package dev.dripline.app.run;
 
 import dev.dripline.db.Database;
 import dev.dripline.db.DatabaseException;
+import dev.dripline.db.ShardedCounters;
 import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.BatchStatus;
 import dev.dripline.run.RunStatus;
@@ -36,8 +37,9 @@ public class RunRepository {
   private static final String RUN_COLUMNS =
       "select id, backfill, options::text, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
-          + " error, workflow_id, total_keys, processed_keys, created_at, updated_at, started_at,"
-          + " finished_at from runs";
+          + " error, workflow_id, total_keys, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys, created_at, updated_at, started_at, finished_at from runs r";
   private static final String BATCH_COLUMNS =
       "select number, start_key, end_key, size, status, attempts, error, started_at, finished_at"
           + " from batches";
