@@ -29,10 +29,12 @@ import java.util.Map;
 final class W2Stats {
   /**
    * Statement categories: {@code data} is the batch's UPDATE, {@code plan} the scope query, {@code
-   * txctl} transaction control (BEGIN, COMMIT, SET …), {@code spring} Spring Batch's JobRepository,
-   * {@code bench} the bench's own polls and reads, {@code other} everything else: Dripline's engine
-   * (runs, batches, claims, planning cursor, counters, metrics snapshots) and anything running in
-   * the background of the database at the time.
+   * txctl} transaction control (BEGIN, COMMIT, SET …), {@code spring} Spring Batch's JobRepository
+   * (its tables and {@code select nextval(?)} of its id sequences; Dripline's ids come from {@code
+   * bigserial} defaults, never a top-level {@code nextval}), {@code bench} the bench's own polls
+   * and reads, {@code other} everything else: Dripline's engine (runs, batches, claims, planning
+   * cursor, counters, metrics snapshots) and anything running in the background of the database at
+   * the time.
    */
   static final List<String> CATEGORIES =
       List.of("data", "plan", "txctl", "spring", "other", "bench");
@@ -48,7 +50,8 @@ final class W2Stats {
           + " when query ~* '^\\s*select\\s+id\\s+from\\s+example_users\\s' then 'plan'"
           + " when query ~* '^\\s*(begin|commit|rollback|start\\s+transaction|savepoint|release"
           + "|set\\s|show\\s|reset\\s)' then 'txctl'"
-          + " when query ~* 'batch_(job|step)_' then 'spring'"
+          + " when query ~* 'batch_(job|step)_' or query ~* '^\\s*select\\s+nextval\\('"
+          + " then 'spring'"
           + " else 'other' end";
 
   private final Connection connection;

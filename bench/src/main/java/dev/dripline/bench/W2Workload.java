@@ -426,6 +426,9 @@ final class W2Workload {
   // One run
 
   private Run execute(String system, Reference reference, boolean measured) throws Exception {
+    if (system.equals("S")) {
+      spring.clearRepository();
+    }
     long windowStart = System.nanoTime();
     W2Stats.Counters before = measured ? stats.counters() : null;
     if (measured) {
@@ -463,7 +466,6 @@ final class W2Workload {
         ranges = result.ranges();
       }
       case "S" -> {
-        spring.clearRepository();
         W2SpringBatch.Result result = spring.run(batchSize);
         seconds = result.seconds();
         batches = result.batches();
@@ -720,7 +722,7 @@ final class W2Workload {
     System.out.println(
         "book = the system's own bookkeeping statements (D: every statement that is not the"
             + " UPDATE, the scope query, transaction control or the bench's; S: Spring Batch's"
-            + " batch_* statements); other = the rest (background: e.g. the idle Dripline JVM's"
+            + " batch_* statements and sequences); other = the rest (background: e.g. the idle Dripline JVM's"
             + " metrics snapshots); net_commits = commits less the background rate measured while"
             + " idle times the counting window (run + settle); slot_use = UPDATE execution time /"
             + " (cap x wall time)");
