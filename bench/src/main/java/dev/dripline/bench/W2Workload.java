@@ -1,16 +1,814 @@
 package dev.dripline.bench;
 
-/** W2: see docs/benchmarks.md. */
+import static dev.dripline.bench.BenchMain.f;
+import static dev.dripline.bench.BenchMain.median;
+import static dev.dripline.bench.BenchMain.sleep;
+
+import dev.dripline.examples.ExampleSeeder;
+import dev.dripline.examples.NormalizeEmailsBackfill;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * W2, real work: {@code example.normalize-emails} over {@code --w2-rows} seeded rows, batch {@code
+ * --w2-batch-size}, cap {@code --w2-cap}, on three systems in the same invocation:
+ *
+ * <ul>
+ *   <li><b>D</b>, Dripline: {@code POST /api/runs} on the bench's Dripline JVM; timed from just
+ *       before the POST to the run's {@code finished_at}. The run must end {@code completed}.
+ *   <li><b>J</b>, a plain JDBC thread pool ({@link W2JdbcPool}) of {@code cap} threads.
+ *   <li><b>S</b>, a Spring Batch partitioned step ({@link W2SpringBatch}) with {@code cap} threads
+ *       and its JobRepository in the same database.
+ * </ul>
+ *
+ * All three run the example's own statements ({@link NormalizeEmailsBackfill#KEYS_AFTER_SQL} to
+ * plan, {@link NormalizeEmailsBackfill#BATCH_SQL} per batch) over the same ranges ({@link
+ * W2Ranges}: checked against a reference plan after every run). Before every run the data is reset
+ * to the same state (truncate, {@link ExampleSeeder#ensureUsers} — ids 1..N, nine in ten emails
+ * messy —, {@code VACUUM (FREEZE, ANALYZE)}, {@code CHECKPOINT} when the role may); after every run
+ * every row must hold its normalised email, or W2 fails. Autovacuum is switched off for {@code
+ * example_users} (the reset vacuums it), so it cannot land in one system's run and not another's.
+ *
+ * <p>Order: an optional warm-up run of each system (not counted), then repetitions whose order
+ * rotates (D,J,S / J,S,D / S,D,J …). Printed: every run, medians, ratios D/J and D/S, and
+ * PostgreSQL's own counts per batch ({@link W2Stats}).
+ *
+ * <p>Options ({@code --w2-<name> value}):
+ *
+ * <ul>
+ *   <li>{@code rows} (1000000): rows seeded into {@code example_users} for each run;
+ *   <li>{@code batch-size} (1000), {@code cap} (4): keys per batch, parallel batches / threads;
+ *   <li>{@code systems} (D,J,S): which systems to run;
+ *   <li>{@code warmup-rows} (20000; 0 = none): rows of the warm-up run of each system;
+ *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
+ *   <li>{@code top} (12): statements listed per system from the last repetition;
+ *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted).
+ * </ul>
+ */
 final class W2Workload {
+  private static final List<String> ALL_SYSTEMS = List.of("D", "J", "S");
+  private static final Map<String, String> NAMES =
+      Map.of("D", "Dripline", "J", "JDBC pool", "S", "Spring Batch");
+  private static final String POLL_SQL =
+      W2Stats.BENCH_MARK + "select status, 1 as w2_bench from runs where id = ?";
+
   private final BenchConfig config;
   private final Services services;
+  private final int rows;
+  private final int batchSize;
+  private final int cap;
+  private final int warmupRows;
+  private final int settleMs;
+  private final int top;
+  private final List<String> systems;
+  private boolean checkpoint;
+
+  private Connection db;
+  private W2Stats stats;
+  private double idleCommitsPerSecond;
+  private W2SpringBatch spring;
 
   W2Workload(BenchConfig config, Services services) {
     this.config = config;
     this.services = services;
+    this.rows = config.intOption("w2-rows", 1_000_000);
+    this.batchSize = config.intOption("w2-batch-size", 1000);
+    this.cap = config.intOption("w2-cap", 4);
+    this.warmupRows = config.intOption("w2-warmup-rows", 20_000);
+    this.settleMs = config.intOption("w2-settle-ms", 11_000);
+    this.top = config.intOption("w2-top", 12);
+    this.checkpoint = !config.option("w2-checkpoint", "on").equalsIgnoreCase("off");
+    List<String> chosen = new ArrayList<>();
+    for (String s : config.option("w2-systems", "D,J,S").split(",")) {
+      String system = s.trim().toUpperCase(Locale.ROOT);
+      if (!ALL_SYSTEMS.contains(system)) {
+        throw new IllegalArgumentException("--w2-systems takes D, J and S, not " + s);
+      }
+      if (!chosen.contains(system)) {
+        chosen.add(system);
+      }
+    }
+    this.systems = List.copyOf(chosen);
+    if (rows < 1 || batchSize < 1 || cap < 1 || systems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--w2-rows, --w2-batch-size, --w2-cap must be at least 1 and --w2-systems not empty");
+    }
   }
 
+  // ------------------------------------------------------------------------------------------
+  // Results
+
+  /** The reference plan of the current data: what every system must do. */
+  private record Reference(int rows, long scope, W2Ranges.Fingerprint ranges) {}
+
+  /** One measured run of one system. */
+  private record Run(
+      String system,
+      double seconds,
+      int batches,
+      long rowsUpdated,
+      Map<String, W2Stats.Group> statements,
+      List<W2Stats.Top> top,
+      W2Stats.Counters counters,
+      long commits,
+      double window,
+      double load,
+      String detail) {
+
+    W2Stats.Group group(String category) {
+      return statements.getOrDefault(category, W2Stats.Group.NONE);
+    }
+
+    /** The system's own bookkeeping statements: Dripline's engine, Spring's JobRepository. */
+    W2Stats.Group book() {
+      return switch (system) {
+        case "D" -> group("other");
+        case "S" -> group("spring");
+        default -> W2Stats.Group.NONE;
+      };
+    }
+
+    /** Statements of none of the above (for D they are in {@link #book}). */
+    W2Stats.Group background() {
+      return system.equals("D") ? W2Stats.Group.NONE : group("other");
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+
   String run() throws Exception {
-    throw new UnsupportedOperationException("W2 is not implemented yet");
+    System.out.println();
+    System.out.println(
+        f(
+            "== W2 real work: %s over %,d rows, batch %d, cap %d; systems %s; %d reps"
+                + " (rotating order; warm-up %,d rows each)",
+            NormalizeEmailsBackfill.NAME,
+            rows,
+            batchSize,
+            cap,
+            String.join(",", systems),
+            config.reps(),
+            warmupRows));
+    System.out.println(
+        "D = Dripline (POST /api/runs .. runs.finished_at); J = JDBC thread pool (HikariCP, "
+            + cap
+            + " threads, in the bench JVM); S = Spring Batch partitioned step ("
+            + cap
+            + " threads, JobRepository in this database, in the bench JVM)");
+    services.ensureDripline();
+    db = DriverManager.getConnection(config.dbUrl(), config.dbUser(), config.dbPassword());
+    try {
+      stats = new W2Stats(db);
+      prepare();
+      if (systems.contains("S")) {
+        spring = new W2SpringBatch(config.dbUrl(), config.dbUser(), config.dbPassword(), cap);
+      }
+      if (warmupRows > 0) {
+        warmUp();
+      }
+      measureIdle();
+      return measure();
+    } finally {
+      if (spring != null) {
+        spring.close();
+      }
+      db.close();
+    }
+  }
+
+  private void prepare() throws Exception {
+    System.out.println(stats.statementsNote());
+    if (!stats.statementsAvailable()) {
+      System.out.println(
+          "WARNING: statement counts are not available; bin/dripline-bench loads"
+              + " pg_stat_statements when W2 is requested (see its log)");
+    }
+    try (Statement statement = db.createStatement()) {
+      statement.execute(
+          "alter table example_users set (autovacuum_enabled = false,"
+              + " toast.autovacuum_enabled = false)");
+    }
+    if (checkpoint) {
+      try (Statement statement = db.createStatement()) {
+        statement.execute("checkpoint");
+      } catch (SQLException e) {
+        checkpoint = false;
+        System.out.println(
+            "CHECKPOINT not permitted (" + e.getMessage().lines().findFirst().orElse("") + ")");
+      }
+    }
+    System.out.println(
+        "reset before every run: truncate example_users, ExampleSeeder.ensureUsers, vacuum"
+            + " (freeze, analyze)"
+            + (checkpoint ? ", checkpoint" : " (no checkpoint)"));
+    stopActiveRuns();
+  }
+
+  /** A run of the example left active by an interrupted bench would make the POST a conflict. */
+  private void stopActiveRuns() {
+    List<Long> active = new ArrayList<>();
+    try (PreparedStatement statement =
+        db.prepareStatement(
+            "select id from runs where backfill = ?"
+                + " and status in ('pending', 'running', 'paused')")) {
+      statement.setString(1, NormalizeEmailsBackfill.NAME);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          active.add(rs.getLong(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    for (long id : active) {
+      System.out.println(
+          "stopping run " + id + " of " + NormalizeEmailsBackfill.NAME + " left active");
+      services.post("/api/runs/" + id + "/stop", Map.of());
+      BenchMain.awaitTerminal(services, id, Duration.ofMinutes(5), 200);
+    }
+  }
+
+  private void warmUp() throws Exception {
+    List<String> parts = new ArrayList<>();
+    for (String system : systems) {
+      Reference reference = reset(warmupRows);
+      Run run = execute(system, reference, false);
+      parts.add(f("%s %.2f s", system, run.seconds()));
+    }
+    System.out.println(
+        f("warm-up (%,d rows): %s (not counted)", warmupRows, String.join(", ", parts)));
+    // Let every backend flush its statistics, so the first measured run starts clean.
+    sleep(settleMs);
+  }
+
+  /**
+   * What the database does while no system runs (the idle Dripline JVM's metrics snapshots, its
+   * pool): the background every run's counts include. Counted over one settle period.
+   */
+  private void measureIdle() throws Exception {
+    W2Stats.Counters before = stats.counters();
+    stats.resetStatements();
+    long start = System.nanoTime();
+    sleep(settleMs);
+    Map<String, W2Stats.Group> statements = stats.statements();
+    W2Stats.Counters delta = stats.counters().minus(before);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    idleCommitsPerSecond =
+        Math.max(0, (delta.commits() - 3 - (stats.statementsAvailable() ? 2 : 0)) / seconds);
+    long calls = 0;
+    double ms = 0;
+    for (Map.Entry<String, W2Stats.Group> e : statements.entrySet()) {
+      if (!e.getKey().equals("bench")) {
+        calls += e.getValue().calls();
+        ms += e.getValue().ms();
+      }
+    }
+    System.out.println(
+        f(
+            "background (no system running, %.1f s): %.1f commits/s, %.1f rows written/s to"
+                + " bookkeeping tables%s",
+            seconds,
+            idleCommitsPerSecond,
+            delta.bookRowsWritten() / seconds,
+            stats.statementsAvailable()
+                ? f(", %.1f statements/s (%.1f ms/s)", calls / seconds, ms / seconds)
+                : ""));
+  }
+
+  private String measure() throws Exception {
+    Map<String, List<Run>> runs = new LinkedHashMap<>();
+    for (String s : systems) {
+      runs.put(s, new ArrayList<>());
+    }
+    System.out.println();
+    System.out.println(
+        "rep  order   sys   wall_s     rows/s  batches  upd_ms/b  slot_use  book_calls  book_ms"
+            + "  txctl  other  commits  book_rows  load");
+    for (int rep = 1; rep <= config.reps(); rep++) {
+      List<String> order = rotate(systems, rep - 1);
+      for (String system : order) {
+        Reference reference = reset(rows);
+        Run run = execute(system, reference, true);
+        runs.get(system).add(run);
+        printRun(rep, String.join(",", order), run);
+      }
+    }
+    return summarize(runs);
+  }
+
+  private static List<String> rotate(List<String> list, int by) {
+    List<String> rotated = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      rotated.add(list.get((i + by) % list.size()));
+    }
+    return rotated;
+  }
+
+  private void printRun(int rep, String order, Run run) {
+    W2Stats.Group data = run.group("data");
+    System.out.println(
+        f(
+            "%3d  %-6s  %-3s  %7.2f  %9.0f  %7d  %8.1f  %8.2f  %10d  %7.0f  %5d  %5d  %7d  %9d  %4.1f",
+            rep,
+            order,
+            run.system(),
+            run.seconds(),
+            rows / run.seconds(),
+            run.batches(),
+            data.calls() == 0 ? 0 : data.ms() / data.calls(),
+            data.ms() / (cap * run.seconds() * 1000),
+            run.book().calls(),
+            run.book().ms(),
+            run.group("txctl").calls(),
+            run.background().calls(),
+            run.commits(),
+            run.counters().bookRowsWritten(),
+            run.load()));
+    if (run.detail() != null) {
+      System.out.println("     " + run.detail());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Data
+
+  /** Resets example_users to {@code n} un-normalised rows and plans the reference ranges. */
+  private Reference reset(int n) throws SQLException {
+    // Its own connection, closed at the end: its backend's statistics are flushed when it exits,
+    // not later during a measured run.
+    try (Connection connection =
+        DriverManager.getConnection(config.dbUrl(), config.dbUser(), config.dbPassword())) {
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("truncate example_users restart identity");
+      }
+      new ExampleSeeder(connection).ensureUsers(n);
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("vacuum (freeze, analyze) example_users");
+        if (checkpoint) {
+          statement.execute("checkpoint");
+        }
+      }
+      long scope;
+      try (Statement statement = connection.createStatement();
+          ResultSet rs =
+              statement.executeQuery(
+                  "select count(*) from example_users where email <> lower(trim(email))")) {
+        rs.next();
+        scope = rs.getLong(1);
+      }
+      W2Ranges.Fingerprint ranges =
+          W2Ranges.Fingerprint.of(W2Ranges.planAll(connection, batchSize));
+      if (ranges.keys() != scope) {
+        throw new IllegalStateException(
+            "W2 reference plan covers " + ranges.keys() + " keys, scope is " + scope);
+      }
+      return new Reference(n, scope, ranges);
+    }
+  }
+
+  /** Fails loudly unless every row holds its normalised email. */
+  private void verifyData(String system, Reference reference) throws SQLException {
+    try (Statement statement = db.createStatement();
+        ResultSet rs =
+            statement.executeQuery(
+                W2Stats.BENCH_MARK
+                    + "select count(*), count(*) filter"
+                    + " (where email <> 'user' || id || '@example.com') from example_users")) {
+      rs.next();
+      long count = rs.getLong(1);
+      long wrong = rs.getLong(2);
+      if (count != reference.rows() || wrong != 0) {
+        throw new IllegalStateException(
+            f(
+                "W2 %s: after the run example_users has %d rows (expected %d), %d of them not"
+                    + " normalised",
+                NAMES.get(system), count, reference.rows(), wrong));
+      }
+    }
+  }
+
+  private static void verifyWork(
+      String system, Reference reference, int batches, long updated, W2Ranges.Fingerprint ranges) {
+    if (!ranges.equals(reference.ranges())) {
+      throw new IllegalStateException(
+          f(
+              "W2 %s processed other ranges than the reference plan: %s, expected %s",
+              NAMES.get(system), ranges, reference.ranges()));
+    }
+    if (batches != reference.ranges().batches() || updated != reference.scope()) {
+      throw new IllegalStateException(
+          f(
+              "W2 %s: %d batches, %d rows updated; expected %d batches, %d rows",
+              NAMES.get(system),
+              batches,
+              updated,
+              reference.ranges().batches(),
+              reference.scope()));
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // One run
+
+  private Run execute(String system, Reference reference, boolean measured) throws Exception {
+    if (system.equals("S")) {
+      spring.clearRepository();
+    }
+    long windowStart = System.nanoTime();
+    W2Stats.Counters before = measured ? stats.counters() : null;
+    if (measured) {
+      stats.resetStatements();
+    }
+    long[] polls = new long[1];
+    double seconds;
+    int batches;
+    long updated;
+    W2Ranges.Fingerprint ranges;
+    String detail = null;
+    long runId = 0;
+    Instant posted = null;
+    switch (system) {
+      case "D" -> {
+        posted = Instant.now();
+        runId = createRun();
+        String status = awaitTerminal(runId, polls);
+        if (!"completed".equals(status)) {
+          throw new IllegalStateException("W2 Dripline run " + runId + " ended " + status);
+        }
+        Instant finished = queryInstant("select finished_at from runs where id = ?", runId);
+        seconds = Duration.between(posted, finished).toNanos() / 1e9;
+        List<W2Ranges.Range> done = driplineRanges(runId);
+        batches = done.size();
+        ranges = W2Ranges.Fingerprint.of(done);
+        updated = queryLong("select processed_keys from runs where id = ?", runId);
+      }
+      case "J" -> {
+        W2JdbcPool.Result result =
+            W2JdbcPool.run(config.dbUrl(), config.dbUser(), config.dbPassword(), cap, batchSize);
+        seconds = result.seconds();
+        batches = result.batches();
+        updated = result.rowsUpdated();
+        ranges = result.ranges();
+      }
+      case "S" -> {
+        W2SpringBatch.Result result = spring.run(batchSize);
+        seconds = result.seconds();
+        batches = result.batches();
+        updated = result.rowsUpdated();
+        ranges = result.ranges();
+        detail =
+            f(
+                "S: %d step executions (1 manager + %d partitions)",
+                result.stepExecutions(), result.stepExecutions() - 1);
+      }
+      default -> throw new IllegalStateException(system);
+    }
+    double load = loadAverage();
+    verifyData(system, reference);
+    verifyWork(system, reference, batches, updated, ranges);
+    if (system.equals("D")) {
+      detail = driplineDetail(runId, posted, seconds);
+    }
+    if (!measured) {
+      return new Run(
+          system, seconds, batches, updated, Map.of(), List.of(), null, 0, 0, load, detail);
+    }
+    // Read after the checks, so the bench's own statements in the window are all counted here.
+    Map<String, W2Stats.Group> statements = stats.statements();
+    List<W2Stats.Top> topStatements =
+        stats.top(top, List.of("data", "plan", "txctl", "spring", "other"));
+    // pg_stat_database and pg_stat_user_tables lag: wait until idle backends have flushed.
+    sleep(settleMs);
+    W2Stats.Counters delta = stats.counters().minus(before);
+    double window = (System.nanoTime() - windowStart) / 1e9;
+    // The bench's own transactions in the window (each statement of its connection commits on its
+    // own): its marked statements as counted by pg_stat_statements (polls, checks), plus the first
+    // counters read and the two statement reads; without pg_stat_statements, polls plus checks.
+    long own =
+        stats.statementsAvailable()
+            ? statements.get("bench").calls() + 3
+            : polls[0] + (system.equals("D") ? 10 : 6);
+    long commits = delta.commits() - own;
+    if (delta.usersUpdated() != reference.scope()) {
+      System.out.println(
+          f(
+              "     note: pg_stat_user_tables counts %d rows updated in example_users (expected %d;"
+                  + " statistics may lag)",
+              delta.usersUpdated(), reference.scope()));
+    }
+    return new Run(
+        system,
+        seconds,
+        batches,
+        updated,
+        statements,
+        topStatements,
+        delta,
+        commits,
+        window,
+        load,
+        detail);
+  }
+
+  private long createRun() {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("backfill", NormalizeEmailsBackfill.NAME);
+    body.put("options", Map.of());
+    body.put("batchSize", batchSize);
+    body.put("maxParallelBatches", cap);
+    Services.Response response = services.post("/api/runs", body);
+    if (response.status() != 201) {
+      throw new IllegalStateException(
+          "POST /api/runs answered " + response.status() + ": " + response.body());
+    }
+    return response.body().get("id").asLong();
+  }
+
+  /** Polls the run's status every 50 ms on the bench's connection; counts the polls. */
+  private String awaitTerminal(long runId, long[] polls) throws SQLException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(Math.max(600, rows / 500)).toNanos();
+    try (PreparedStatement statement = db.prepareStatement(POLL_SQL)) {
+      statement.setLong(1, runId);
+      while (System.nanoTime() < deadline) {
+        String status;
+        try (ResultSet rs = statement.executeQuery()) {
+          status = rs.next() ? rs.getString(1) : null;
+        }
+        polls[0]++;
+        if ("completed".equals(status) || "failed".equals(status) || "stopped".equals(status)) {
+          return status;
+        }
+        sleep(50);
+      }
+    }
+    throw new IllegalStateException("W2 Dripline run " + runId + " did not end in time");
+  }
+
+  private List<W2Ranges.Range> driplineRanges(long runId) throws SQLException {
+    List<W2Ranges.Range> ranges = new ArrayList<>();
+    try (PreparedStatement statement =
+        db.prepareStatement(
+            W2Stats.BENCH_MARK
+                + "select start_key, end_key, size, status from batches where run_id = ?"
+                + " order by number")) {
+      statement.setLong(1, runId);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          if (!"completed".equals(rs.getString(4))) {
+            throw new IllegalStateException(
+                "W2 Dripline run " + runId + " has a batch " + rs.getString(4));
+          }
+          ranges.add(new W2Ranges.Range(rs.getLong(1), rs.getLong(2), rs.getInt(3)));
+        }
+      }
+    }
+    return ranges;
+  }
+
+  /**
+   * Where a Dripline run's time went, from its batches' timestamps: the first batch's start after
+   * the POST, the mean wait from enqueued to started, the mean batch (started to finished: the
+   * engine's two transactions around the UPDATE), the UPDATE itself (pg_stat_statements), the tail
+   * from the last batch to finished_at, and the mean number of batches executing at once.
+   */
+  private String driplineDetail(long runId, Instant posted, double seconds) throws SQLException {
+    Instant firstStart;
+    double queueMs;
+    double batchMs;
+    double busy;
+    Instant lastFinish;
+    Instant finished;
+    int runCap;
+    try (PreparedStatement statement =
+        db.prepareStatement(
+            W2Stats.BENCH_MARK
+                + "select min(b.started_at), avg(extract(epoch from b.started_at - b.enqueued_at)),"
+                + " avg(extract(epoch from b.finished_at - b.started_at)),"
+                + " sum(extract(epoch from b.finished_at - b.started_at)),"
+                + " max(b.finished_at), r.finished_at, r.max_parallel_batches"
+                + " from batches b join runs r on r.id = b.run_id where b.run_id = ?"
+                + " group by r.finished_at, r.max_parallel_batches")) {
+      statement.setLong(1, runId);
+      try (ResultSet rs = statement.executeQuery()) {
+        rs.next();
+        firstStart = rs.getTimestamp(1).toInstant();
+        queueMs = rs.getDouble(2) * 1000;
+        batchMs = rs.getDouble(3) * 1000;
+        busy = rs.getDouble(4);
+        lastFinish = rs.getTimestamp(5).toInstant();
+        finished = rs.getTimestamp(6).toInstant();
+        runCap = rs.getInt(7);
+      }
+    }
+    // Slot refill: the k-th batch to finish frees the slot the (k + cap)-th batch to be enqueued
+    // takes; the gap is the completion's way back through Temporal, the workflow task, the claim
+    // (and, every page, planning), i.e. time a slot holds no batch.
+    double refillMedianMs;
+    double refillMeanMs;
+    double refillMaxMs;
+    try (PreparedStatement statement =
+        db.prepareStatement(
+            W2Stats.BENCH_MARK
+                + "with f as (select finished_at as t, row_number() over (order by finished_at) k"
+                + " from batches where run_id = ?),"
+                + " e as (select enqueued_at as t, row_number() over (order by enqueued_at) k"
+                + " from batches where run_id = ?),"
+                + " g as (select extract(epoch from e.t - f.t) * 1000 as ms"
+                + " from f join e on e.k = f.k + ?)"
+                + " select percentile_cont(0.5) within group (order by ms), avg(ms), max(ms)"
+                + " from g")) {
+      statement.setLong(1, runId);
+      statement.setLong(2, runId);
+      statement.setInt(3, runCap);
+      try (ResultSet rs = statement.executeQuery()) {
+        rs.next();
+        refillMedianMs = rs.getDouble(1);
+        refillMeanMs = rs.getDouble(2);
+        refillMaxMs = rs.getDouble(3);
+      }
+    }
+    return f(
+        "D run %d (cap %d): first batch started %.0f ms after the POST; per batch:"
+            + " enqueued->started %.1f ms, started->finished %.1f ms; slot refill (a batch"
+            + " finished -> next enqueued) median %.1f ms, mean %.1f, max %.0f; last batch"
+            + " finished -> run finished_at %.0f ms; batches executing at once (mean) %.2f of %d",
+        runId,
+        runCap,
+        Duration.between(posted, firstStart).toNanos() / 1e6,
+        queueMs,
+        batchMs,
+        refillMedianMs,
+        refillMeanMs,
+        refillMaxMs,
+        Duration.between(lastFinish, finished).toNanos() / 1e6,
+        busy / seconds,
+        runCap);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Summary
+
+  private String summarize(Map<String, List<Run>> runs) throws SQLException {
+    Map<String, Double> medians = new LinkedHashMap<>();
+    runs.forEach(
+        (system, list) -> medians.put(system, median(list.stream().map(Run::seconds).toList())));
+    System.out.println();
+    for (String system : systems) {
+      double m = medians.get(system);
+      System.out.println(
+          f(
+              "med  %-12s  %7.2f s  %9.0f rows/s  (%s)",
+              NAMES.get(system),
+              m,
+              rows / m,
+              String.join(
+                  " ", runs.get(system).stream().map(r -> f("%.2f", r.seconds())).toList())));
+    }
+    Double d = medians.get("D");
+    Double j = medians.get("J");
+    Double s = medians.get("S");
+    if (d != null && j != null) {
+      System.out.println(f("ratio D/J (wall time) = %.2f   target <= 1.15", d / j));
+    }
+    if (d != null && s != null) {
+      System.out.println(f("ratio D/S (wall time) = %.2f   target <= 1.00", d / s));
+    }
+    if (j != null && s != null) {
+      System.out.println(f("ratio S/J (wall time) = %.2f", s / j));
+    }
+
+    System.out.println();
+    System.out.println(
+        "PostgreSQL per batch (medians over the reps; statements: pg_stat_statements, top-level,"
+            + " this database, timed window; commits: pg_stat_database xact_commit, bench's own"
+            + " subtracted; book_rows: rows written to tables other than example_users)");
+    System.out.println(
+        "sys  upd_calls  upd_ms  plan_calls  book_calls  book_ms  txctl  other  commits  net_commits"
+            + "  book_rows  slot_use");
+    for (String system : systems) {
+      List<Run> list = runs.get(system);
+      double batches = list.get(0).batches();
+      System.out.println(
+          f(
+              "%-3s  %9.2f  %6.2f  %10.3f  %10.2f  %7.3f  %5.2f  %5.2f  %7.2f  %11.2f  %9.2f  %8.2f",
+              system,
+              med(list, r -> r.group("data").calls() / batches),
+              med(list, r -> r.group("data").ms() / batches),
+              med(list, r -> r.group("plan").calls() / batches),
+              med(list, r -> r.book().calls() / batches),
+              med(list, r -> r.book().ms() / batches),
+              med(list, r -> r.group("txctl").calls() / batches),
+              med(list, r -> r.background().calls() / batches),
+              med(list, r -> r.commits() / batches),
+              med(list, r -> (r.commits() - idleCommitsPerSecond * r.window()) / batches),
+              med(list, r -> r.counters().bookRowsWritten() / batches),
+              med(list, r -> r.group("data").ms() / (cap * r.seconds() * 1000))));
+    }
+    System.out.println(
+        "book = the system's own bookkeeping statements (D: every statement that is not the"
+            + " UPDATE, the scope query, transaction control or the bench's; S: Spring Batch's"
+            + " batch_* statements and sequences); other = the rest (background: e.g. the idle Dripline JVM's"
+            + " metrics snapshots); net_commits = commits less the background rate measured while"
+            + " idle times the counting window (run + settle); slot_use = UPDATE execution time /"
+            + " (cap x wall time)");
+    if (top > 0 && stats.statementsAvailable()) {
+      for (String system : systems) {
+        List<Run> list = runs.get(system);
+        Run last = list.get(list.size() - 1);
+        System.out.println();
+        System.out.println(
+            f(
+                "Statements of %s's last measured run, most calls first (per batch, mean ms, total"
+                    + " ms):",
+                NAMES.get(system)));
+        for (W2Stats.Top t : last.top()) {
+          System.out.println(
+              f(
+                  "  %-6s %7.2f/b %8.3f ms %8.0f ms  %s",
+                  t.category(),
+                  t.calls() / (double) last.batches(),
+                  t.ms() / Math.max(1, t.calls()),
+                  t.ms(),
+                  abbreviate(t.query(), 150)));
+        }
+      }
+      System.out.println();
+    }
+
+    StringBuilder verdict = new StringBuilder();
+    if (d != null) {
+      verdict.append(f("Dripline %.2f s (%.0f rows/s)", d, rows / d));
+    }
+    if (d != null && j != null) {
+      verdict.append(
+          f(
+              ", JDBC pool %.2f s: D/J %.2f (target <= 1.15: %s)",
+              j, d / j, d / j <= 1.15 ? "met" : "NOT met"));
+    }
+    if (d != null && s != null) {
+      verdict.append(
+          f(
+              ", Spring Batch %.2f s: D/S %.2f (target <= 1.00: %s)",
+              s, d / s, d / s <= 1.0 ? "met" : "NOT met"));
+    }
+    if (d == null) {
+      runs.forEach(
+          (system, list) ->
+              verdict.append(f("%s %.2f s; ", NAMES.get(system), medians.get(system))));
+    }
+    return verdict.toString();
+  }
+
+  private static double med(List<Run> list, java.util.function.ToDoubleFunction<Run> value) {
+    return median(list.stream().map(r -> value.applyAsDouble(r)).toList());
+  }
+
+  private static String abbreviate(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max - 1) + "…";
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Helpers
+
+  private long queryLong(String sql, long arg) throws SQLException {
+    try (PreparedStatement statement = db.prepareStatement(W2Stats.BENCH_MARK + sql)) {
+      statement.setLong(1, arg);
+      try (ResultSet rs = statement.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  private Instant queryInstant(String sql, long arg) throws SQLException {
+    try (PreparedStatement statement = db.prepareStatement(W2Stats.BENCH_MARK + sql)) {
+      statement.setLong(1, arg);
+      try (ResultSet rs = statement.executeQuery()) {
+        Timestamp t = rs.next() ? rs.getTimestamp(1) : null;
+        return t == null ? null : t.toInstant();
+      }
+    }
+  }
+
+  private static double loadAverage() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
   }
 }

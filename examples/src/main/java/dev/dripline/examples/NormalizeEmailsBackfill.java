@@ -21,6 +21,22 @@ import java.util.List;
 public class NormalizeEmailsBackfill implements BackfillDefinition {
   public static final String NAME = "example.normalize-emails";
 
+  /**
+   * The scope query of {@link #keysAfter}: ids after {@code ?} whose email is not normalised, in
+   * order, at most {@code ?} of them. Public so the benchmark's baselines run the same statement.
+   */
+  public static final String KEYS_AFTER_SQL =
+      "select id from example_users"
+          + " where id > ? and email <> lower(trim(email)) order by id limit ?";
+
+  /**
+   * The statement of {@link #processBatch}: normalises the emails of ids {@code ?..?} (inclusive)
+   * that are not normalised yet. Public so the benchmark's baselines run the same statement.
+   */
+  public static final String BATCH_SQL =
+      "update example_users set email = lower(trim(email))"
+          + " where id between ? and ? and email <> lower(trim(email))";
+
   private final Database database;
   private final FaultInjection faults;
 
@@ -58,10 +74,7 @@ public class NormalizeEmailsBackfill implements BackfillDefinition {
     faults.checkPlan(FaultInjection.tagOf(context));
     return database.withConnection(
         connection -> {
-          try (PreparedStatement statement =
-              connection.prepareStatement(
-                  "select id from example_users"
-                      + " where id > ? and email <> lower(trim(email)) order by id limit ?")) {
+          try (PreparedStatement statement = connection.prepareStatement(KEYS_AFTER_SQL)) {
             statement.setLong(1, afterKey == null ? Long.MIN_VALUE : afterKey);
             statement.setInt(2, Math.max(0, limit));
             List<Long> keys = new ArrayList<>();
@@ -80,10 +93,7 @@ public class NormalizeEmailsBackfill implements BackfillDefinition {
     faults.checkBatch(FaultInjection.tagOf(context), range);
     database.withConnection(
         connection -> {
-          try (PreparedStatement statement =
-              connection.prepareStatement(
-                  "update example_users set email = lower(trim(email))"
-                      + " where id between ? and ? and email <> lower(trim(email))")) {
+          try (PreparedStatement statement = connection.prepareStatement(BATCH_SQL)) {
             statement.setLong(1, range.startKey());
             statement.setLong(2, range.endKey());
             return statement.executeUpdate();

@@ -1,0 +1,106 @@
+package dev.dripline.bench;
+
+import dev.dripline.examples.NormalizeEmailsBackfill;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * W2's batches, planned the way Dripline plans a run of {@code example.normalize-emails}, so the
+ * baselines process exactly the ranges Dripline's batches cover.
+ *
+ * <p>Dripline's planner ({@code PlanningActivitiesImpl}) asks the definition's {@code keysAfter}
+ * for pages of {@code batchSize * max(1, min(100, 10000 / batchSize))} keys after its cursor
+ * (10,000 keys per page: {@code MAX_KEYS_PER_PAGE}; 100: {@code DRIPLINE_PLAN_PAGE_BATCHES}), cuts
+ * each page into batches of {@code batchSize} keys ({@code [first key, last key]}, inclusive) and
+ * keeps a trailing partial batch only on the last page. This class runs the same query text ({@link
+ * NormalizeEmailsBackfill#KEYS_AFTER_SQL}) with the same page size and cuts the same way; W2 checks
+ * that every system's ranges equal these.
+ */
+final class W2Ranges {
+  /** Dripline's {@code PlanningActivitiesImpl.MAX_KEYS_PER_PAGE}. */
+  static final int MAX_KEYS_PER_PAGE = 10_000;
+
+  /** Dripline's default {@code dripline.engine.plan-page-batches}. */
+  static final int PLAN_PAGE_BATCHES = 100;
+
+  private W2Ranges() {}
+
+  /** One batch: keys {@code start..end} (inclusive ids), {@code size} of them in scope. */
+  record Range(long start, long end, int size) {}
+
+  /** Keys asked for per page, as Dripline computes it. */
+  static int pageKeys(int batchSize) {
+    return batchSize * Math.max(1, Math.min(PLAN_PAGE_BATCHES, MAX_KEYS_PER_PAGE / batchSize));
+  }
+
+  /**
+   * Pages through the scope and hands each batch to {@code sink} as soon as its page is read (a
+   * pipelined planner, like Dripline's).
+   *
+   * @return the number of batches planned
+   */
+  static int plan(Connection connection, int batchSize, Consumer<Range> sink) throws SQLException {
+    int limit = pageKeys(batchSize);
+    int count = 0;
+    Long after = null;
+    try (PreparedStatement statement =
+        connection.prepareStatement(NormalizeEmailsBackfill.KEYS_AFTER_SQL)) {
+      while (true) {
+        statement.setLong(1, after == null ? Long.MIN_VALUE : after);
+        statement.setInt(2, limit);
+        List<Long> keys = new ArrayList<>(limit);
+        try (ResultSet rows = statement.executeQuery()) {
+          while (rows.next()) {
+            keys.add(rows.getLong(1));
+          }
+        }
+        boolean done = keys.size() < limit;
+        for (int from = 0; from < keys.size(); from += batchSize) {
+          int to = Math.min(from + batchSize, keys.size());
+          if (to - from < batchSize && !done) {
+            break;
+          }
+          Range range = new Range(keys.get(from), keys.get(to - 1), to - from);
+          sink.accept(range);
+          after = range.end();
+          count++;
+        }
+        if (done) {
+          return count;
+        }
+      }
+    }
+  }
+
+  /** All ranges at once (for partitioners and the reference plan). */
+  static List<Range> planAll(Connection connection, int batchSize) throws SQLException {
+    List<Range> ranges = new ArrayList<>();
+    plan(connection, batchSize, ranges::add);
+    return ranges;
+  }
+
+  /** An order-independent summary of a set of ranges, to compare two systems' batches. */
+  record Fingerprint(int batches, long keys, long hash) {
+    static Fingerprint of(Iterable<Range> ranges) {
+      int batches = 0;
+      long keys = 0;
+      long hash = 0;
+      for (Range r : ranges) {
+        batches++;
+        keys += r.size();
+        // Sum of mixed per-range hashes: independent of the order the ranges were collected in.
+        long h = r.start() * 0x9E3779B97F4A7C15L ^ Long.rotateLeft(r.end(), 21) ^ r.size();
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        hash += h;
+      }
+      return new Fingerprint(batches, keys, hash);
+    }
+  }
+}
