@@ -276,9 +276,9 @@ public class BatchExecution {
 
   /**
    * The running → completed compare-and-set, with the batch's keys added to the run's processed
-   * keys and the batch to the {@code completed} outcome counter (both in the batch's shard, see
-   * {@link ShardedCounters}) — one statement, so one transaction and one round trip; null if the
-   * batch was not running any more, in which case nothing is counted.
+   * keys, the batch to its completed batches and to the {@code completed} outcome counter (both in
+   * the batch's shard, see {@link ShardedCounters}) — one statement, so one transaction and one
+   * round trip; null if the batch was not running any more, in which case nothing is counted.
    */
   private static BatchMetrics.Outcome complete(Connection connection, long runId, int number)
       throws SQLException {
@@ -291,10 +291,12 @@ public class BatchExecution {
                 + " returning r.backfill, b.size, "
                 + BatchMetrics.SLOT_SECONDS
                 + " as slot_seconds),"
-                + " keys as (insert into run_key_counts (run_id, shard, processed_keys)"
-                + " select ?, ?, size from done where size > 0"
+                + " keys as (insert into run_key_counts"
+                + " (run_id, shard, processed_keys, completed_batches)"
+                + " select ?, ?, size, 1 from done"
                 + " on conflict (run_id, shard) do update"
-                + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys),"
+                + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
+                + " completed_batches = run_key_counts.completed_batches + 1),"
                 + " outcomes as (insert into batch_outcome_counters (backfill, outcome, shard, value)"
                 + " select backfill, 'completed', ?, 1 from done"
                 + " on conflict (backfill, outcome, shard) do update"

@@ -27,7 +27,7 @@ import java.util.List;
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
   /** Keys requested from a definition per call, unless one batch alone is larger. */
-  static final int MAX_KEYS_PER_PAGE = 10_000;
+  static final int MAX_KEYS_PER_PAGE = 100_000;
 
   private final Database database;
   private final BackfillRegistry registry;

@@ -149,7 +149,7 @@ class PlanningActivitiesIT {
 
   @Test
   void oneCallAsksForABoundedPageOfKeys() {
-    long runId = fixtures.runningRun(50_000, 1);
+    long runId = fixtures.runningRun(150_000, 1);
 
     PlanPage page = planning.planNextPage(new PlanRequest(runId, 1_000_000));
 

@@ -75,6 +75,9 @@ public final class TestData {
         });
   }
 
+  /**
+   * Inserts a batch; a completed one is counted in its run's completed batches, as the engine does.
+   */
   public void batch(long runId, int number, long startKey, long endKey, String status) {
     sql(
         "insert into batches (run_id, number, start_key, end_key, size, status) values (?, ?, ?,"
@@ -85,6 +88,13 @@ public final class TestData {
         endKey,
         (int) (endKey - startKey + 1),
         status);
+    if (status.equals("completed")) {
+      sql(
+          "insert into run_key_counts (run_id, shard, completed_batches) values (?, 15, 1)"
+              + " on conflict (run_id, shard)"
+              + " do update set completed_batches = run_key_counts.completed_batches + 1",
+          runId);
+    }
   }
 
   public long count(String sql, Object... args) {

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  *
  * <p>Dripline's planner ({@code PlanningActivitiesImpl}) asks the definition's {@code keysAfter}
  * for pages of {@code batchSize * max(1, min(100, 10000 / batchSize))} keys after its cursor
- * (10,000 keys per page: {@code MAX_KEYS_PER_PAGE}; 100: {@code DRIPLINE_PLAN_PAGE_BATCHES}), cuts
+ * (100,000 keys per page: {@code MAX_KEYS_PER_PAGE}; 100: {@code DRIPLINE_PLAN_PAGE_BATCHES}), cuts
  * each page into batches of {@code batchSize} keys ({@code [first key, last key]}, inclusive) and
  * keeps a trailing partial batch only on the last page. This class runs the same query text ({@link
  * NormalizeEmailsBackfill#KEYS_AFTER_SQL}) with the same page size and cuts the same way; W2 checks
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  */
 final class W2Ranges {
   /** Dripline's {@code PlanningActivitiesImpl.MAX_KEYS_PER_PAGE}. */
-  static final int MAX_KEYS_PER_PAGE = 10_000;
+  static final int MAX_KEYS_PER_PAGE = 100_000;
 
   /** Dripline's default {@code dripline.engine.plan-page-batches}. */
   static final int PLAN_PAGE_BATCHES = 100;

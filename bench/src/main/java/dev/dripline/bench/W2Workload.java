@@ -455,7 +455,11 @@ final class W2Workload {
         List<W2Ranges.Range> done = driplineRanges(runId);
         batches = done.size();
         ranges = W2Ranges.Fingerprint.of(done);
-        updated = queryLong("select processed_keys from runs where id = ?", runId);
+        updated =
+            queryLong(
+                "select coalesce(sum(processed_keys), 0)::bigint from run_key_counts"
+                    + " where run_id = ?",
+                runId);
       }
       case "J" -> {
         W2JdbcPool.Result result =

@@ -18,7 +18,7 @@ import java.util.Map;
  * W3 — scale: one run of {@code --w3-batches} (1,000,000) batches of one key that do nothing,
  * against a Dripline JVM (app + worker, {@code StandaloneApplication}) with the bench's worker heap
  * ({@code --worker-heap}, {@code -Xmx512m}). Measured while it runs, at 0 % and at each 10 % of
- * progress (from {@code runs.processed_keys}, polled every 250 ms):
+ * progress (from the run's processed keys in {@code run_key_counts}, polled every 250 ms):
  *
  * <ul>
  *   <li><b>history</b>: the most events (and bytes) of any execution of the run's workflow chain
@@ -65,6 +65,10 @@ import java.util.Map;
  */
 final class W3Workload {
   private static final String STANDALONE = "dev.dripline.standalone.StandaloneApplication";
+
+  /** A run's processed keys: the sum of its shards (migration V5). */
+  private static final String PROCESSED_KEYS =
+      "select coalesce(sum(processed_keys), 0)::bigint from run_key_counts where run_id = ?";
 
   private final BenchConfig config;
   private final Services services;
@@ -199,7 +203,7 @@ final class W3Workload {
           break;
         }
         status = services.queryString("select status from runs where id = ?", runId);
-        long processed = services.queryLong("select processed_keys from runs where id = ?", runId);
+        long processed = services.queryLong(PROCESSED_KEYS, runId);
         while (next <= 9 && processed >= (long) next * batches / 10) {
           checkpoint(next++);
         }
@@ -248,7 +252,7 @@ final class W3Workload {
   }
 
   private void checkpoint(int decile) throws Exception {
-    long processed = services.queryLong("select processed_keys from runs where id = ?", runId);
+    long processed = services.queryLong(PROCESSED_KEYS, runId);
     double elapsed = (System.nanoTime() - postNanos) / 1e9;
     // A reading that fails (a loaded machine, a timeout) is reported and left out; the run goes on.
     W3Heap.Sample reading;
@@ -324,7 +328,7 @@ final class W3Workload {
     long completed =
         services.queryLong(
             "select count(*) from batches where run_id = ? and status = 'completed'", id);
-    long processed = services.queryLong("select processed_keys from runs where id = ?", id);
+    long processed = services.queryLong(PROCESSED_KEYS, id);
     Instant started = services.queryInstant("select started_at from runs where id = ?", id);
     Instant finished = services.queryInstant("select finished_at from runs where id = ?", id);
     boolean done = failure == null && "completed".equals(status);

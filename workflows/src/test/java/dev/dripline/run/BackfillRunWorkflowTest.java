@@ -86,6 +86,63 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void chainsHoldTheCapCountEveryBatchOnceAndPlanAWindowAhead() {
+    store.items = 60;
+    store.requestedCap = 3;
+    store.batchMillis = 10;
+    store.planPageBatches = 5;
+    store.chainMillis = 60_000;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(60);
+    assertThat(store.maxExecuting()).isBetween(1, 3);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(60);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
+    assertThat(store.chainedBatches).isPositive();
+    // Planning stops at a window of max(2 pages, 4 per slot) = 12 pending, plus at most a page.
+    assertThat(store.maxPendingPlanned).isLessThanOrEqualTo(12 + 5);
+  }
+
+  @Test
+  void stopEndsChainsAndStopsEveryPendingBatch() {
+    store.items = 400;
+    store.requestedCap = 2;
+    store.batchMillis = 20;
+    store.chainMillis = 60_000;
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.count(BatchStatus.COMPLETED) >= 5);
+
+    run.stop();
+    RunOutcome outcome = resultOf();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.stopRecorded).isTrue();
+    assertThat(store.count(BatchStatus.STOPPED)).isPositive();
+    assertThat(store.count(BatchStatus.COMPLETED) + store.count(BatchStatus.STOPPED))
+        .isEqualTo(store.batches.size());
+    assertThat(store.executing()).isZero();
+  }
+
+  @Test
+  void aChainedBatchThatFailsIsHandedOffAndFailsTheRun() {
+    store.items = 10;
+    store.requestedCap = 1;
+    store.batchMillis = 5;
+    store.chainMillis = 60_000;
+    store.failing.add(4);
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(store.batches.get(4).status).isEqualTo(BatchStatus.FAILED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(9);
+    assertThat(outcome.processedKeys()).isEqualTo(9);
+    assertThat(store.maxExecuting()).isEqualTo(1);
+  }
+
+  @Test
   void capOfThreeIsReachedAndNeverExceeded() {
     store.items = 30;
     store.requestedCap = 3;

@@ -46,6 +46,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   long batchMillis = 20;
   int maxAttempts = 1;
 
+  /** Chain time given to batch activities; chains are simulated as BatchExecution runs them. */
+  long chainMillis;
+
   /** Batch numbers whose processing fails (permanently) while listed. */
   final Set<Integer> failing = new HashSet<>();
 
@@ -128,7 +131,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         new BatchPolicy(3_600_000, 3_600_000, maxAttempts, 100, 1_000),
         planPageBatches,
         maxBatchesPerExecution,
-        0);
+        chainMillis);
   }
 
   @Override
@@ -277,6 +280,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if (planDone) {
       return new PlanPage(0, true, totalKeys);
     }
+    if (request.keepPending() > 0 && pending() >= request.keepPending()) {
+      return new PlanPage(0, false, null, pending());
+    }
     long limit = maxRecords == null ? items : Math.min(items, maxRecords);
     int created = 0;
     long next = planCursor == null ? 1 : planCursor + 1;
@@ -294,17 +300,74 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       planDone = true;
       totalKeys = plannedKeys;
     }
-    return new PlanPage(created, planDone, planDone ? totalKeys : null);
+    maxPendingPlanned = Math.max(maxPendingPlanned, pending());
+    return request.keepPending() > 0
+        ? new PlanPage(created, planDone, planDone ? totalKeys : null, pending())
+        : new PlanPage(created, planDone, planDone ? totalKeys : null);
   }
+
+  private int pending() {
+    return (int) batches.values().stream().filter(b -> b.status == BatchStatus.PENDING).count();
+  }
+
+  /** Pending batches planned but not yet claimed, most seen at any planning call. */
+  int maxPendingPlanned;
 
   // BatchActivities
 
   @Override
   public BatchResult processBatch(BatchWork work) {
+    long deadline = System.currentTimeMillis() + work.chainMillis();
+    BatchResult head = execute(work.batch().number());
+    if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
+      return head;
+    }
+    int chained = 0;
+    long chainedKeys = 0;
+    while (System.currentTimeMillis() < deadline) {
+      Batch next;
+      synchronized (this) {
+        int cap = CapPolicy.effective(definitionCap, requestedCap, safetyCap);
+        if (status != RunStatus.RUNNING || stopRecorded || work.lane() > cap) {
+          break;
+        }
+        next =
+            batches.values().stream()
+                .filter(b -> b.status == BatchStatus.PENDING)
+                .findFirst()
+                .orElse(null);
+        if (next == null) {
+          break;
+        }
+        next.status = BatchStatus.RUNNING;
+        chainedBatches++;
+      }
+      try {
+        BatchResult one = execute(next.ref.number());
+        chained++;
+        chainedKeys += one.size();
+      } catch (ApplicationFailure failure) {
+        return new BatchResult(
+            head.outcome(),
+            head.size(),
+            chained,
+            chainedKeys,
+            next.ref,
+            failure.getOriginalMessage(),
+            true);
+      }
+    }
+    return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
+  }
+
+  /** Batches taken by chains rather than by the workflow's claims. */
+  int chainedBatches;
+
+  private BatchResult execute(int number) {
     Batch batch;
     CountDownLatch gate;
     synchronized (this) {
-      batch = batches.get(work.batch().number());
+      batch = batches.get(number);
       if (batch.status == BatchStatus.COMPLETED) {
         return new BatchResult(BatchOutcome.ALREADY_COMPLETED, batch.ref.size());
       }

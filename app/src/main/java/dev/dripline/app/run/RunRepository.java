@@ -12,6 +12,7 @@ import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -211,7 +212,11 @@ public class RunRepository {
     statement.setString(4, backfill);
   }
 
-  /** Batches per status of each of the given runs; absent statuses are absent. */
+  /**
+   * Batches per status of each of the given runs; absent statuses are absent. Completed batches
+   * come from the run's counter ({@code run_key_counts}), the rest are counted by index: they are
+   * few, while a run may have completed millions.
+   */
   Map<Long, Map<BatchStatus, Long>> batchCounts(List<Long> runIds) {
     if (runIds.isEmpty()) {
       return Map.of();
@@ -221,8 +226,15 @@ public class RunRepository {
           try (PreparedStatement select =
               connection.prepareStatement(
                   "select run_id, status, count(*) from batches where run_id = any (?)"
-                      + " group by run_id, status")) {
-            select.setArray(1, connection.createArrayOf("bigint", runIds.toArray()));
+                      + " and status in ('pending', 'enqueued', 'running', 'failed', 'stopped')"
+                      + " group by run_id, status"
+                      + " union all"
+                      + " select run_id, 'completed', sum(completed_batches)::bigint"
+                      + " from run_key_counts where run_id = any (?)"
+                      + " group by run_id having sum(completed_batches) > 0")) {
+            Array ids = connection.createArrayOf("bigint", runIds.toArray());
+            select.setArray(1, ids);
+            select.setArray(2, ids);
             Map<Long, Map<BatchStatus, Long>> counts = new HashMap<>();
             try (ResultSet rs = select.executeQuery()) {
               while (rs.next()) {

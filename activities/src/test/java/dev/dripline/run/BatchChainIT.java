@@ -1,0 +1,154 @@
+package dev.dripline.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.testing.KeysBackfill;
+import dev.dripline.testing.RunFixtures;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Chains: one batch activity going on with the run's pending batches in its own slot. */
+@MicronautTest(environments = "test", startApplication = false)
+class BatchChainIT {
+  private static final long CHAIN_MILLIS = 60_000;
+
+  @Inject BatchExecution execution;
+  @Inject RunFixtures fixtures;
+  @Inject KeysBackfill keysBackfill;
+
+  @AfterEach
+  void cleanUp() {
+    fixtures.deleteCreated();
+  }
+
+  /**
+   * Batches 1..count of 10 keys; {@code head} enqueued (claimed by the workflow), the rest pending.
+   */
+  private long runWithBatches(String options, int count, int head) {
+    long runId = fixtures.run("running", options, 10, null);
+    fixtures.batches(runId, count, 10, "pending");
+    fixtures.setBatchStatus(runId, head, "enqueued");
+    return runId;
+  }
+
+  private static BatchWork chain(long runId, int head, int lane) {
+    long start = (long) (head - 1) * 10 + 1;
+    return new BatchWork(
+        runId, KeysBackfill.NAME, new BatchRef(head, start, start + 9, 10), lane, CHAIN_MILLIS);
+  }
+
+  private List<String> statuses(long runId) {
+    return fixtures.batchStatuses(runId);
+  }
+
+  @Test
+  void goesOnWithPendingBatchesInOrderAndCountsEachOnce() {
+    long runId = runWithBatches("{\"items\":50}", 5, 2);
+
+    BatchResult result = execution.process(chain(runId, 2, 1));
+
+    assertThat(result)
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10, 4, 40, null, null, false));
+    assertThat(statuses(runId)).containsOnly("completed");
+    for (long start = 1; start <= 41; start += 10) {
+      assertThat(keysBackfill.timesProcessed(runId, start)).isEqualTo(1);
+    }
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 50L);
+    assertThat(
+            fixtures.row(
+                "select sum(completed_batches)::bigint as n from run_key_counts where run_id = ?",
+                runId))
+        .containsEntry("n", 5L);
+    // Chained batches name the head they were chained to; each had one attempt.
+    Map<String, Object> chained = fixtures.batchRows(runId).get(0);
+    assertThat(chained).containsEntry("chain_head", 2).containsEntry("attempts", 1);
+    assertThat(chained.get("enqueued_at")).isNotNull();
+  }
+
+  @Test
+  void takesNoFurtherBatchWhenPausedStoppingOrBeyondTheCap() {
+    long paused = runWithBatches("{\"items\":30}", 3, 1);
+    fixtures.setRunStatus(paused, "paused");
+    long stopping = runWithBatches("{\"items\":30}", 3, 1);
+    fixtures.update("update runs set stop_requested_at = now() where id = ?", stopping);
+    long capped = runWithBatches("{\"items\":30}", 3, 1);
+    fixtures.update("update runs set max_parallel_batches = 2 where id = ?", capped);
+
+    // The head batch holds its slot and finishes in every case (R7, R9); nothing more starts.
+    assertThat(execution.process(chain(paused, 1, 1)).chainedBatches()).isZero();
+    assertThat(execution.process(chain(stopping, 1, 1)).chainedBatches()).isZero();
+    assertThat(execution.process(chain(capped, 1, 3)).chainedBatches()).isZero();
+    assertThat(statuses(paused)).containsExactly("completed", "pending", "pending");
+    assertThat(statuses(stopping)).containsExactly("completed", "pending", "pending");
+    assertThat(statuses(capped)).containsExactly("completed", "pending", "pending");
+
+    // Lane 2 is within the lowered cap of 2: it chains.
+    fixtures.setBatchStatus(capped, 2, "enqueued");
+    assertThat(execution.process(chain(capped, 2, 2)).chainedBatches()).isEqualTo(1);
+    assertThat(statuses(capped)).containsOnly("completed");
+  }
+
+  @Test
+  void stopsChainingOnceTheAttemptMayNotContinue() {
+    long runId = runWithBatches("{\"items\":30}", 3, 1);
+
+    BatchResult result = execution.process(chain(runId, 1, 1), () -> false);
+
+    assertThat(result.chainedBatches()).isZero();
+    assertThat(statuses(runId)).containsExactly("completed", "pending", "pending");
+  }
+
+  @Test
+  void aFailedChainedBatchIsHandedBackStillHoldingTheSlot() {
+    long runId = runWithBatches("{\"items\":40,\"failKey\":25}", 4, 1);
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    assertThat(result.chainedBatches()).isEqualTo(1);
+    assertThat(result.chainedKeys()).isEqualTo(10);
+    assertThat(result.handoff()).isEqualTo(new BatchRef(3, 21, 30, 10));
+    assertThat(result.handoffError()).contains("database busy");
+    assertThat(result.handoffPermanent()).isFalse();
+    assertThat(statuses(runId)).containsExactly("completed", "completed", "running", "pending");
+    assertThat(fixtures.batchRows(runId).get(2))
+        .containsEntry("attempts", 1)
+        .containsEntry("chain_head", 1);
+    assertThat(fixtures.batchRows(runId).get(2).get("error")).isNotNull();
+  }
+
+  @Test
+  void aRetriedAttemptFinishesTheBatchItsChainHeldFirst() {
+    // Batch 1 (the head) completed and batch 3 was chained to it when its worker died.
+    long runId = runWithBatches("{\"items\":40}", 4, 1);
+    fixtures.setBatchStatus(runId, 1, "completed");
+    fixtures.update(
+        "update batches set status = 'running', chain_head = 1, attempts = 1"
+            + " where run_id = ? and number = 3",
+        runId);
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    assertThat(result.outcome()).isEqualTo(BatchOutcome.ALREADY_COMPLETED);
+    // Batch 3 first (it held the slot), then the pending ones.
+    assertThat(result.chainedBatches()).isEqualTo(3);
+    assertThat(statuses(runId)).containsOnly("completed");
+    assertThat(fixtures.batchRows(runId).get(2)).containsEntry("attempts", 2);
+    assertThat(keysBackfill.timesProcessed(runId, 21)).isEqualTo(1);
+  }
+
+  @Test
+  void withoutChainTimeOnlyTheHeadRuns() {
+    long runId = runWithBatches("{\"items\":30}", 3, 1);
+
+    BatchResult result =
+        execution.process(
+            new BatchWork(runId, KeysBackfill.NAME, new BatchRef(1, 1, 10, 10), 1, 0));
+
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(statuses(runId)).containsExactly("completed", "pending", "pending");
+  }
+}
