@@ -330,9 +330,19 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         && !stopRequested;
   }
 
-  /** Pending batches planning keeps ready for chains: they take batches without the workflow. */
+  /**
+   * Pending batches planning keeps ready for chains, which take batches without the workflow:
+   * enough for every slot to take several before the next look (W3 in docs/benchmarks.md: a window
+   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch).
+   */
   private int planAhead() {
-    return Math.max(2 * settings.planPageBatches(), 4 * cap);
+    return Math.max(2 * settings.planPageBatches(), 16 * cap);
+  }
+
+  /** Batches asked of one planning call: half the window when chains run, else a page. */
+  private int pageBatches() {
+    int page = Math.max(settings.planPageBatches(), cap);
+    return settings.chainMillis() > 0 ? Math.max(page, planAhead() / 2) : page;
   }
 
   /** Starts planning the next page in the background, unless it is under way or not needed. */
@@ -343,9 +353,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     planningUnderWay = true;
     int keepPending = settings.chainMillis() > 0 ? planAhead() : 0;
     Promise<PlanPage> page =
-        Async.function(
-            planning::planNextPage,
-            new PlanRequest(runId, Math.max(settings.planPageBatches(), cap), keepPending));
+        Async.function(planning::planNextPage, new PlanRequest(runId, pageBatches(), keepPending));
     page.handle(
         (value, failure) -> {
           planned = new Planned(value, failure);
