@@ -375,7 +375,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     PlanPage page = outcome.page();
     pendingAfterPlan = page.pendingBatches();
-    if (page.batchesCreated() > 0) {
+    if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
+      // Also when the window was full and nothing was planned: claim what is pending rather
+      // than ask the planner again.
       mayHavePending = true;
     }
     if (page.done()) {
