@@ -8,7 +8,9 @@ import java.sql.SQLException;
  * Counters spread over {@link #SHARDS} rows so that concurrent batch completions do not queue on
  * one row lock (migration V5): a run's processed keys ({@code run_key_counts}) and each backfill's
  * batch outcomes ({@code batch_outcome_counters}). Writers add to the shard of their batch inside
- * the transaction that records the batch's outcome; readers sum the shards.
+ * the transaction that records the batch's outcome; readers sum the shards. A completion writes
+ * both counters in the same statement as its compare-and-set ({@code BatchExecution.complete});
+ * failed and stopped batches go through {@link #addOutcomes}.
  */
 public final class ShardedCounters {
   /** Shards per counter: enough that a cap of 50 rarely puts two completions on one row. */
@@ -27,25 +29,6 @@ public final class ShardedCounters {
   /** The shard of batch {@code number}. */
   public static int shardOf(int number) {
     return Math.floorMod(number, SHARDS);
-  }
-
-  /** Adds {@code keys} to run {@code runId}'s processed keys, in the caller's transaction. */
-  public static void addProcessedKeys(Connection connection, long runId, int shard, long keys)
-      throws SQLException {
-    if (keys <= 0) {
-      return;
-    }
-    try (PreparedStatement upsert =
-        connection.prepareStatement(
-            "insert into run_key_counts (run_id, shard, processed_keys) values (?, ?, ?)"
-                + " on conflict (run_id, shard)"
-                + " do update set processed_keys = run_key_counts.processed_keys"
-                + " + excluded.processed_keys")) {
-      upsert.setLong(1, runId);
-      upsert.setInt(2, shard);
-      upsert.setLong(3, keys);
-      upsert.executeUpdate();
-    }
   }
 
   /** Adds {@code count} batches to a backfill's outcome counter, in the caller's transaction. */

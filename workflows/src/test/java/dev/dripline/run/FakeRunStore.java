@@ -58,6 +58,13 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   // Recorded state.
   RunStatus status = RunStatus.PENDING;
   boolean stopRecorded;
+
+  /** Pending batches planned but not yet claimed, most seen at any planning call. */
+  int maxPendingPlanned;
+
+  /** Batches taken by chains rather than by the workflow's claims. */
+  int chainedBatches;
+
   boolean exists = true;
   Long planCursor;
   boolean planDone;
@@ -310,9 +317,6 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     return (int) batches.values().stream().filter(b -> b.status == BatchStatus.PENDING).count();
   }
 
-  /** Pending batches planned but not yet claimed, most seen at any planning call. */
-  int maxPendingPlanned;
-
   // BatchActivities
 
   @Override
@@ -359,9 +363,6 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     }
     return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
   }
-
-  /** Batches taken by chains rather than by the workflow's claims. */
-  int chainedBatches;
 
   private BatchResult execute(int number) {
     Batch batch;
