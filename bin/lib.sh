@@ -299,6 +299,14 @@ ensure_postgres() {
   log "PostgreSQL $DRIPLINE_PG_VERSION/$DRIPLINE_PG_CLUSTER ready on 127.0.0.1:$DRIPLINE_PG_PORT (role dripline; databases dripline, dripline_test)"
 }
 
+# ensure_database NAME: creates database NAME owned by dripline when missing (after ensure_postgres).
+ensure_database() {
+  if [[ "$(_psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" != 1 ]]; then
+    log "creating database $1"
+    _psql_admin -c "CREATE DATABASE $1 OWNER dripline"
+  fi
+}
+
 # ---------------------------------------------------------------------------------------------
 # Temporal dev server
 
