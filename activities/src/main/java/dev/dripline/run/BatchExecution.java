@@ -7,6 +7,7 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.spi.TransactionalBackfillDefinition;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -23,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * tested) directly; {@link BatchActivitiesImpl} adds heartbeats around it.
  *
  * <p>One attempt may go on, in the same slot, with further pending batches of the run (a chain, see
- * {@link #process(BatchWork, BooleanSupplier)}): per batch that costs two statements instead of a
- * round trip through Temporal (three history events, workflow tasks and a claim).
+ * {@link #process(BatchWork, BooleanSupplier)}): per batch that costs one transaction (its
+ * completion and the next claim, committed together) instead of a round trip through Temporal
+ * (three history events, workflow tasks and a claim).
  *
  * <p>Invariants: the definition runs only for a batch that holds a slot ({@code enqueued} or {@code
  * running}); a batch becomes {@code completed} at most once, and its size is added to the run's
@@ -93,22 +95,32 @@ public class BatchExecution {
     long chainedKeys = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
     Started next = database.withConnection(connection -> resumeHeld(connection, runId, headNumber));
-    while (true) {
-      if (next == null) {
-        if (System.nanoTime() - deadline >= 0 || !mayContinue.getAsBoolean()) {
-          break;
-        }
-        next =
-            database.withConnection(
-                connection -> claimNext(connection, runId, headNumber, work.lane()));
-        if (next == null) {
-          break;
-        }
-      }
+    if (next == null && mayGoOn(deadline, mayContinue)) {
+      next =
+          database.withConnection(
+              connection -> claimNext(connection, runId, headNumber, work.lane()));
+    }
+    while (next != null) {
       Started batch = next;
-      next = null;
-      Failure failure = runDefinition(definition, runId, batch);
-      if (failure != null) {
+      // The completion and the next claim commit together: one commit per chained batch (with a
+      // transactional definition, the batch's own writes too).
+      Recorded recorded;
+      try {
+        recorded =
+            runAndRecord(
+                definition,
+                runId,
+                batch,
+                connection -> {
+                  BatchMetrics.Outcome completed = complete(connection, runId, batch.number());
+                  if (completed == null || !mayGoOn(deadline, mayContinue)) {
+                    return new Recorded(completed, null);
+                  }
+                  return new Recorded(
+                      completed, claimNext(connection, runId, headNumber, work.lane()));
+                });
+      } catch (Exception e) {
+        String error = attemptFailed(runId, batch.number(), e);
         return new BatchResult(
             head.outcome(),
             head.size(),
@@ -116,39 +128,77 @@ public class BatchExecution {
             chainedKeys,
             new BatchRef(
                 batch.number(), batch.range().startKey(), batch.range().endKey(), batch.size()),
-            failure.error(),
-            failure.permanent());
+            error,
+            e instanceof PermanentBackfillException);
       }
-      BatchMetrics.Outcome completed =
-          database.withConnection(connection -> complete(connection, runId, batch.number()));
-      if (completed == null) {
+      if (recorded.completed() == null) {
         // Lost its slot meanwhile (the run's slots were recovered): whoever holds it counts it.
         break;
       }
-      metrics.recordSlotTime(completed);
+      metrics.recordSlotTime(recorded.completed());
       chained++;
       chainedKeys += batch.size();
+      next = recorded.next();
     }
     return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
   }
 
-  /** A chained batch's failed attempt. */
-  private record Failure(String error, boolean permanent) {}
+  /**
+   * What recording a batch did: its completion (null if it no longer held its slot, so nothing was
+   * recorded) and the batch the chain claimed next, if any.
+   */
+  private record Recorded(BatchMetrics.Outcome completed, Started next) {}
 
-  /** Runs the definition on a chained batch; its failure, or null if it succeeded. */
-  private Failure runDefinition(BackfillDefinition definition, long runId, Started batch) {
-    try {
-      BackfillContext context = optionsReader.context(runId, definition, batch.options());
+  /** Whether the chain may take another batch: time left, and the attempt still trusted. */
+  private static boolean mayGoOn(long deadline, BooleanSupplier mayContinue) {
+    return System.nanoTime() - deadline < 0 && mayContinue.getAsBoolean();
+  }
+
+  /**
+   * Runs the definition on {@code batch}, then {@code record} in one transaction. A {@link
+   * TransactionalBackfillDefinition} works inside that same transaction, which is rolled back, the
+   * batch's writes with it, when the batch no longer held its slot ({@link Recorded#completed()}
+   * null).
+   *
+   * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
+   *     the batch was recorded
+   */
+  private Recorded runAndRecord(
+      BackfillDefinition definition, long runId, Started batch, Database.Work<Recorded> record)
+      throws Exception {
+    BackfillContext context = optionsReader.context(runId, definition, batch.options());
+    if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
       definition.processBatch(context, batch.range());
-      return null;
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      String error = ErrorText.of(e);
-      recordAttemptError(runId, batch.number(), error);
-      return new Failure(error, e instanceof PermanentBackfillException);
+      return database.inTransaction(record);
     }
+    try (Connection connection = database.dataSource().getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        transactional.processBatch(context, batch.range(), connection);
+        Recorded recorded = record.run(connection);
+        if (recorded.completed() == null) {
+          connection.rollback();
+        } else {
+          connection.commit();
+        }
+        return recorded;
+      } catch (Exception e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /** Records a failed attempt's error on its batch; the error's text. */
+  private String attemptFailed(long runId, int number, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    String error = ErrorText.of(e);
+    recordAttemptError(runId, number, error);
+    return error;
   }
 
   /** The head batch: the one the workflow claimed for this activity. */
@@ -162,26 +212,24 @@ public class BatchExecution {
       return database.withConnection(connection -> notStarted(connection, runId, number));
     }
 
+    Recorded recorded;
     try {
-      BackfillContext context = optionsReader.context(runId, definition, started.options());
-      definition.processBatch(context, started.range());
+      recorded =
+          runAndRecord(
+              definition,
+              runId,
+              started,
+              connection -> new Recorded(complete(connection, runId, number), null));
     } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      String error = ErrorText.of(e);
-      recordAttemptError(runId, number, error);
+      String error = attemptFailed(runId, number, e);
       if (e instanceof PermanentBackfillException) {
         throw ApplicationFailure.newNonRetryableFailureWithCause(
             error, DriplineFailure.BATCH_PERMANENT.name(), e);
       }
       throw ApplicationFailure.newFailureWithCause(error, DriplineFailure.BATCH_FAILED.name(), e);
     }
-
-    BatchMetrics.Outcome completed =
-        database.withConnection(connection -> complete(connection, runId, number));
-    if (completed != null) {
-      metrics.recordSlotTime(completed);
+    if (recorded.completed() != null) {
+      metrics.recordSlotTime(recorded.completed());
       return new BatchResult(BatchOutcome.COMPLETED, started.size());
     }
     // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not

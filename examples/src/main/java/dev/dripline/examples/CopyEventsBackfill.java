@@ -4,17 +4,19 @@ import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionType;
 import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.spi.TransactionalBackfillDefinition;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.serde.annotation.Serdeable;
 import jakarta.inject.Singleton;
 import java.io.IOException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,7 +31,7 @@ import java.util.List;
  * source snapshot, or by an earlier attempt of the same batch.
  */
 @Singleton
-public class CopyEventsBackfill implements BackfillDefinition {
+public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   public static final String NAME = "example.copy-events";
   public static final String TENANT_OPTION = "tenant";
 
@@ -111,23 +113,31 @@ public class CopyEventsBackfill implements BackfillDefinition {
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) {
+    database.inTransaction(
+        connection -> {
+          processBatch(context, range, connection);
+          return null;
+        });
+  }
+
+  /** In the batch's own transaction: the batch is recorded complete with the rows it copied. */
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range, Connection transaction)
+      throws SQLException {
     faults.checkBatch(FaultInjection.tagOf(context), range);
     String tenant = context.options().requireString(TENANT_OPTION);
-    database.withConnection(
-        connection -> {
-          // One statement: atomic, and idempotent thanks to the conflict clause.
-          try (PreparedStatement statement =
-              connection.prepareStatement(
-                  "insert into example_sink_events (tenant, event_id, body)"
-                      + " select tenant, event_id, body from example_events"
-                      + " where tenant = ? and event_id between ? and ? order by event_id"
-                      + " on conflict (tenant, event_id) do nothing")) {
-            statement.setString(1, tenant);
-            statement.setLong(2, range.startKey());
-            statement.setLong(3, range.endKey());
-            return statement.executeUpdate();
-          }
-        });
+    // Idempotent thanks to the conflict clause.
+    try (PreparedStatement statement =
+        transaction.prepareStatement(
+            "insert into example_sink_events (tenant, event_id, body)"
+                + " select tenant, event_id, body from example_events"
+                + " where tenant = ? and event_id between ? and ? order by event_id"
+                + " on conflict (tenant, event_id) do nothing")) {
+      statement.setString(1, tenant);
+      statement.setLong(2, range.startKey());
+      statement.setLong(3, range.endKey());
+      statement.executeUpdate();
+    }
   }
 
   /**

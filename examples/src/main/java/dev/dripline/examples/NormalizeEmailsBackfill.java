@@ -4,21 +4,24 @@ import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionType;
 import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.TransactionalBackfillDefinition;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * {@code example.normalize-emails}: real work — lower-cases and trims {@code example_users.email}.
  * The scope is users whose email is not already normalised; the batch re-evaluates it inside its id
- * range, so a batch run twice changes nothing the second time.
+ * range, so a batch run twice changes nothing the second time. Its batches write in Dripline's own
+ * transaction ({@link TransactionalBackfillDefinition}): one commit per batch, writes and record.
  */
 @Singleton
-public class NormalizeEmailsBackfill implements BackfillDefinition {
+public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition {
   public static final String NAME = "example.normalize-emails";
 
   /**
@@ -90,14 +93,22 @@ public class NormalizeEmailsBackfill implements BackfillDefinition {
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) {
-    faults.checkBatch(FaultInjection.tagOf(context), range);
-    database.withConnection(
+    database.inTransaction(
         connection -> {
-          try (PreparedStatement statement = connection.prepareStatement(BATCH_SQL)) {
-            statement.setLong(1, range.startKey());
-            statement.setLong(2, range.endKey());
-            return statement.executeUpdate();
-          }
+          processBatch(context, range, connection);
+          return null;
         });
+  }
+
+  /** In the batch's own transaction: the batch is recorded complete with its writes. */
+  @Override
+  public void processBatch(BackfillContext context, KeyRange range, Connection transaction)
+      throws SQLException {
+    faults.checkBatch(FaultInjection.tagOf(context), range);
+    try (PreparedStatement statement = transaction.prepareStatement(BATCH_SQL)) {
+      statement.setLong(1, range.startKey());
+      statement.setLong(2, range.endKey());
+      statement.executeUpdate();
+    }
   }
 }

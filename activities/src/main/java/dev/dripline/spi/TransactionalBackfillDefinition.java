@@ -1,0 +1,33 @@
+package dev.dripline.spi;
+
+import java.sql.Connection;
+
+/**
+ * A definition whose batches write to Dripline's own database, and which lets Dripline commit a
+ * batch's writes together with its bookkeeping: the writes, the batch's completion and, in a chain,
+ * the claim of the next batch are one transaction.
+ *
+ * <p>That gives two things a plain definition cannot have. A batch whose writes committed is never
+ * left unrecorded (a worker killed after the commit finds it completed), and a batch that lost its
+ * slot meanwhile (its run's slots were recovered) commits nothing. And it costs one commit per
+ * batch instead of two (W2 in docs/benchmarks.md: a commit is a WAL flush, a few milliseconds).
+ *
+ * <p>{@link #processBatch(BackfillContext, KeyRange, Connection)} must do all its writes through
+ * {@code transaction} and must neither commit, roll back nor change its auto-commit or isolation;
+ * it should not hold the transaction open on slow work outside the database (row locks are held
+ * until the batch is recorded). {@link BackfillDefinition#processBatch(BackfillContext, KeyRange)}
+ * is still used by callers outside a batch attempt (tests, tools) and should run the same work in a
+ * transaction of its own.
+ */
+public interface TransactionalBackfillDefinition extends BackfillDefinition {
+
+  /**
+   * Processes the keys in scope within {@code range} inside {@code transaction}, which Dripline
+   * commits together with the batch's completion, or rolls back.
+   *
+   * @throws PermanentBackfillException when retrying cannot help; the batch fails at once
+   * @throws Exception any other failure, retried by the engine with backoff
+   */
+  void processBatch(BackfillContext context, KeyRange range, Connection transaction)
+      throws Exception;
+}

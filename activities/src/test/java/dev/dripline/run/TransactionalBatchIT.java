@@ -1,0 +1,99 @@
+package dev.dripline.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.dripline.testing.RowsBackfill;
+import dev.dripline.testing.RunFixtures;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A {@link dev.dripline.spi.TransactionalBackfillDefinition}'s batch writes commit with the batch's
+ * completion (and its chain's next claim), or not at all.
+ */
+@MicronautTest(environments = "test", startApplication = false)
+class TransactionalBatchIT {
+  private static final long CHAIN_MILLIS = 60_000;
+
+  @Inject BatchExecution execution;
+  @Inject RunFixtures fixtures;
+  @Inject RowsBackfill rows;
+
+  @AfterEach
+  void cleanUp() {
+    rows.afterWrites(null);
+    fixtures.deleteCreated();
+  }
+
+  /** Batches 1..count of 10 keys; batch 1 enqueued (claimed by the workflow), the rest pending. */
+  private long runWithBatches(String options, int count) {
+    long runId = fixtures.run("running", options, 10, null);
+    fixtures.batches(runId, count, 10, "pending");
+    fixtures.setBatchStatus(runId, 1, "enqueued");
+    return runId;
+  }
+
+  private static BatchWork head(long runId, long chainMillis) {
+    return new BatchWork(runId, RowsBackfill.NAME, new BatchRef(1, 1, 10, 10), 1, chainMillis);
+  }
+
+  @Test
+  void aChainCommitsEachBatchsWritesWithItsCompletion() {
+    long runId = runWithBatches("{\"items\":40}", 4);
+
+    BatchResult result = execution.process(head(runId, CHAIN_MILLIS));
+
+    assertThat(result)
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false));
+    assertThat(fixtures.batchStatuses(runId)).containsOnly("completed");
+    assertThat(rows.rows(runId, 1, 40)).isEqualTo(40);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 40L);
+  }
+
+  @Test
+  void aFailedChainedBatchCommitsNoneOfItsWrites() {
+    long runId = runWithBatches("{\"items\":40,\"failKey\":25}", 4);
+
+    BatchResult result = execution.process(head(runId, CHAIN_MILLIS));
+
+    assertThat(result.chainedBatches()).isEqualTo(1);
+    assertThat(result.handoff()).isEqualTo(new BatchRef(3, 21, 30, 10));
+    assertThat(result.handoffError()).contains("disk full");
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly("completed", "completed", "running", "pending");
+    assertThat(rows.rows(runId, 1, 20)).isEqualTo(20);
+    assertThat(rows.rows(runId, 21, 40)).isZero();
+    assertThat(fixtures.batchRows(runId).get(2).get("error")).asString().contains("disk full");
+  }
+
+  @Test
+  void aFailedHeadBatchCommitsNoneOfItsWrites() {
+    long runId = runWithBatches("{\"items\":20,\"failKey\":5}", 2);
+
+    assertThatThrownBy(() -> execution.process(head(runId, CHAIN_MILLIS)))
+        .isInstanceOf(ApplicationFailure.class)
+        .hasMessageContaining("disk full");
+
+    assertThat(rows.rows(runId, 1, 20)).isZero();
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("running", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+
+  @Test
+  void aBatchThatLostItsSlotWhileWritingCommitsNothing() {
+    long runId = runWithBatches("{\"items\":20}", 2);
+    // The run's slots are recovered while batch 1 writes: its completion is refused.
+    rows.afterWrites(range -> fixtures.setBatchStatus(runId, 1, "pending"));
+
+    BatchResult result = execution.process(head(runId, 0));
+
+    assertThat(result.outcome()).isEqualTo(BatchOutcome.SKIPPED);
+    assertThat(rows.rows(runId, 1, 10)).isZero();
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("pending", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+}
