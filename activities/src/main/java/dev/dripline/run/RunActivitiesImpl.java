@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -303,7 +302,9 @@ public class RunActivitiesImpl implements RunActivities {
     // The row lock serialises finish against requeue (API retry) and a racing execution.
     try (PreparedStatement select =
         connection.prepareStatement(
-            "select status, plan_done, finished_at, backfill from runs where id = ? for update")) {
+            "select status, plan_done, finished_at, backfill, "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " as processed_keys from runs r where r.id = ? for update of r")) {
       select.setLong(1, request.runId());
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
@@ -313,7 +314,8 @@ public class RunActivitiesImpl implements RunActivities {
         planDone = rs.getBoolean("plan_done");
         backfill = rs.getString("backfill");
         if (status.isTerminal()) {
-          return new FinishResult(true, status, SqlValues.instant(rs, "finished_at"));
+          return new FinishResult(
+              true, status, SqlValues.instant(rs, "finished_at"), rs.getLong("processed_keys"));
         }
       }
     }
@@ -365,17 +367,20 @@ public class RunActivitiesImpl implements RunActivities {
     }
     try (PreparedStatement update =
         connection.prepareStatement(
-            "update runs set status = ?, error = ?, finished_at = now(), updated_at = now(),"
+            "update runs r set status = ?, error = ?, finished_at = now(), updated_at = now(),"
                 + " total_keys = case when plan_done then coalesce(total_keys, planned_keys)"
                 + " else total_keys end"
-                + " where id = ? returning finished_at")) {
+                + " where r.id = ? returning r.finished_at, "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " as processed_keys")) {
       update.setString(1, terminal.wire());
       update.setString(2, ErrorText.truncate(error));
       update.setLong(3, request.runId());
       try (ResultSet rs = update.executeQuery()) {
         rs.next();
-        Instant finishedAt = SqlValues.instant(rs, "finished_at");
-        return new FinishResult(true, terminal, finishedAt);
+        // Read after the last batch was seen finished: nothing can add to it any more.
+        return new FinishResult(
+            true, terminal, SqlValues.instant(rs, "finished_at"), rs.getLong("processed_keys"));
       }
     }
   }

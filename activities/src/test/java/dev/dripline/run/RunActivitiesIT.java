@@ -212,6 +212,12 @@ class RunActivitiesIT {
     long runId = fixtures.runningRun(30, 10);
     fixtures.markPlanned(runId, 30);
     fixtures.batches(runId, 3, 10, "completed");
+    // Their keys, as completions count them: in two shards.
+    fixtures.update(
+        "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
+            + " values (?, 1, 20, 2), (?, 3, 10, 1)",
+        runId,
+        runId);
 
     FinishResult result = activities.finish(new FinishRequest(runId, false, null));
     FinishResult again = activities.finish(new FinishRequest(runId, false, "ignored"));
@@ -219,6 +225,7 @@ class RunActivitiesIT {
     assertThat(result.finished()).isTrue();
     assertThat(result.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(result.finishedAt()).isNotNull();
+    assertThat(result.processedKeys()).isEqualTo(30L);
     assertThat(again).isEqualTo(result);
     assertThat(fixtures.runRow(runId))
         .containsEntry("status", "completed")

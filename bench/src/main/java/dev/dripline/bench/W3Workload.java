@@ -16,9 +16,11 @@ import java.util.Map;
 
 /**
  * W3 — scale: one run of {@code --w3-batches} (1,000,000) batches of one key that do nothing,
- * against a Dripline JVM (app + worker, {@code StandaloneApplication}) with the bench's worker heap
- * ({@code --worker-heap}, {@code -Xmx512m}). Measured while it runs, at 0 % and at each 10 % of
- * progress (from the run's processed keys in {@code run_key_counts}, polled every 250 ms):
+ * against a Dripline worker JVM ({@code WorkerApplication}, with the bench's worker heap {@code
+ * --worker-heap}, {@code -Xmx512m}) and an API JVM ({@code AppApplication}) as deployed, or both in
+ * one JVM ({@code StandaloneApplication}, {@code --w3-api same}). Measured while it runs, at 0 %
+ * and at each 10 % of progress (from the run's processed keys in {@code run_key_counts}, polled
+ * every 250 ms):
  *
  * <ul>
  *   <li><b>history</b>: the most events (and bytes) of any execution of the run's workflow chain
@@ -46,7 +48,7 @@ import java.util.Map;
  * example, not the engine, and roughly halve the throughput of an already long run. W3's subjects
  * (history, heap, the API under a large run) are the engine's.
  *
- * <p>W3 starts its own Dripline JVM (after stopping the bench's shared one; the next workload that
+ * <p>W3 starts its own Dripline JVMs (after stopping the bench's shared one; the next workload that
  * needs it starts it again), so that the heap readings start from a fresh JVM, the process id is
  * known for attaching, and the activity slots fit the cap. Options ({@code --w3-<name> value}):
  *
@@ -54,6 +56,8 @@ import java.util.Map;
  *   <li>{@code --w3-batches} (1000000): batches (= keys; batch size 1);
  *   <li>{@code --w3-cap} (100): the run's maxParallelBatches;
  *   <li>{@code --w3-slots} (max(--worker-slots, cap + 8)): the JVM's activity slots;
+ *   <li>{@code --w3-api} ({@code own}): {@code own} runs the API in its own JVM beside the
+ *       worker's, as deployed; {@code same} runs both in one (the heap readings are then of both);
  *   <li>{@code --w3-backfill} (bench.noop): the definition (any with the {@code items} and {@code
  *       sleepMs} options);
  *   <li>{@code --w3-get-interval-ms} (200): interval of the GET sampler (5 requests/s);
@@ -65,6 +69,8 @@ import java.util.Map;
  */
 final class W3Workload {
   private static final String STANDALONE = "dev.dripline.standalone.StandaloneApplication";
+  private static final String APP = "dev.dripline.app.AppApplication";
+  private static final String WORKER = "dev.dripline.worker.WorkerApplication";
 
   /** A run's processed keys: the sum of its shards (migration V5). */
   private static final String PROCESSED_KEYS =
@@ -77,12 +83,18 @@ final class W3Workload {
   private int cap;
   private int slots;
   private String backfill;
+  private boolean ownApi;
   private int getInterval;
   private int flatPct;
   private int flatMb;
   private int timeoutSeconds;
 
+  /** The JVM that runs the batches (worker, or standalone), whose heap is sampled. */
   private Process jvm;
+
+  /** The API's own JVM, or null when {@link #jvm} serves the API too. */
+  private Process app;
+
   private W3Heap heap;
   private W3History history;
   private long runId;
@@ -111,6 +123,11 @@ final class W3Workload {
     cap = config.intOption("w3-cap", 100);
     slots = config.intOption("w3-slots", Math.max(config.workerSlots(), cap + 8));
     backfill = config.option("w3-backfill", NoopBackfill.NAME);
+    String api = config.option("w3-api", "own");
+    if (!api.equals("own") && !api.equals("same")) {
+      throw new IllegalArgumentException("--w3-api must be own or same, not " + api);
+    }
+    ownApi = api.equals("own");
     getInterval = config.intOption("w3-get-interval-ms", 200);
     flatPct = config.intOption("w3-flat-pct", 20);
     flatMb = config.intOption("w3-flat-mb", 8);
@@ -123,8 +140,14 @@ final class W3Workload {
     System.out.println(
         f(
             "== W3 scale: one run of %d batches of %s (batch size 1, sleepMs 0), cap %d;"
-                + " Dripline JVM (standalone) %s, %d activity slots, %d workflow task slots",
-            batches, backfill, cap, config.workerHeap(), slots, config.workflowTaskSlots()));
+                + " Dripline %s %s, %d activity slots, %d workflow task slots",
+            batches,
+            backfill,
+            cap,
+            ownApi ? "worker JVM (API in its own JVM)" : "JVM (standalone: API and worker)",
+            config.workerHeap(),
+            slots,
+            config.workflowTaskSlots()));
 
     services.stopDripline();
     Map<String, String> env = new HashMap<>(services.driplineEnv());
@@ -132,22 +155,34 @@ final class W3Workload {
     env.put(
         "DRIPLINE_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS",
         Integer.toString(config.workflowTaskSlots()));
+    String health = services.baseUrl() + "/health";
+    if (ownApi) {
+      int workerPort = config.httpPort() + 11;
+      env.put("DRIPLINE_WORKER_HTTP_PORT", Integer.toString(workerPort));
+      health = "http://127.0.0.1:" + workerPort + "/health";
+      Map<String, String> appEnv = new HashMap<>(services.driplineEnv());
+      appEnv.put("DRIPLINE_WORKER_ENABLED", "false");
+      app = services.spawn("w3-app", services.java(List.of(config.workerHeap()), APP), appEnv);
+    }
     Path gcLog = config.logDir().toAbsolutePath().resolve("bench-w3-gc.log");
     jvm =
         services.spawn(
-            "w3-dripline",
+            ownApi ? "w3-worker" : "w3-dripline",
             services.java(
                 List.of(
                     config.workerHeap(),
                     // An OutOfMemoryError anywhere is a failure of W3: end the JVM so it shows.
                     "-XX:+ExitOnOutOfMemoryError",
                     "-Xlog:gc:file=" + gcLog),
-                STANDALONE),
+                ownApi ? WORKER : STANDALONE),
             env);
     WorkflowServiceStubs stubs = null;
     try {
-      services.awaitHealthy(
-          jvm, "W3 Dripline", services.baseUrl() + "/health", Duration.ofSeconds(180));
+      services.awaitHealthy(jvm, "W3 Dripline", health, Duration.ofSeconds(180));
+      if (app != null) {
+        services.awaitHealthy(
+            app, "W3 API", services.baseUrl() + "/health", Duration.ofSeconds(180));
+      }
       heap = W3Heap.attach(jvm.pid());
       System.out.println(
           f("JVM pid %d, collectors: %s; GC log %s", jvm.pid(), heap.collectors(), gcLog));
@@ -162,6 +197,9 @@ final class W3Workload {
         heap.close();
       }
       services.stop(jvm);
+      if (app != null) {
+        services.stop(app);
+      }
       if (stubs != null) {
         stubs.shutdownNow();
       }
@@ -202,6 +240,10 @@ final class W3Workload {
           failure = "the Dripline JVM exited with status " + jvm.exitValue() + " (see its log)";
           break;
         }
+        if (app != null && !app.isAlive()) {
+          failure = "the API JVM exited with status " + app.exitValue() + " (see its log)";
+          break;
+        }
         status = services.queryString("select status from runs where id = ?", runId);
         long processed = services.queryLong(PROCESSED_KEYS, runId);
         while (next <= 9 && processed >= (long) next * batches / 10) {
@@ -240,7 +282,8 @@ final class W3Workload {
   /** Stops the run if it is still active (given up, failed), or a later JVM would resume it. */
   private void stopIfActive() {
     String now = services.queryString("select status from runs where id = ?", runId);
-    if (jvm.isAlive() && ("pending".equals(now) || "running".equals(now) || "paused".equals(now))) {
+    if ((app != null ? app : jvm).isAlive()
+        && ("pending".equals(now) || "running".equals(now) || "paused".equals(now))) {
       Services.Response stop = services.post("/api/runs/" + runId + "/stop", Map.of());
       System.out.println("W3 gave up: stop run " + runId + " answered " + stop.status());
       try {

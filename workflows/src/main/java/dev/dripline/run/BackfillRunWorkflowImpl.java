@@ -190,7 +190,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     retryRequested = carried.retryRequested();
     planningDone = carried.planningDone();
     totalKeys = carried.totalKeys();
-    processedKeys = carried.processedKeys();
+    // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
+    // fallen short (see takeProcessedKeys).
+    processedKeys = Math.max(processedKeys, carried.processedKeys());
     startedAt =
         carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
     claimSequence = carried.claimSequence();
@@ -208,10 +210,22 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     return !stopRequested;
   }
 
+  /**
+   * Takes PostgreSQL's count of processed keys from a finished run's record: the count this
+   * workflow adds up from batch results falls short when a worker died mid-chain (its retried
+   * attempt reports only what it completed itself).
+   */
+  private void takeProcessedKeys(FinishResult finish) {
+    if (finish.processedKeys() != null) {
+      processedKeys = finish.processedKeys();
+    }
+  }
+
   private RunOutcome endStoppedWhilePending() {
     FinishResult finish = runs.finish(new FinishRequest(runId, true, null));
     status = finish.status() == null ? RunStatus.STOPPED : finish.status();
     finishedAt = finish.finishedAt();
+    takeProcessedKeys(finish);
     publishStatus();
     return new RunOutcome(status, processedKeys);
   }
@@ -229,6 +243,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           if (finish.finished() && !retryRequested) {
             status = finish.status();
             finishedAt = finish.finishedAt();
+            takeProcessedKeys(finish);
             publishStatus();
             return new RunOutcome(status, processedKeys);
           }

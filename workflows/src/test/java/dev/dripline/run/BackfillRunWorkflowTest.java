@@ -107,6 +107,20 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void theOutcomeCountsWhatPostgresCountsWhenChainsUnderReport() {
+    store.items = 100;
+    store.requestedCap = 2;
+    store.chainMillis = 60_000;
+    store.chainsForgetTheirKeys = true;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.chainedBatches).isPositive();
+    assertThat(outcome.processedKeys()).isEqualTo(100);
+  }
+
+  @Test
   void stopEndsChainsAndStopsEveryPendingBatch() {
     store.items = 400;
     store.requestedCap = 2;

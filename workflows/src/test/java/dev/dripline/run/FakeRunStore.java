@@ -65,6 +65,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Batches taken by chains rather than by the workflow's claims. */
   int chainedBatches;
 
+  /** Chains report no chained keys, as a retried attempt after its worker died mid-chain does. */
+  boolean chainsForgetTheirKeys;
+
   boolean exists = true;
   Long planCursor;
   boolean planDone;
@@ -250,7 +253,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       return new FinishResult(true, null, null);
     }
     if (status.isTerminal()) {
-      return new FinishResult(true, status, Instant.now());
+      return new FinishResult(true, status, Instant.now(), processedKeys);
     }
     if (request.stopping()) {
       for (Batch batch : batches.values()) {
@@ -277,7 +280,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       totalKeys = plannedKeys;
     }
     statusChanges.add(status);
-    return new FinishResult(true, status, Instant.now());
+    return new FinishResult(true, status, Instant.now(), processedKeys);
   }
 
   // PlanningActivities
@@ -361,7 +364,14 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
             true);
       }
     }
-    return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
+    return new BatchResult(
+        head.outcome(),
+        head.size(),
+        chained,
+        chainsForgetTheirKeys ? 0 : chainedKeys,
+        null,
+        null,
+        false);
   }
 
   private BatchResult execute(int number) {
