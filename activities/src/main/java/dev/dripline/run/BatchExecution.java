@@ -1,6 +1,8 @@
 package dev.dripline.run;
 
+import dev.dripline.config.EngineConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.DatabaseOutage;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
@@ -13,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -33,25 +36,39 @@ import org.slf4j.LoggerFactory;
  * in that same transaction, and its slot time recorded only when that transaction made the
  * transition. Both counters are sharded by batch number ({@link ShardedCounters}): completions of
  * one run do not queue on one row.
+ *
+ * <p>PostgreSQL outages: an attempt that loses its connection ({@link DatabaseOutage}) — in its own
+ * statements or in the definition's — waits for PostgreSQL to answer again (heartbeating all the
+ * while, up to {@code database-outage-wait}) and carries on, running the definition on the batch
+ * again if that is what failed (processing a batch twice is harmless, PRODUCT §2), rather than
+ * spending the batch's attempts on the outage. A statement retried after its connection broke may
+ * have committed already; each retry is safe for that: the compare-and-sets match no row a second
+ * time, and a chain's claim first looks for the batch an earlier try may have taken.
  */
 @Singleton
 public class BatchExecution {
   private static final Logger LOG = LoggerFactory.getLogger(BatchExecution.class);
 
+  /** Runs of the definition on one batch, within one attempt, that an outage may cost. */
+  private static final int MAX_OUTAGE_RERUNS = 5;
+
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final BatchMetrics metrics;
+  private final Duration outageWait;
 
   public BatchExecution(
       Database database,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
-      BatchMetrics metrics) {
+      BatchMetrics metrics,
+      EngineConfig engine) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.metrics = metrics;
+    this.outageWait = engine.databaseOutageWait();
   }
 
   /** What an attempt needs from the batch row it marked running. */
@@ -83,7 +100,7 @@ public class BatchExecution {
   public BatchResult process(BatchWork work, BooleanSupplier mayContinue) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(work.chainMillis());
     BackfillDefinition definition = registry.require(work.backfill());
-    BatchResult head = processHead(definition, work);
+    BatchResult head = processHead(definition, work, mayContinue);
     if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
       return head;
     }
@@ -92,22 +109,31 @@ public class BatchExecution {
     int chained = 0;
     long chainedKeys = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
-    Started next = database.withConnection(connection -> resumeHeld(connection, runId, headNumber));
+    Started next =
+        store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
     while (true) {
       if (next == null) {
         if (System.nanoTime() - deadline >= 0 || !mayContinue.getAsBoolean()) {
           break;
         }
         next =
-            database.withConnection(
-                connection -> claimNext(connection, runId, headNumber, work.lane()));
+            store(
+                connection -> claimNext(connection, runId, headNumber, work.lane()),
+                // The first try may have taken a batch and lost the answer: resume that one.
+                connection -> {
+                  Started held = resumeHeld(connection, runId, headNumber);
+                  return held != null
+                      ? held
+                      : claimNext(connection, runId, headNumber, work.lane());
+                },
+                mayContinue);
         if (next == null) {
           break;
         }
       }
       Started batch = next;
       next = null;
-      Failure failure = runDefinition(definition, runId, batch);
+      Failure failure = runDefinition(definition, runId, batch, mayContinue);
       if (failure != null) {
         return new BatchResult(
             head.outcome(),
@@ -120,7 +146,7 @@ public class BatchExecution {
             failure.permanent());
       }
       BatchMetrics.Outcome completed =
-          database.withConnection(connection -> complete(connection, runId, batch.number()));
+          store(connection -> complete(connection, runId, batch.number()), null, mayContinue);
       if (completed == null) {
         // Lost its slot meanwhile (the run's slots were recovered): whoever holds it counts it.
         break;
@@ -136,10 +162,10 @@ public class BatchExecution {
   private record Failure(String error, boolean permanent) {}
 
   /** Runs the definition on a chained batch; its failure, or null if it succeeded. */
-  private Failure runDefinition(BackfillDefinition definition, long runId, Started batch) {
+  private Failure runDefinition(
+      BackfillDefinition definition, long runId, Started batch, BooleanSupplier mayContinue) {
     try {
-      BackfillContext context = optionsReader.context(runId, definition, batch.options());
-      definition.processBatch(context, batch.range());
+      runThroughOutages(definition, runId, batch, mayContinue);
       return null;
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
@@ -151,20 +177,83 @@ public class BatchExecution {
     }
   }
 
+  /**
+   * Runs the definition on {@code batch}; when it fails because PostgreSQL could not be reached,
+   * waits until it answers and runs it again (at most {@link #MAX_OUTAGE_RERUNS} times).
+   */
+  private void runThroughOutages(
+      BackfillDefinition definition, long runId, Started batch, BooleanSupplier mayContinue)
+      throws Exception {
+    int reruns = 0;
+    while (true) {
+      try {
+        BackfillContext context = optionsReader.context(runId, definition, batch.options());
+        definition.processBatch(context, batch.range());
+        return;
+      } catch (Exception e) {
+        if (!DatabaseOutage.isConnectionFailure(e)
+            || reruns++ >= MAX_OUTAGE_RERUNS
+            || !awaitDatabase(runId, batch.number(), e, mayContinue)) {
+          throw e;
+        }
+        LOG.info(
+            "Batch {} of run {}: PostgreSQL answers again; running the batch again",
+            batch.number(),
+            runId);
+      }
+    }
+  }
+
+  /**
+   * Runs a statement of the engine's own on a connection of its own; when PostgreSQL cannot be
+   * reached, waits until it answers and tries again, with {@code again} if given (for a statement
+   * whose first try may have committed unseen).
+   */
+  private <T> T store(Database.Work<T> first, Database.Work<T> again, BooleanSupplier mayContinue) {
+    Database.Work<T> work = first;
+    while (true) {
+      try {
+        return database.withConnection(work);
+      } catch (RuntimeException e) {
+        if (!DatabaseOutage.isConnectionFailure(e) || !awaitDatabase(null, null, e, mayContinue)) {
+          throw e;
+        }
+        if (again != null) {
+          work = again;
+        }
+      }
+    }
+  }
+
+  private boolean awaitDatabase(
+      Long runId, Integer number, Exception failure, BooleanSupplier mayContinue) {
+    LOG.warn(
+        "Lost PostgreSQL{}: {}; waiting up to {} for it to answer",
+        number == null ? "" : " in batch " + number + " of run " + runId,
+        failure.toString(),
+        outageWait);
+    boolean back = database.awaitAvailable(outageWait, mayContinue);
+    if (!back) {
+      LOG.warn("PostgreSQL did not answer in time, or the attempt was cancelled; giving up");
+    }
+    return back;
+  }
+
   /** The head batch: the one the workflow claimed for this activity. */
-  private BatchResult processHead(BackfillDefinition definition, BatchWork work) {
+  private BatchResult processHead(
+      BackfillDefinition definition, BatchWork work, BooleanSupplier mayContinue) {
     long runId = work.runId();
     int number = work.batch().number();
 
     // Single statements in autocommit: one round trip each, no row held across round trips.
-    Started started = database.withConnection(connection -> markRunning(connection, runId, number));
+    Started started =
+        store(connection -> markRunning(connection, runId, number), null, mayContinue);
     if (started == null) {
-      return database.withConnection(connection -> notStarted(connection, runId, number));
+      return store(connection -> notStarted(connection, runId, number), null, mayContinue);
     }
 
     try {
-      BackfillContext context = optionsReader.context(runId, definition, started.options());
-      definition.processBatch(context, started.range());
+      runThroughOutages(definition, runId, started, mayContinue);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -179,14 +268,14 @@ public class BatchExecution {
     }
 
     BatchMetrics.Outcome completed =
-        database.withConnection(connection -> complete(connection, runId, number));
+        store(connection -> complete(connection, runId, number), null, mayContinue);
     if (completed != null) {
       metrics.recordSlotTime(completed);
       return new BatchResult(BatchOutcome.COMPLETED, started.size());
     }
-    // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
-    // counted here; whoever holds the batch now will count them.
-    return database.withConnection(connection -> notStarted(connection, runId, number));
+    // Lost its slot while running (run recovered or batch failed meanwhile), or a try of the
+    // completion lost its answer: its keys are counted once, by whoever completed it.
+    return store(connection -> notStarted(connection, runId, number), null, mayContinue);
   }
 
   private static Started markRunning(Connection connection, long runId, int number)

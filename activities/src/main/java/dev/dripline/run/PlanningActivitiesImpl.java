@@ -1,6 +1,8 @@
 package dev.dripline.run;
 
+import dev.dripline.config.EngineConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.DatabaseOutage;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
@@ -11,8 +13,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link PlanningActivities} on PostgreSQL: asks the definition for the next keys after the run's
@@ -23,21 +28,32 @@ import java.util.List;
  * batches cover the planned keys exactly, in ascending order, each of at most {@code batchSize}
  * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
  * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
+ *
+ * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
+ * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
+ * compare-and-set makes safe, instead of failing the run's planning on an outage.
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
   /** Keys requested from a definition per call, unless one batch alone is larger. */
   static final int MAX_KEYS_PER_PAGE = 100_000;
 
+  private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
+
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
+  private final Duration outageWait;
 
   public PlanningActivitiesImpl(
-      Database database, BackfillRegistry registry, RunOptionsReader optionsReader) {
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      EngineConfig engine) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
+    this.outageWait = engine.databaseOutageWait();
   }
 
   /** The planning state of a run as read before asking the definition. */
@@ -55,6 +71,26 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   @Override
   public PlanPage planNextPage(PlanRequest request) {
+    while (true) {
+      try {
+        return planOnce(request);
+      } catch (RuntimeException e) {
+        if (!DatabaseOutage.isConnectionFailure(e)) {
+          throw e;
+        }
+        LOG.warn(
+            "Planning run {} lost PostgreSQL: {}; waiting up to {} for it to answer",
+            request.runId(),
+            e.toString(),
+            outageWait);
+        if (!database.awaitAvailable(outageWait, () -> true)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private PlanPage planOnce(PlanRequest request) {
     Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
     if (cursor == null) {
       // Deleted: there is nothing left to plan.
