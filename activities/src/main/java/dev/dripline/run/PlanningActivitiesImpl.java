@@ -7,7 +7,10 @@ import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.PermanentBackfillException;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,6 +19,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
  * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
  * compare-and-set makes safe, instead of failing the run's planning on an outage.
+ *
+ * <p>Run by Temporal, a call heartbeats from a background ticker (the workflow gives planning the
+ * batches' heartbeat timeout), so a call whose worker was killed is retried within seconds rather
+ * than after its whole start-to-close timeout, during which the run would stall (F1 in
+ * docs/reliability.md).
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
@@ -44,6 +56,13 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final Duration outageWait;
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-planning-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public PlanningActivitiesImpl(
       Database database,
@@ -71,6 +90,44 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   @Override
   public PlanPage planNextPage(PlanRequest request) {
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(request);
+    try {
+      return planThroughOutages(request);
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
+  private ScheduledFuture<?> heartbeatWhileInAnActivity(PlanRequest request) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException notInAnActivity) {
+      return null;
+    }
+    long every = BatchActivitiesImpl.tickMillis(context.getInfo().getHeartbeatTimeout());
+    return ticker.scheduleAtFixedRate(
+        () -> {
+          try {
+            context.heartbeat(null);
+          } catch (RuntimeException e) {
+            LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  @PreDestroy
+  void close() {
+    ticker.shutdownNow();
+  }
+
+  private PlanPage planThroughOutages(PlanRequest request) {
     while (true) {
       try {
         return planOnce(request);
