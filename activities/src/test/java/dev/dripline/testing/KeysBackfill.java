@@ -46,12 +46,12 @@ public class KeysBackfill implements BackfillDefinition {
         OptionSpec.optional("failKey", OptionType.INTEGER, "a batch holding it fails"),
         OptionSpec.optional(
             "permanentKey", OptionType.INTEGER, "a batch holding it fails for good"),
+        OptionSpec.withDefault(
+            "planFailure", OptionType.STRING, "none", "none|transient|permanent"),
         OptionSpec.optional(
             "connectionLostKey",
             OptionType.INTEGER,
-            "a batch holding it loses its database connection on its first run"),
-        OptionSpec.withDefault(
-            "planFailure", OptionType.STRING, "none", "none|transient|permanent"));
+            "a batch holding it loses its database connection on its first run"));
   }
 
   @Override
