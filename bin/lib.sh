@@ -307,6 +307,93 @@ ensure_database() {
   fi
 }
 
+# Dedicated PostgreSQL cluster for fault injection (F3 stops and starts it in the middle of a run;
+# the shared cluster 15/main is never stopped). Debian layout, like ensure_postgres.
+DRIPLINE_FAULT_PG_VERSION="${DRIPLINE_FAULT_PG_VERSION:-$DRIPLINE_PG_VERSION}"
+DRIPLINE_FAULT_PG_CLUSTER="${DRIPLINE_FAULT_PG_CLUSTER:-dripline_faults}"
+DRIPLINE_FAULT_PG_PORT="${DRIPLINE_FAULT_PG_PORT:-5439}"
+
+_fault_pg_status() {
+  pg_lsclusters -h 2>/dev/null | awk -v v="$DRIPLINE_FAULT_PG_VERSION" -v c="$DRIPLINE_FAULT_PG_CLUSTER" \
+    '$1 == v && $2 == c { print $4 }'
+}
+
+_fault_psql_admin() {
+  (cd / && as_postgres psql -X -q -v ON_ERROR_STOP=1 -p "$DRIPLINE_FAULT_PG_PORT" -d postgres -tA "$@")
+}
+
+# fault_pg_ctl start|stop|restart: pg_ctlcluster on the fault cluster (as root, or as postgres).
+fault_pg_ctl() {
+  if [[ "$(id -u)" == 0 ]]; then
+    pg_ctlcluster "$DRIPLINE_FAULT_PG_VERSION" "$DRIPLINE_FAULT_PG_CLUSTER" "$@"
+  else
+    as_postgres pg_ctlcluster "$DRIPLINE_FAULT_PG_VERSION" "$DRIPLINE_FAULT_PG_CLUSTER" "$@"
+  fi
+}
+
+# ensure_fault_postgres [DB...]: creates the cluster $DRIPLINE_FAULT_PG_VERSION/dripline_faults on
+# 127.0.0.1:5439 when missing (pg_createcluster; started by hand only, never at boot), starts it when
+# it is down (e.g. a fault test was interrupted during its outage), and creates role dripline
+# (password dripline) and databases DB... (default dripline_faults) when missing. Idempotent.
+# Exports DRIPLINE_FAULT_PG_VERSION, DRIPLINE_FAULT_PG_CLUSTER and DRIPLINE_FAULT_PG_PORT.
+ensure_fault_postgres() {
+  command -v pg_createcluster >/dev/null 2>&1 ||
+    die "PostgreSQL is not installed (no pg_createcluster); on Debian: apt-get install -y postgresql"
+  local status
+  status="$(_fault_pg_status)"
+  if [[ -z "$status" ]]; then
+    if port_listening "$DRIPLINE_FAULT_PG_PORT"; then
+      die "port $DRIPLINE_FAULT_PG_PORT is in use; set DRIPLINE_FAULT_PG_PORT to a free port for the fault cluster"
+    fi
+    log "creating PostgreSQL cluster $DRIPLINE_FAULT_PG_VERSION/$DRIPLINE_FAULT_PG_CLUSTER on 127.0.0.1:$DRIPLINE_FAULT_PG_PORT (for fault injection)"
+    local create=(pg_createcluster "$DRIPLINE_FAULT_PG_VERSION" "$DRIPLINE_FAULT_PG_CLUSTER"
+      -p "$DRIPLINE_FAULT_PG_PORT" --start-conf=manual -- --auth-local=peer --auth-host=scram-sha-256)
+    if [[ "$(id -u)" == 0 ]]; then
+      "${create[@]}" >"$DRIPLINE_LOGS/fault-postgres-create.log" 2>&1
+    else
+      as_postgres "${create[@]}" >"$DRIPLINE_LOGS/fault-postgres-create.log" 2>&1
+    fi || {
+      tail_log "$DRIPLINE_LOGS/fault-postgres-create.log" 30
+      die "pg_createcluster $DRIPLINE_FAULT_PG_VERSION $DRIPLINE_FAULT_PG_CLUSTER failed"
+    }
+    status="$(_fault_pg_status)"
+  fi
+  # Only 127.0.0.1; enough connections for an app, workers and the test itself. In conf.d, which
+  # Debian's postgresql.conf includes last, so these win.
+  local conf="/etc/postgresql/$DRIPLINE_FAULT_PG_VERSION/$DRIPLINE_FAULT_PG_CLUSTER/conf.d/dripline-faults.conf"
+  local wanted
+  wanted="$(printf "%s\n" "listen_addresses = '127.0.0.1'" "max_connections = 200")"
+  if [[ "$(cat "$conf" 2>/dev/null)" != "$wanted" ]]; then
+    printf '%s\n' "$wanted" | as_postgres tee "$conf" >/dev/null
+    [[ "$status" == online* ]] && fault_pg_ctl restart
+  fi
+  status="$(_fault_pg_status)"
+  if [[ "$status" != online* ]]; then
+    log "starting PostgreSQL cluster $DRIPLINE_FAULT_PG_VERSION/$DRIPLINE_FAULT_PG_CLUSTER"
+    fault_pg_ctl start
+  fi
+  local deadline=$((SECONDS + 60))
+  until pg_isready -q -h 127.0.0.1 -p "$DRIPLINE_FAULT_PG_PORT"; do
+    ((SECONDS < deadline)) || die "the fault cluster did not accept connections on 127.0.0.1:$DRIPLINE_FAULT_PG_PORT within 60s"
+    sleep 1
+  done
+  if [[ "$(_fault_psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'dripline'")" != 1 ]]; then
+    log "creating role dripline on the fault cluster"
+    _fault_psql_admin -c "CREATE ROLE dripline LOGIN CREATEDB PASSWORD 'dripline'"
+  fi
+  local db dbs=("$@")
+  ((${#dbs[@]})) || dbs=(dripline_faults)
+  for db in "${dbs[@]}"; do
+    [[ "$db" =~ ^[a-z_][a-z0-9_]*$ ]] || die "not a plain database name: $db"
+    if [[ "$(_fault_psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" != 1 ]]; then
+      log "creating database $db on the fault cluster"
+      _fault_psql_admin -c "CREATE DATABASE $db OWNER dripline"
+    fi
+  done
+  export DRIPLINE_FAULT_PG_VERSION DRIPLINE_FAULT_PG_CLUSTER DRIPLINE_FAULT_PG_PORT
+  log "fault PostgreSQL $DRIPLINE_FAULT_PG_VERSION/$DRIPLINE_FAULT_PG_CLUSTER ready on 127.0.0.1:$DRIPLINE_FAULT_PG_PORT (databases ${dbs[*]})"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Temporal dev server
 

@@ -1,6 +1,8 @@
 package dev.dripline.run;
 
+import dev.dripline.config.EngineConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.DatabaseOutage;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
@@ -14,6 +16,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -35,25 +38,40 @@ import org.slf4j.LoggerFactory;
  * in that same transaction, and its slot time recorded only when that transaction made the
  * transition. Both counters are sharded by batch number ({@link ShardedCounters}): completions of
  * one run do not queue on one row.
+ *
+ * <p>PostgreSQL outages: an attempt that loses its connection ({@link DatabaseOutage}) — in its own
+ * statements or in the definition's — waits for PostgreSQL to answer again (heartbeating all the
+ * while, up to {@code database-outage-wait}) and carries on with the batch it holds, running the
+ * definition on it again if its record had not committed (processing a batch twice is harmless,
+ * PRODUCT §2), rather than spending the batch's attempts on the outage. A statement retried after
+ * its connection broke may have committed already; each retry is safe for that: the
+ * compare-and-sets match no row a second time, and a chain first looks for the batch an earlier try
+ * may have taken ({@code chain_head}), as a new attempt after a crash does.
  */
 @Singleton
 public class BatchExecution {
   private static final Logger LOG = LoggerFactory.getLogger(BatchExecution.class);
 
+  /** Runs of the definition on one batch, within one attempt, that an outage may cost. */
+  private static final int MAX_OUTAGE_RERUNS = 5;
+
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final BatchMetrics metrics;
+  private final Duration outageWait;
 
   public BatchExecution(
       Database database,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
-      BatchMetrics metrics) {
+      BatchMetrics metrics,
+      EngineConfig engine) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.metrics = metrics;
+    this.outageWait = engine.databaseOutageWait();
   }
 
   /** What an attempt needs from the batch row it marked running. */
@@ -85,7 +103,7 @@ public class BatchExecution {
   public BatchResult process(BatchWork work, BooleanSupplier mayContinue) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(work.chainMillis());
     BackfillDefinition definition = registry.require(work.backfill());
-    BatchResult head = processHead(definition, work);
+    BatchResult head = processHead(definition, work, mayContinue);
     if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
       return head;
     }
@@ -93,12 +111,20 @@ public class BatchExecution {
     int headNumber = work.batch().number();
     int chained = 0;
     long chainedKeys = 0;
+    int outageReruns = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
-    Started next = database.withConnection(connection -> resumeHeld(connection, runId, headNumber));
+    Started next =
+        store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
     if (next == null && mayGoOn(deadline, mayContinue)) {
       next =
-          database.withConnection(
-              connection -> claimNext(connection, runId, headNumber, work.lane()));
+          store(
+              connection -> claimNext(connection, runId, headNumber, work.lane()),
+              // The first try may have taken a batch and lost the answer: resume that one.
+              connection -> {
+                Started held = resumeHeld(connection, runId, headNumber);
+                return held != null ? held : claimNext(connection, runId, headNumber, work.lane());
+              },
+              mayContinue);
     }
     while (next != null) {
       Started batch = next;
@@ -120,6 +146,15 @@ public class BatchExecution {
                       completed, claimNext(connection, runId, headNumber, work.lane()));
                 });
       } catch (Exception e) {
+        if (DatabaseOutage.isConnectionFailure(e)
+            && outageReruns++ < MAX_OUTAGE_RERUNS
+            && awaitDatabase(runId, batch.number(), e, mayContinue)) {
+          // Whether the batch's record committed is unknown: go on with what this chain holds —
+          // the same batch if it did not (run again), the next one if it did, nothing if it
+          // claimed none.
+          next = store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
+          continue;
+        }
         String error = attemptFailed(runId, batch.number(), e);
         return new BatchResult(
             head.outcome(),
@@ -191,6 +226,41 @@ public class BatchExecution {
     }
   }
 
+  /**
+   * Runs a statement of the engine's own on a connection of its own; when PostgreSQL cannot be
+   * reached, waits until it answers and tries again, with {@code again} if given (for a statement
+   * whose first try may have committed unseen).
+   */
+  private <T> T store(Database.Work<T> first, Database.Work<T> again, BooleanSupplier mayContinue) {
+    Database.Work<T> work = first;
+    while (true) {
+      try {
+        return database.withConnection(work);
+      } catch (RuntimeException e) {
+        if (!DatabaseOutage.isConnectionFailure(e) || !awaitDatabase(null, null, e, mayContinue)) {
+          throw e;
+        }
+        if (again != null) {
+          work = again;
+        }
+      }
+    }
+  }
+
+  private boolean awaitDatabase(
+      Long runId, Integer number, Exception failure, BooleanSupplier mayContinue) {
+    LOG.warn(
+        "Lost PostgreSQL{}: {}; waiting up to {} for it to answer",
+        number == null ? "" : " in batch " + number + " of run " + runId,
+        failure.toString(),
+        outageWait);
+    boolean back = database.awaitAvailable(outageWait, mayContinue);
+    if (!back) {
+      LOG.warn("PostgreSQL did not answer in time, or the attempt was cancelled; giving up");
+    }
+    return back;
+  }
+
   /** Records a failed attempt's error on its batch; the error's text. */
   private String attemptFailed(long runId, int number, Exception e) {
     if (e instanceof InterruptedException) {
@@ -202,39 +272,64 @@ public class BatchExecution {
   }
 
   /** The head batch: the one the workflow claimed for this activity. */
-  private BatchResult processHead(BackfillDefinition definition, BatchWork work) {
+  private BatchResult processHead(
+      BackfillDefinition definition, BatchWork work, BooleanSupplier mayContinue) {
     long runId = work.runId();
     int number = work.batch().number();
-
     // Single statements in autocommit: one round trip each, no row held across round trips.
-    Started started = database.withConnection(connection -> markRunning(connection, runId, number));
+    Started started =
+        store(connection -> markRunning(connection, runId, number), null, mayContinue);
     if (started == null) {
-      return database.withConnection(connection -> notStarted(connection, runId, number));
+      return store(connection -> notStarted(connection, runId, number), null, mayContinue);
     }
-
-    Recorded recorded;
-    try {
-      recorded =
-          runAndRecord(
-              definition,
-              runId,
-              started,
-              connection -> new Recorded(complete(connection, runId, number), null));
-    } catch (Exception e) {
-      String error = attemptFailed(runId, number, e);
-      if (e instanceof PermanentBackfillException) {
-        throw ApplicationFailure.newNonRetryableFailureWithCause(
-            error, DriplineFailure.BATCH_PERMANENT.name(), e);
+    int outageReruns = 0;
+    while (true) {
+      Recorded recorded;
+      try {
+        recorded =
+            runAndRecord(
+                definition,
+                runId,
+                started,
+                connection -> new Recorded(complete(connection, runId, number), null));
+      } catch (Exception e) {
+        if (DatabaseOutage.isConnectionFailure(e)
+            && outageReruns++ < MAX_OUTAGE_RERUNS
+            && awaitDatabase(runId, number, e, mayContinue)) {
+          if (store(connection -> isRunning(connection, runId, number), null, mayContinue)) {
+            continue; // its record did not commit: run it again, in the same attempt
+          }
+          // Its record committed unseen, or it lost its slot: whoever completed it counted it.
+          return store(connection -> notStarted(connection, runId, number), null, mayContinue);
+        }
+        String error = attemptFailed(runId, number, e);
+        if (e instanceof PermanentBackfillException) {
+          throw ApplicationFailure.newNonRetryableFailureWithCause(
+              error, DriplineFailure.BATCH_PERMANENT.name(), e);
+        }
+        throw ApplicationFailure.newFailureWithCause(error, DriplineFailure.BATCH_FAILED.name(), e);
       }
-      throw ApplicationFailure.newFailureWithCause(error, DriplineFailure.BATCH_FAILED.name(), e);
+      if (recorded.completed() != null) {
+        metrics.recordSlotTime(recorded.completed());
+        return new BatchResult(BatchOutcome.COMPLETED, started.size());
+      }
+      // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
+      // counted here; whoever holds the batch now will count them.
+      return store(connection -> notStarted(connection, runId, number), null, mayContinue);
     }
-    if (recorded.completed() != null) {
-      metrics.recordSlotTime(recorded.completed());
-      return new BatchResult(BatchOutcome.COMPLETED, started.size());
+  }
+
+  private static boolean isRunning(Connection connection, long runId, int number)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select 1 from batches where run_id = ? and number = ? and status = 'running'")) {
+      select.setLong(1, runId);
+      select.setInt(2, number);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next();
+      }
     }
-    // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
-    // counted here; whoever holds the batch now will count them.
-    return database.withConnection(connection -> notStarted(connection, runId, number));
   }
 
   private static Started markRunning(Connection connection, long runId, int number)

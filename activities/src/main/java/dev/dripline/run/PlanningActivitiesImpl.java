@@ -1,18 +1,30 @@
 package dev.dripline.run;
 
+import dev.dripline.config.EngineConfig;
 import dev.dripline.db.Database;
+import dev.dripline.db.DatabaseOutage;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.PermanentBackfillException;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link PlanningActivities} on PostgreSQL: asks the definition for the next keys after the run's
@@ -23,21 +35,44 @@ import java.util.List;
  * batches cover the planned keys exactly, in ascending order, each of at most {@code batchSize}
  * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
  * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
+ *
+ * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
+ * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
+ * compare-and-set makes safe, instead of failing the run's planning on an outage.
+ *
+ * <p>Run by Temporal, a call heartbeats from a background ticker (the workflow gives planning the
+ * batches' heartbeat timeout), so a call whose worker was killed is retried within seconds rather
+ * than after its whole start-to-close timeout, during which the run would stall (F1 in
+ * docs/reliability.md).
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
   /** Keys requested from a definition per call, unless one batch alone is larger. */
   static final int MAX_KEYS_PER_PAGE = 100_000;
 
+  private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
+
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
+  private final Duration outageWait;
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-planning-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public PlanningActivitiesImpl(
-      Database database, BackfillRegistry registry, RunOptionsReader optionsReader) {
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      EngineConfig engine) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
+    this.outageWait = engine.databaseOutageWait();
   }
 
   /** The planning state of a run as read before asking the definition. */
@@ -55,6 +90,64 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   @Override
   public PlanPage planNextPage(PlanRequest request) {
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(request);
+    try {
+      return planThroughOutages(request);
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
+  private ScheduledFuture<?> heartbeatWhileInAnActivity(PlanRequest request) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException notInAnActivity) {
+      return null;
+    }
+    long every = BatchActivitiesImpl.tickMillis(context.getInfo().getHeartbeatTimeout());
+    return ticker.scheduleAtFixedRate(
+        () -> {
+          try {
+            context.heartbeat(null);
+          } catch (RuntimeException e) {
+            LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  @PreDestroy
+  void close() {
+    ticker.shutdownNow();
+  }
+
+  private PlanPage planThroughOutages(PlanRequest request) {
+    while (true) {
+      try {
+        return planOnce(request);
+      } catch (RuntimeException e) {
+        if (!DatabaseOutage.isConnectionFailure(e)) {
+          throw e;
+        }
+        LOG.warn(
+            "Planning run {} lost PostgreSQL: {}; waiting up to {} for it to answer",
+            request.runId(),
+            e.toString(),
+            outageWait);
+        if (!database.awaitAvailable(outageWait, () -> true)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private PlanPage planOnce(PlanRequest request) {
     Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
     if (cursor == null) {
       // Deleted: there is nothing left to plan.

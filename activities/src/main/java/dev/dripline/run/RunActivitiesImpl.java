@@ -187,10 +187,10 @@ public class RunActivitiesImpl implements RunActivities {
 
   @Override
   public void recordBatchFailure(BatchFailure failure) {
-    BatchMetrics.Outcome failed =
+    List<BatchMetrics.Outcome> failed =
         database.inTransaction(
             connection -> {
-              BatchMetrics.Outcome outcome;
+              List<BatchMetrics.Outcome> outcomes = new ArrayList<>();
               try (PreparedStatement update =
                   connection.prepareStatement(
                       "update batches b set status = 'failed', error = ?, finished_at = now()"
@@ -203,18 +203,58 @@ public class RunActivitiesImpl implements RunActivities {
                 update.setLong(2, failure.runId());
                 update.setInt(3, failure.number());
                 try (ResultSet rs = update.executeQuery()) {
-                  if (!rs.next()) {
-                    // A repeat, or the batch lost its slot: nothing recorded, nothing counted.
-                    return null;
+                  // No row: a repeat, or the batch lost its slot: nothing recorded or counted.
+                  if (rs.next()) {
+                    BatchMetrics.Outcome outcome = BatchMetrics.Outcome.of(rs);
+                    BatchMetrics.countFinished(
+                        connection, outcome.backfill(), "failed", failure.number(), 1);
+                    outcomes.add(outcome);
                   }
-                  outcome = BatchMetrics.Outcome.of(rs);
                 }
               }
-              BatchMetrics.countFinished(
-                  connection, outcome.backfill(), "failed", failure.number(), 1);
-              return outcome;
+              releaseChained(connection, failure, outcomes);
+              return outcomes;
             });
-    metrics.recordSlotTime(failed);
+    failed.forEach(metrics::recordSlotTime);
+  }
+
+  /**
+   * The batch the failed activity's chain still held (its {@code chain_head} is the activity's
+   * batch, it is still {@code running}): with its activity gone nothing would ever finish it, and
+   * the run could never end. It goes back to {@code pending} while it has attempts left by its own
+   * count, and is failed (and counted) once it has none — whatever killed its attempts, e.g. a
+   * worker killed again and again, was not necessarily the batch's doing.
+   */
+  private void releaseChained(
+      Connection connection, BatchFailure failure, List<BatchMetrics.Outcome> outcomes)
+      throws SQLException {
+    int maxAttempts = engine.batchMaxAttempts();
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update batches b set status = case when b.attempts < ? then 'pending' else 'failed'"
+                + " end, error = ?, chain_head = null, claim_token = null,"
+                + " finished_at = case when b.attempts < ? then null else now() end"
+                + " from runs r where r.id = b.run_id and b.run_id = ? and b.chain_head = ?"
+                + " and b.status = 'running'"
+                + " returning b.number, b.status, r.backfill, "
+                + BatchMetrics.SLOT_SECONDS
+                + " as slot_seconds")) {
+      update.setInt(1, maxAttempts);
+      update.setString(2, ErrorText.truncate(failure.error()));
+      update.setInt(3, maxAttempts);
+      update.setLong(4, failure.runId());
+      update.setInt(5, failure.number());
+      try (ResultSet rs = update.executeQuery()) {
+        while (rs.next()) {
+          if ("failed".equals(rs.getString("status"))) {
+            BatchMetrics.Outcome outcome = BatchMetrics.Outcome.of(rs);
+            BatchMetrics.countFinished(
+                connection, outcome.backfill(), "failed", rs.getInt("number"), 1);
+            outcomes.add(outcome);
+          }
+        }
+      }
+    }
   }
 
   @Override

@@ -141,6 +141,21 @@ class BatchChainIT {
   }
 
   @Test
+  void aChainedBatchThatLostItsDatabaseConnectionRunsAgainInTheSameChain() {
+    long runId = runWithBatches("{\"items\":40,\"connectionLostKey\":25}", 4, 1);
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    // PostgreSQL answered again at once: the chain resumed the batch it held and went on.
+    assertThat(result.handoff()).isNull();
+    assertThat(result.chainedBatches()).isEqualTo(3);
+    assertThat(statuses(runId)).containsOnly("completed");
+    assertThat(keysBackfill.timesProcessed(runId, 21)).isEqualTo(2);
+    assertThat(keysBackfill.timesProcessed(runId, 31)).isEqualTo(1);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 40L);
+  }
+
+  @Test
   void withoutChainTimeOnlyTheHeadRuns() {
     long runId = runWithBatches("{\"items\":30}", 3, 1);
 

@@ -92,6 +92,22 @@ class BatchExecutionIT {
   }
 
   @Test
+  void aBatchThatLostItsDatabaseConnectionRunsAgainInTheSameAttempt() {
+    long runId = fixtures.run("running", "{\"items\":30,\"connectionLostKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+
+    BatchResult result = execution.process(work(runId, 2, 10));
+
+    // PostgreSQL answered again at once: the outage cost the batch no attempt, counted once.
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(keysBackfill.timesProcessed(runId, 11)).isEqualTo(2);
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
   void permanentFailureIsNotRetryable() {
     long runId = fixtures.run("running", "{\"items\":30,\"permanentKey\":3}", 10, null);
     fixtures.batches(runId, 3, 10, "enqueued");

@@ -139,6 +139,42 @@ class RunActivitiesIT {
   }
 
   @Test
+  void recordBatchFailureReleasesTheBatchItsChainStillHeld() {
+    // Batch 1's activity completed it, chained batch 2, then ran out of attempts (e.g. its worker
+    // was killed again and again) while holding batch 3: nothing would ever finish batch 3.
+    long runId = fixtures.runningRun(50, 10);
+    fixtures.batches(runId, 5, 10, "pending");
+    fixtures.update(
+        "update batches set status = 'completed', chain_head = case when number = 2 then 1 end"
+            + " where run_id = ? and number in (1, 2)",
+        runId);
+    fixtures.update(
+        "update batches set status = 'running', chain_head = 1, attempts = 1"
+            + " where run_id = ? and number = 3",
+        runId);
+    fixtures.update(
+        "update batches set status = 'running', chain_head = 4, attempts = 3"
+            + " where run_id = ? and number = 5",
+        runId);
+
+    activities.recordBatchFailure(new BatchFailure(runId, 1, "heartbeat timeout"));
+    // Batch 4 completed; the batch its chain held has used its attempts (3 by default).
+    fixtures.setBatchStatus(runId, 4, "completed");
+    activities.recordBatchFailure(new BatchFailure(runId, 4, "heartbeat timeout"));
+
+    List<java.util.Map<String, Object>> rows = fixtures.batchRows(runId);
+    assertThat(rows.get(0)).containsEntry("status", "completed");
+    assertThat(rows.get(1)).containsEntry("status", "completed");
+    assertThat(rows.get(2))
+        .containsEntry("status", "pending")
+        .containsEntry("chain_head", null)
+        .containsEntry("error", "heartbeat timeout");
+    assertThat(rows.get(2).get("finished_at")).isNull();
+    assertThat(rows.get(4)).containsEntry("status", "failed").containsEntry("chain_head", null);
+    assertThat(rows.get(4).get("finished_at")).isNotNull();
+  }
+
+  @Test
   void requeueMovesFailedBatchesBackAndReopensEndedRun() {
     long runId = fixtures.run("failed", "{\"items\":30}", 10, null);
     fixtures.markPlanned(runId, 30);

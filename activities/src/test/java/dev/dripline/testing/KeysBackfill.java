@@ -2,11 +2,13 @@ package dev.dripline.testing;
 
 import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionType;
+import dev.dripline.db.DatabaseException;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.PermanentBackfillException;
 import jakarta.inject.Singleton;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Test-only definition: keys {@code 1..items}; a batch containing {@code failKey} fails
- * (retryable), one containing {@code permanentKey} fails permanently. Counts its calls so tests can
- * tell whether code ran again.
+ * (retryable), one containing {@code permanentKey} fails permanently, one containing {@code
+ * connectionLostKey} loses its PostgreSQL connection (SQLState 08006) the first time it is
+ * processed. Counts its calls so tests can tell whether code ran again.
  */
 @Singleton
 public class KeysBackfill implements BackfillDefinition {
@@ -44,7 +47,11 @@ public class KeysBackfill implements BackfillDefinition {
         OptionSpec.optional(
             "permanentKey", OptionType.INTEGER, "a batch holding it fails for good"),
         OptionSpec.withDefault(
-            "planFailure", OptionType.STRING, "none", "none|transient|permanent"));
+            "planFailure", OptionType.STRING, "none", "none|transient|permanent"),
+        OptionSpec.optional(
+            "connectionLostKey",
+            OptionType.INTEGER,
+            "a batch holding it loses its database connection on its first run"));
   }
 
   @Override
@@ -79,9 +86,15 @@ public class KeysBackfill implements BackfillDefinition {
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) throws Exception {
-    processed
-        .computeIfAbsent(context.runId() + "/" + range.startKey(), k -> new AtomicInteger())
-        .incrementAndGet();
+    int times =
+        processed
+            .computeIfAbsent(context.runId() + "/" + range.startKey(), k -> new AtomicInteger())
+            .incrementAndGet();
+    if (times == 1
+        && context.options().integer("connectionLostKey").filter(range::contains).isPresent()) {
+      throw new DatabaseException(
+          new SQLException("An I/O error occurred while sending to the backend.", "08006"));
+    }
     if (processSleepMillis > 0) {
       Thread.sleep(processSleepMillis);
     }

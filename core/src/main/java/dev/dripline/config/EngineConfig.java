@@ -20,6 +20,8 @@ import java.time.Duration;
  *     as new
  * @param batchChainTime how long one batch activity may go on with further pending batches of its
  *     run in the same slot, without a round trip through Temporal per batch (0 turns chaining off)
+ * @param databaseOutageWait how long a batch or planning attempt waits for PostgreSQL to answer
+ *     again after it lost its connection, before the attempt fails (and counts) as usual
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -31,7 +33,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "1m") Duration batchRetryMaxInterval,
     @Bindable(defaultValue = "100") int planPageBatches,
     @Bindable(defaultValue = "500") int maxBatchesPerExecution,
-    @Bindable(defaultValue = "10s") Duration batchChainTime) {
+    @Bindable(defaultValue = "10s") Duration batchChainTime,
+    @Bindable(defaultValue = "10m") Duration databaseOutageWait) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(

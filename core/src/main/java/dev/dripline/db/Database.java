@@ -3,7 +3,11 @@ package dev.dripline.db;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Explicit JDBC transactions over Dripline's PostgreSQL pool.
@@ -14,6 +18,10 @@ import javax.sql.DataSource;
  */
 @Singleton
 public class Database {
+  private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+  private static final long FIRST_PROBE_DELAY_MILLIS = 250;
+  private static final long MAX_PROBE_DELAY_MILLIS = 5_000;
+
   private final DataSource dataSource;
 
   public Database(DataSource dataSource) {
@@ -53,6 +61,42 @@ public class Database {
     } catch (SQLException e) {
       throw new DatabaseException(e);
     }
+  }
+
+  /**
+   * Waits until PostgreSQL answers again after {@link DatabaseOutage a connection failure}, probing
+   * with a doubling delay (250 ms up to 5 s).
+   *
+   * @param atMost how long to wait in all
+   * @param keepWaiting asked before each probe; waiting ends (false) once it says false, e.g. when
+   *     the activity waiting was cancelled
+   * @return true once a probe succeeded; false if {@code atMost} passed or {@code keepWaiting} said
+   *     false first
+   */
+  public boolean awaitAvailable(Duration atMost, BooleanSupplier keepWaiting) {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    long delay = FIRST_PROBE_DELAY_MILLIS;
+    while (keepWaiting.getAsBoolean()) {
+      try (Connection connection = dataSource.getConnection()) {
+        if (connection.isValid(5)) {
+          return true;
+        }
+      } catch (SQLException | RuntimeException e) {
+        LOG.debug("PostgreSQL does not answer yet: {}", e.toString());
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.min(delay, left / 1_000_000 + 1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+      delay = Math.min(2 * delay, MAX_PROBE_DELAY_MILLIS);
+    }
+    return false;
   }
 
   /** The pool itself, for code that manages its own connections (e.g. examples' witnesses). */

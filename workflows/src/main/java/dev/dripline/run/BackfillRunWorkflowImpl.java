@@ -172,6 +172,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             PlanningActivities.class,
             ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(10))
+                // It heartbeats: a call on a killed worker is retried within seconds, not minutes.
+                .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
                 .setSummary("plan the next page of batches")
                 .setRetryOptions(
                     batchRetry.toBuilder()

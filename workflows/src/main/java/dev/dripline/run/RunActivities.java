@@ -26,7 +26,11 @@ public interface RunActivities {
   @ActivityMethod
   ClaimResult claimPending(ClaimRequest request);
 
-  /** Marks a batch whose attempts are exhausted as failed, releasing its slot. */
+  /**
+   * Marks a batch whose attempts are exhausted as failed, releasing its slot; a batch its
+   * activity's chain still held goes back to pending (failed once it has no attempts left of its
+   * own).
+   */
   @ActivityMethod
   void recordBatchFailure(BatchFailure failure);
 

@@ -1,0 +1,65 @@
+package dev.dripline.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Random;
+
+/**
+ * The shape shared by F2 and F3: two runs at once on one stack — {@code example.normalize-emails}
+ * and an {@code example.sleep} witness run that lasts longer — and one fault injected once the
+ * normalize run has done a random 20–50 % of its batches, while both are still under way.
+ */
+final class FaultScenario {
+  private FaultScenario() {}
+
+  /** A fault injected mid-run; it returns when the service it broke is back. */
+  @FunctionalInterface
+  interface Fault {
+    void inject() throws Exception;
+  }
+
+  /** Runs both, injects {@code fault} mid-run, and asserts both completed exactly. */
+  static void run(FaultStack stack, String testCase, String tag, Fault fault) throws Exception {
+    FaultSizes sizes = FaultSizes.current();
+    Random random = new Random();
+    // 100 ms per witness batch: at cap 8 it lasts batches/80 s, longer than the normalize run.
+    try (FaultRun witness = FaultRun.sleep(stack, tag + "-s", sizes.batches(), 100);
+        FaultRun normalize = FaultRun.normalizeEmails(stack, tag + "-n", sizes.batches())) {
+      int threshold = (int) (normalize.batches() * (0.2 + 0.3 * random.nextDouble()));
+      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      while (normalize.completed() < threshold) {
+        assertThat(System.nanoTime()).as("progress before the fault").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      int normalizeAt = normalize.completed();
+      int witnessAt = witness.completed();
+      assertThat(normalizeAt)
+          .as("normalize run under way at the fault")
+          .isLessThan(normalize.batches());
+      assertThat(witnessAt).as("witness run under way at the fault").isLessThan(witness.batches());
+      long faultStart = System.nanoTime();
+      fault.inject();
+      double faultSeconds = (System.nanoTime() - faultStart) / 1e9;
+      normalize.awaitCompleted(Duration.ofMinutes(10));
+      witness.awaitCompleted(Duration.ofMinutes(10));
+      String a = normalize.assertExact(testCase, 1);
+      String b = witness.assertExact(testCase, 1);
+      assertThat(stack.worker().alive())
+          .as("worker survived:\n%s", stack.worker().tail(40))
+          .isTrue();
+      assertThat(stack.app().alive()).as("app survived:\n%s", stack.app().tail(40)).isTrue();
+      FaultRun.record(
+          String.format(
+              "%s fault at %d/%d normalize and %d/%d witness batches, lasted %.1f s; %s | %s",
+              testCase,
+              normalizeAt,
+              normalize.batches(),
+              witnessAt,
+              witness.batches(),
+              faultSeconds,
+              a,
+              b));
+    }
+  }
+}
