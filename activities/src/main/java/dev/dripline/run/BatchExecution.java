@@ -55,6 +55,11 @@ public class BatchExecution {
   /** Runs of the definition on one batch, within one attempt, that an outage may cost. */
   private static final int MAX_OUTAGE_RERUNS = 5;
 
+  /** How long a chain waits for planning to add a batch when none is pending, and how often. */
+  static final long PLAN_WAIT_MILLIS = 1_000;
+
+  private static final long PLAN_POLL_MILLIS = 20;
+
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
@@ -116,15 +121,7 @@ public class BatchExecution {
     Started next =
         store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
     if (next == null && mayGoOn(deadline, mayContinue)) {
-      next =
-          store(
-              connection -> claimNext(connection, runId, headNumber, work.lane()),
-              // The first try may have taken a batch and lost the answer: resume that one.
-              connection -> {
-                Started held = resumeHeld(connection, runId, headNumber);
-                return held != null ? held : claimNext(connection, runId, headNumber, work.lane());
-              },
-              mayContinue);
+      next = claimOrAwait(runId, headNumber, work.lane(), deadline, mayContinue);
     }
     while (next != null) {
       Started batch = next;
@@ -174,8 +171,61 @@ public class BatchExecution {
       chained++;
       chainedKeys += batch.size();
       next = recorded.next();
+      if (next == null && mayGoOn(deadline, mayContinue)) {
+        next = claimOrAwait(runId, headNumber, work.lane(), deadline, mayContinue);
+      }
     }
     return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
+  }
+
+  /**
+   * The chain's next batch: the run's lowest pending one or, while planning still adds batches (the
+   * run running, not stopping, its cap covering {@code lane}, its plan not done), the first one
+   * planned within {@link #PLAN_WAIT_MILLIS}. A chain that ended for want of a pending batch would
+   * cost the workflow a round trip to start another when the page arrives (W2 in
+   * docs/benchmarks.md: the first pages are small, and chains outran them).
+   */
+  private Started claimOrAwait(
+      long runId, int headNumber, int lane, long deadline, BooleanSupplier mayContinue) {
+    long waitUntil =
+        Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PLAN_WAIT_MILLIS));
+    while (true) {
+      Started next =
+          store(
+              connection -> claimNext(connection, runId, headNumber, lane),
+              // The first try may have taken a batch and lost the answer: resume that one.
+              connection -> {
+                Started held = resumeHeld(connection, runId, headNumber);
+                return held != null ? held : claimNext(connection, runId, headNumber, lane);
+              },
+              mayContinue);
+      if (next != null
+          || System.nanoTime() - waitUntil >= 0
+          || !mayContinue.getAsBoolean()
+          || !store(connection -> planningGoesOn(connection, runId, lane), null, mayContinue)) {
+        return next;
+      }
+      try {
+        Thread.sleep(PLAN_POLL_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+  }
+
+  private static boolean planningGoesOn(Connection connection, long runId, int lane)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select 1 from runs where id = ? and status = 'running' and stop_requested_at is null"
+                + " and not plan_done and ? <= max_parallel_batches")) {
+      select.setLong(1, runId);
+      select.setInt(2, lane);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   /**

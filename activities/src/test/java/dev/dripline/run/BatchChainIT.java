@@ -8,6 +8,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -153,6 +154,32 @@ class BatchChainIT {
     assertThat(keysBackfill.timesProcessed(runId, 21)).isEqualTo(2);
     assertThat(keysBackfill.timesProcessed(runId, 31)).isEqualTo(1);
     assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 40L);
+  }
+
+  @Test
+  void waitsForPlanningToAddABatchRatherThanEndTheChain() throws Exception {
+    // Only the head is planned so far, and planning goes on: batch 2 arrives while batch 1 runs.
+    long runId = runWithBatches("{\"items\":20}", 1, 1);
+    CompletableFuture<Void> planner =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                Thread.sleep(300);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              fixtures.update(
+                  "insert into batches (run_id, number, start_key, end_key, size, status)"
+                      + " values (?, 2, 11, 20, 10, 'pending')",
+                  runId);
+              fixtures.markPlanned(runId, 20);
+            });
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+    planner.get();
+
+    assertThat(result.chainedBatches()).isEqualTo(1);
+    assertThat(statuses(runId)).containsOnly("completed");
   }
 
   @Test
