@@ -68,7 +68,8 @@ class TargetsIT implements TestPropertyProvider {
       port = socket.getLocalPort();
     }
     secondProcess = startSecondProcess(port);
-    second = new Api(URI.create("http://127.0.0.1:" + port));
+    // No token: a worker process's own /health and /prometheus stay open.
+    second = new Api(URI.create("http://127.0.0.1:" + port), null);
     await()
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
