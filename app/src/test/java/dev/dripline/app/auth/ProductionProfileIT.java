@@ -74,6 +74,15 @@ class ProductionProfileIT {
   }
 
   @Test
+  void aWorkerProcessStartsWithoutTokensAndAcceptsNone() {
+    try (ApplicationContext context = start(Map.of(), "test", "worker", "production")) {
+      assertThat(context.getBeansOfType(StartupTokenCheck.class)).isEmpty();
+      assertThat(context.getBean(ApiCredentials.class).identify("dev-operator")).isEmpty();
+      assertThat(context.getBean(ApiCredentials.class).identify("dev-viewer")).isEmpty();
+    }
+  }
+
+  @Test
   void developmentStartsWithTheDefaults() {
     try (ApplicationContext context = start(Map.of(), "test")) {
       assertThat(context.getBean(Profile.class).production()).isFalse();
