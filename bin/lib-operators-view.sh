@@ -42,15 +42,15 @@ PY
 # ---------------------------------------------------------------------------------------------
 # HTTP API
 
-# api METHOD PATH [BODY]: calls Dripline's API; sets API_STATUS (000 when nothing answered) and
-# API_BODY. Never fails.
+# api METHOD PATH [BODY]: calls Dripline's API with the operator token (api_curl in lib.sh); sets
+# API_STATUS (000 when nothing answered) and API_BODY. Never fails.
 api() {
   local method="$1" path="$2" body="${3:-}" out
   local args=(-s -X "$method" --max-time 15 -w '\n%{http_code}')
   if [[ -n "$body" ]]; then
     args+=(-H 'Content-Type: application/json' --data "$body")
   fi
-  out="$(curl "${args[@]}" "$OV_BASE_URL$path" 2>/dev/null || true)"
+  out="$(api_curl "${args[@]}" "$OV_BASE_URL$path" 2>/dev/null || true)"
   API_STATUS="${out##*$'\n'}"
   API_BODY="${out%$'\n'*}"
   [[ "$API_STATUS" =~ ^[0-9]{3}$ ]] || { API_STATUS=000; API_BODY=""; }

@@ -108,6 +108,14 @@ port_listening() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# api_curl CURL_ARGS...: curl with Dripline's API credentials: `Authorization: Bearer <token>` with
+# DRIPLINE_OPERATOR_TOKEN, else the local stack's `dev-operator` (what a Dripline JVM started by
+# these scripts uses too, as it inherits the environment). The header goes through a file
+# descriptor, so the token never shows in `ps`.
+api_curl() {
+  curl -H @<(printf 'Authorization: Bearer %s\n' "${DRIPLINE_OPERATOR_TOKEN:-dev-operator}") "$@"
+}
+
 # http_status URL: prints the HTTP status code (000 when nothing answers).
 http_status() {
   curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1" 2>/dev/null || true

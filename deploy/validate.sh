@@ -92,6 +92,12 @@ for name, port, enabled in (("dripline-app", 8080, "false"), ("dripline-worker",
         assert c[probe]["httpGet"]["port"] == "http", (name, probe)
     assert c["ports"][0]["containerPort"] == port, name
     assert env["DRIPLINE_DB_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "dripline-secrets"
+    # API tokens reach the app only, from the Secret; the worker serves no API.
+    for token in ("DRIPLINE_OPERATOR_TOKEN", "DRIPLINE_VIEWER_TOKEN"):
+        if name == "dripline-app":
+            assert env[token]["valueFrom"]["secretKeyRef"]["name"] == "dripline-secrets", token
+        else:
+            assert token not in env, (name, token)
     assert c["resources"]["limits"]["memory"] == "1Gi" and "MaxRAMPercentage=50.0" in env["JAVA_TOOL_OPTIONS"]["value"]
     assert spec["securityContext"]["runAsNonRoot"] is True
     print(f"ok   {name}: port {port}, DRIPLINE_WORKER_ENABLED={enabled}, probes, secret refs, 1Gi/50% heap, non-root")
@@ -101,6 +107,8 @@ tgps = worker["template"]["spec"]["terminationGracePeriodSeconds"]
 assert tgps >= grace + 30, (tgps, grace)
 assert "replicas" not in worker, "the HPA owns the worker's replicas in production"
 assert docs[("Deployment", "dripline-app")]["spec"]["replicas"] == 2
+assert cm["DRIPLINE_PROFILE"] == "production", "production must refuse development API tokens"
+print("ok   DRIPLINE_PROFILE=production; API tokens from the Secret, app only")
 print(f"ok   worker terminationGracePeriodSeconds {tgps} >= shutdown grace {grace}s + 30s; app 2 replicas; worker replicas owned by the HPA")
 PY
 

@@ -1,6 +1,8 @@
 package dev.dripline.app;
 
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.type.Argument;
+import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -13,14 +15,33 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
-/** A small blocking client for the API that returns error responses instead of throwing. */
+/**
+ * A small blocking client for the API that returns error responses instead of throwing. It sends
+ * {@code Authorization: Bearer <token>} (the development operator token unless told otherwise) on
+ * every request that does not carry its own.
+ */
 public final class Api {
+  /** The local development stack's operator token (DRIPLINE_OPERATOR_TOKEN's default). */
+  public static final String OPERATOR_TOKEN = "dev-operator";
+
+  /** The local development stack's viewer token (DRIPLINE_VIEWER_TOKEN's default). */
+  public static final String VIEWER_TOKEN = "dev-viewer";
+
   private final HttpClient client;
   private final JsonMapper json;
+  private final String token;
 
   public Api(HttpClient client, JsonMapper json) {
+    this(client, json, OPERATOR_TOKEN);
+  }
+
+  /**
+   * @param token the bearer token to send, or {@code null} to send none
+   */
+  public Api(HttpClient client, JsonMapper json, @Nullable String token) {
     this.client = client;
     this.json = json;
+    this.token = token;
   }
 
   /** A response: status, content type, {@code Location}, and the body as parsed JSON. */
@@ -72,6 +93,9 @@ public final class Api {
   }
 
   public Reply send(MutableHttpRequest<?> request) {
+    if (token != null && !request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
+      request.bearerAuth(token);
+    }
     HttpResponse<String> response;
     try {
       response = client.toBlocking().exchange(request, Argument.STRING, Argument.STRING);

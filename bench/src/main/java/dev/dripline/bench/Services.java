@@ -29,6 +29,16 @@ import java.util.Map;
 final class Services implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * The operator token the bench gives the Dripline JVMs it starts and sends with every API
+   * request: {@code DRIPLINE_OPERATOR_TOKEN} if set, else the development default.
+   */
+  static final String OPERATOR_TOKEN =
+      System.getenv().getOrDefault("DRIPLINE_OPERATOR_TOKEN", "dev-operator");
+
+  /** The {@code Authorization} header value of every API request of the bench. */
+  static final String AUTHORIZATION = "Bearer " + OPERATOR_TOKEN;
+
   private final BenchConfig config;
   private final List<Process> processes = new ArrayList<>();
   private Process dripline;
@@ -81,11 +91,12 @@ final class Services implements AutoCloseable {
 
   /**
    * The environment of a Dripline JVM of the bench: its Temporal server, task queue, database,
-   * worker slots and pool, quiet logs. Callers may copy it and change entries.
+   * worker slots and pool, API operator token, quiet logs. Callers may copy it and change entries.
    */
   Map<String, String> driplineEnv() {
     return Map.of(
         "DRIPLINE_HTTP_PORT", Integer.toString(config.httpPort()),
+        "DRIPLINE_OPERATOR_TOKEN", OPERATOR_TOKEN,
         "TEMPORAL_ADDRESS", config.temporalAddress(),
         "DRIPLINE_TASK_QUEUE", config.driplineTaskQueue(),
         "DRIPLINE_DB_URL", config.dbUrl(),
@@ -258,6 +269,7 @@ final class Services implements AutoCloseable {
           http.send(
               HttpRequest.newBuilder(URI.create(baseUrl() + path))
                   .timeout(Duration.ofSeconds(30))
+                  .header("Authorization", AUTHORIZATION)
                   .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                   .build(),

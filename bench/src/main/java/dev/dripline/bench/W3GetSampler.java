@@ -79,6 +79,7 @@ final class W3GetSampler implements AutoCloseable {
     return HttpRequest.newBuilder(uri)
         .timeout(Duration.ofSeconds(10))
         .header("Accept", "application/json")
+        .header("Authorization", Services.AUTHORIZATION)
         .GET()
         .build();
   }

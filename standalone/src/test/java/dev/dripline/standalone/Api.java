@@ -11,15 +11,30 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
-/** A small HTTP client for Dripline's API in tests: status, headers and parsed JSON body. */
+/**
+ * A small HTTP client for Dripline's API in tests: status, headers and parsed JSON body. It sends
+ * {@code Authorization: Bearer <token>} (the development operator token unless told otherwise).
+ */
 final class Api {
+  /** The local development stack's operator token (DRIPLINE_OPERATOR_TOKEN's default). */
+  static final String OPERATOR_TOKEN = "dev-operator";
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final URI base;
+  private final String token;
 
   Api(URI base) {
+    this(base, OPERATOR_TOKEN);
+  }
+
+  /**
+   * @param token the bearer token to send, or {@code null} to send none
+   */
+  Api(URI base, String token) {
     this.base = base;
+    this.token = token;
   }
 
   record Response(int status, JsonNode body, HttpResponse<String> raw) {
@@ -36,7 +51,7 @@ final class Api {
   String getText(String path) {
     try {
       return http.send(
-              HttpRequest.newBuilder(base.resolve(path))
+              authorized(HttpRequest.newBuilder(base.resolve(path)))
                   .timeout(Duration.ofSeconds(30))
                   .GET()
                   .build(),
@@ -51,7 +66,7 @@ final class Api {
   }
 
   Response get(String path) {
-    return send(HttpRequest.newBuilder(base.resolve(path)).GET());
+    return send(authorized(HttpRequest.newBuilder(base.resolve(path))).GET());
   }
 
   Response post(String path, Object body) {
@@ -60,22 +75,22 @@ final class Api {
 
   Response post(String path, Object body, Map<String, String> headers) {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(base.resolve(path))
+        authorized(HttpRequest.newBuilder(base.resolve(path)))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json(body)));
-    headers.forEach(request::header);
+    headers.forEach(request::setHeader);
     return send(request);
   }
 
   Response patch(String path, Object body) {
     return send(
-        HttpRequest.newBuilder(base.resolve(path))
+        authorized(HttpRequest.newBuilder(base.resolve(path)))
             .header("Content-Type", "application/json")
             .method("PATCH", HttpRequest.BodyPublishers.ofString(json(body))));
   }
 
   Response delete(String path) {
-    return send(HttpRequest.newBuilder(base.resolve(path)).DELETE());
+    return send(authorized(HttpRequest.newBuilder(base.resolve(path))).DELETE());
   }
 
   private static String json(Object body) {
@@ -87,6 +102,11 @@ final class Api {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The request with this client's bearer token, if it has one; a caller's own header wins. */
+  private HttpRequest.Builder authorized(HttpRequest.Builder request) {
+    return token == null ? request : request.setHeader("Authorization", "Bearer " + token);
   }
 
   private Response send(HttpRequest.Builder request) {

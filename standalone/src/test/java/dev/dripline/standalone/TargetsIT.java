@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,7 +72,8 @@ class TargetsIT implements TestPropertyProvider {
       port = socket.getLocalPort();
     }
     secondProcess = startSecondProcess(port);
-    second = new Api(URI.create("http://127.0.0.1:" + port));
+    // No token: a worker process's own /health and /prometheus stay open.
+    second = new Api(URI.create("http://127.0.0.1:" + port), null);
     await()
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
@@ -140,6 +145,24 @@ class TargetsIT implements TestPropertyProvider {
     return values;
   }
 
+  /** Records the delay before the target's next attempt, once per streak length it shows. */
+  private void sampleDelay(String name, Map<Integer, Long> delaysByStreak) {
+    try {
+      JsonNode t = target(name);
+      int streak = t.path("consecutiveFailures").asInt();
+      if (streak >= 1 && !t.path("nextAttemptAt").isNull()) {
+        delaysByStreak.putIfAbsent(
+            streak,
+            Duration.between(
+                    java.time.Instant.parse(t.path("lastAttemptAt").asText()),
+                    java.time.Instant.parse(t.path("nextAttemptAt").asText()))
+                .toMillis());
+      }
+    } catch (RuntimeException e) {
+      // A failed sample is taken again 100 ms later.
+    }
+  }
+
   private static double metric(Map<String, Double> metrics, String name) {
     return metrics.getOrDefault(name, Double.NaN);
   }
@@ -157,6 +180,18 @@ class TargetsIT implements TestPropertyProvider {
           EVENTS);
     }
     TestDb.execute("insert into example_faults(tag, phase) values (?, 'plan')", c);
+    // The faulty one's delays are sampled from its registration on: on a loaded machine the
+    // healthy ones may take longer to prime than it takes to fail three times.
+    Map<Integer, Long> delaysByStreak = new ConcurrentSkipListMap<>();
+    ScheduledExecutorService sampler =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "delay-sampler");
+              thread.setDaemon(true);
+              return thread;
+            });
+    sampler.scheduleWithFixedDelay(
+        () -> sampleDelay(c, delaysByStreak), 0, 100, TimeUnit.MILLISECONDS);
 
     for (String name : List.of(a, b, c)) {
       register(name);
@@ -195,25 +230,12 @@ class TargetsIT implements TestPropertyProvider {
     }
 
     // The faulty one keeps failing, with growing delays, and never holds a slot while it waits.
-    List<Long> delays = new ArrayList<>();
     await()
         .atMost(Duration.ofMinutes(2))
-        .until(
-            () -> {
-              JsonNode t = target(c);
-              int streak = t.path("consecutiveFailures").asInt();
-              if (streak >= 1 && !t.path("nextAttemptAt").isNull()) {
-                long delay =
-                    Duration.between(
-                            java.time.Instant.parse(t.path("lastAttemptAt").asText()),
-                            java.time.Instant.parse(t.path("nextAttemptAt").asText()))
-                        .toMillis();
-                if (delays.size() < streak) {
-                  delays.add(delay);
-                }
-              }
-              return streak >= 3;
-            });
+        .until(() -> target(c).path("consecutiveFailures").asInt() >= 3);
+    await().atMost(Duration.ofSeconds(5)).until(() -> delaysByStreak.size() >= 2);
+    sampler.shutdownNow();
+    List<Long> delays = new ArrayList<>(delaysByStreak.values());
     JsonNode faulty = target(c);
     assertThat(faulty.path("failing").asBoolean()).isTrue();
     assertThat(faulty.path("state").asText()).isIn("pending_backfill", "backfilling");

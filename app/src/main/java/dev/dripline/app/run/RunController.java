@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.auth.Caller;
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -15,6 +16,7 @@ import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -25,7 +27,7 @@ import java.net.URI;
  * and maps the result; errors become problem documents in {@code dev.dripline.app.problem}. Bodies
  * are taken as text and read by {@link RunRequests}, so malformed JSON and wrong types are field
  * errors rather than binding failures. Ids are taken as text too: one that is not a number names no
- * run (404).
+ * run (404). The caller ({@code ApiAuthFilter} authenticated it) is recorded as a run's creator.
  */
 @Controller("/api/runs")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -41,8 +43,10 @@ public class RunController {
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
   public HttpResponse<RunResponse> create(
-      @Body @Nullable String body, @Header("Idempotency-Key") @Nullable String idempotencyKey) {
-    CreatedRun created = service.create(requests.create(body), idempotencyKey);
+      @Body @Nullable String body,
+      @Header("Idempotency-Key") @Nullable String idempotencyKey,
+      @RequestAttribute(Caller.ATTRIBUTE) Caller caller) {
+    CreatedRun created = service.create(requests.create(body), idempotencyKey, caller.name());
     URI location = URI.create("/api/runs/" + created.run().id());
     HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
     return HttpResponse.<RunResponse>status(status)

@@ -28,9 +28,6 @@ import java.util.Map;
  */
 @Singleton
 public class RunService {
-  /** Who creates runs until the API has authentication. */
-  static final String CREATED_BY = "api";
-
   private final RunRepository runs;
   private final Catalogue catalogue;
   private final RunWorkflows workflows;
@@ -47,15 +44,17 @@ public class RunService {
   /**
    * Creates a run and starts its workflow (R1–R3). A repeated {@code Idempotency-Key} returns the
    * run it created. If the workflow cannot be started the row is removed again.
+   *
+   * @param createdBy the name of the credential that asked, recorded as the run's {@code createdBy}
    */
-  CreatedRun create(CreateRunRequest request, String idempotencyKey) {
+  CreatedRun create(CreateRunRequest request, String idempotencyKey, String createdBy) {
     if (idempotencyKey != null) {
       var earlier = runs.findByIdempotencyKey(idempotencyKey);
       if (earlier.isPresent()) {
         return new CreatedRun(view(earlier.get()), false);
       }
     }
-    NewRun run = validate(request, idempotencyKey);
+    NewRun run = validate(request, idempotencyKey, createdBy);
     Insertion insertion = runs.insert(run);
     if (insertion instanceof Insertion.DuplicateActive) {
       Long existing =
@@ -85,7 +84,7 @@ public class RunService {
     return new CreatedRun(view(row), true);
   }
 
-  private NewRun validate(CreateRunRequest request, String idempotencyKey) {
+  private NewRun validate(CreateRunRequest request, String idempotencyKey, String createdBy) {
     List<FieldError> errors = new ArrayList<>(request.errors());
     Catalogue.Checked checked =
         catalogue.check(request.backfill(), request.options(), request.hasError("options"), errors);
@@ -107,7 +106,7 @@ public class RunService {
         request.maxParallelBatches(),
         cap,
         request.startAt(),
-        CREATED_BY,
+        createdBy,
         idempotencyKey);
   }
 

@@ -82,7 +82,7 @@ class RunsWithTemporalIT {
         .containsEntry("status", "pending")
         .containsEntry("maxParallelBatches", 2)
         .containsEntry("batchSize", 10)
-        .containsEntry("createdBy", "api")
+        .containsEntry("createdBy", "operator")
         .containsEntry("workflowId", "dripline-run-" + id)
         .containsEntry("options", Map.of("items", 1000, "sleepMs", 0, "mode", "fast"));
     WorkflowExecutionDescription workflow = describe(id);
