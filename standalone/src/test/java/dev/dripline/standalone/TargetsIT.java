@@ -42,6 +42,7 @@ import org.junit.jupiter.api.TestInstance;
 class TargetsIT implements TestPropertyProvider {
   private static final String TAG = "tgt-" + UUID.randomUUID().toString().substring(0, 8);
   private static final String QUEUE = "dripline-" + TAG;
+  private int secondPort;
   private static final int EVENTS = 40;
 
   @Inject EmbeddedServer server;
@@ -71,6 +72,7 @@ class TargetsIT implements TestPropertyProvider {
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
     }
+    secondPort = port;
     secondProcess = startSecondProcess(port);
     // No token: a worker process's own /health and /prometheus stay open.
     second = new Api(URI.create("http://127.0.0.1:" + port), null);
@@ -78,6 +80,14 @@ class TargetsIT implements TestPropertyProvider {
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
         .until(() -> second.get("/health").status() == 200);
+  }
+
+  @Test
+  void aWorkerProcessServesNoApiEvenWithTheOperatorToken() {
+    Api operator = new Api(URI.create("http://127.0.0.1:" + secondPort));
+
+    assertThat(operator.get("/api/backfills").status()).isEqualTo(404);
+    assertThat(operator.get("/api/runs").status()).isEqualTo(404);
   }
 
   @AfterAll

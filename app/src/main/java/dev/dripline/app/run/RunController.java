@@ -2,6 +2,7 @@ package dev.dripline.app.run;
 
 import dev.dripline.app.auth.Caller;
 import dev.dripline.app.problem.NotFoundProblem;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -29,6 +30,9 @@ import java.net.URI;
  * errors rather than binding failures. Ids are taken as text too: one that is not a number names no
  * run (404). The caller ({@code ApiAuthFilter} authenticated it) is recorded as a run's creator.
  */
+// The API is the app's: a worker process started from a classpath that holds it serves only its
+// own /health and /prometheus.
+@Requires(notEnv = "worker")
 @Controller("/api/runs")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RunController {

@@ -1,6 +1,7 @@
 package dev.dripline.app.target;
 
 import dev.dripline.app.run.PageResponse;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -24,6 +25,9 @@ import java.net.URI;
  * Bodies are taken as text and read by {@link TargetRequests}, so malformed JSON and wrong types
  * are field errors rather than binding failures.
  */
+// The API is the app's: a worker process started from a classpath that holds it serves only its
+// own /health and /prometheus.
+@Requires(notEnv = "worker")
 @Controller("/api/targets")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class TargetController {
