@@ -46,13 +46,16 @@ public class RunService {
 
   /**
    * Creates a run and starts its workflow (R1–R3). A repeated {@code Idempotency-Key} returns the
-   * run it created. If the workflow cannot be started the row is removed again.
+   * run it created, after making sure an active one has its workflow: the request that created it
+   * may have died between the insert and the start (F4 in docs/reliability.md), and its client's
+   * replay is what brings the run to life. If the workflow cannot be started the row is removed
+   * again.
    */
   CreatedRun create(CreateRunRequest request, String idempotencyKey) {
     if (idempotencyKey != null) {
       var earlier = runs.findByIdempotencyKey(idempotencyKey);
       if (earlier.isPresent()) {
-        return new CreatedRun(view(earlier.get()), false);
+        return replayed(earlier.get());
       }
     }
     NewRun run = validate(request, idempotencyKey);
@@ -71,7 +74,7 @@ public class RunService {
     if (insertion instanceof Insertion.DuplicateIdempotencyKey) {
       // A concurrent request with the same key won the insert; answer with its run.
       return runs.findByIdempotencyKey(idempotencyKey)
-          .map(earlier -> new CreatedRun(view(earlier), false))
+          .map(this::replayed)
           .orElseThrow(() -> new ConflictProblem("Idempotency-Key is being used concurrently"));
     }
     long id = ((Insertion.Inserted) insertion).id();
@@ -83,6 +86,14 @@ public class RunService {
       throw e;
     }
     return new CreatedRun(view(row), true);
+  }
+
+  /** The answer to a repeated key: the original run, whose workflow is started if it is not. */
+  private CreatedRun replayed(RunRow earlier) {
+    if (earlier.status().isActive()) {
+      workflows.start(earlier);
+    }
+    return new CreatedRun(view(earlier), false);
   }
 
   private NewRun validate(CreateRunRequest request, String idempotencyKey) {
