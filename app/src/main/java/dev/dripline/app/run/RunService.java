@@ -20,6 +20,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the runs API does (PRODUCT R1–R3, R7–R11). PostgreSQL is the record of every run; the
@@ -28,6 +30,8 @@ import java.util.Map;
  */
 @Singleton
 public class RunService {
+  private static final Logger log = LoggerFactory.getLogger(RunService.class);
+
   /** Who creates runs until the API has authentication. */
   static final String CREATED_BY = "api";
 
@@ -88,10 +92,19 @@ public class RunService {
     return new CreatedRun(view(row), true);
   }
 
-  /** The answer to a repeated key: the original run, whose workflow is started if it is not. */
+  /**
+   * The answer to a repeated key: the original run, whose workflow is started if it is not. The run
+   * exists whatever Temporal's state, so an unreachable Temporal does not fail the answer; the next
+   * replay (or a worker's reconciler) starts the workflow then.
+   */
   private CreatedRun replayed(RunRow earlier) {
     if (earlier.status().isActive()) {
-      workflows.start(earlier);
+      try {
+        workflows.start(earlier);
+      } catch (UnavailableProblem e) {
+        log.warn(
+            "run {}: workflow not ensured for a repeated key: {}", earlier.id(), e.getMessage());
+      }
     }
     return new CreatedRun(view(earlier), false);
   }
