@@ -76,6 +76,17 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private boolean capChanged;
   private boolean woken;
 
+  /**
+   * False until {@link #run} has read the run's record (or its carry-over). Signals are delivered
+   * before the workflow method runs in a new execution — a retry's or the reconciler's
+   * signal-with-start, a continue-as-new — so pause and resume are kept in {@link #earlyPause}
+   * until the status they apply to is known, instead of being judged against the defaults.
+   */
+  private boolean initialised;
+
+  /** A pause (true) or resume (false) signalled before {@link #initialised}; the last one wins. */
+  private Boolean earlyPause;
+
   private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
   private final Map<Integer, Integer> laneOf = new HashMap<>();
   private final Deque<Completion> completions = new ArrayDeque<>();
@@ -126,8 +137,25 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         pauseRecorded = paused;
       }
     }
+    initialised = true;
+    applyEarlyPause();
     publishStatus();
     return loop();
+  }
+
+  /** Applies a pause or resume that arrived before the run's status was known. */
+  private void applyEarlyPause() {
+    if (earlyPause == null
+        || Workflow.getVersion("early-pause-resume", Workflow.DEFAULT_VERSION, 1)
+            == Workflow.DEFAULT_VERSION) {
+      return;
+    }
+    if (earlyPause) {
+      pause();
+    } else {
+      resume();
+    }
+    earlyPause = null;
   }
 
   private void configure() {
@@ -587,8 +615,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public void pause() {
+    if (!initialised) {
+      earlyPause = true;
+      return;
+    }
     if (status != RunStatus.RUNNING || stopRequested) {
-      log.info("run {}: pause ignored, the run is {}", runId, status.wire());
+      log.info(
+          "run {}: pause ignored, the run is {}",
+          runId,
+          stopRequested ? "stopping" : status.wire());
       return;
     }
     paused = true;
@@ -597,6 +632,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public void resume() {
+    if (!initialised) {
+      earlyPause = false;
+      return;
+    }
     if (!paused) {
       log.info("run {}: resume ignored, the run is not paused", runId);
       return;

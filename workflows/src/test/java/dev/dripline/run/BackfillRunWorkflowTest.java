@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -348,6 +349,48 @@ class BackfillRunWorkflowTest {
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
     assertThat(store.statusChanges)
         .containsSubsequence(RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.RUNNING);
+  }
+
+  /**
+   * F5 (docs/reliability.md): a retry revives a run as a new execution; a pause sent with its start
+   * is handled before the workflow has read the run, and used to be judged against the default
+   * status (pending) and dropped although the API had accepted it.
+   */
+  @Test
+  void aPauseDeliveredWithTheStartOfANewExecutionPausesTheRun() {
+    store.items = 4;
+    store.requestedCap = 1;
+    store.status = RunStatus.RUNNING;
+    BackfillRunWorkflow run = newRun();
+    BatchRequest start = client.newSignalWithStartRequest();
+    start.add(run::run, RunWorkflowInput.fresh(store.runId));
+    start.add(run::pause);
+
+    client.signalWithStart(start);
+
+    await().until(() -> store.status == RunStatus.PAUSED);
+    env.sleep(Duration.ofMinutes(5));
+    assertThat(store.claimOrder).isEmpty();
+    existingRun().resume();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
+  }
+
+  /** The same for a resume sent with the start of a new execution of a paused run. */
+  @Test
+  void aResumeDeliveredWithTheStartOfANewExecutionResumesThePausedRun() {
+    store.items = 4;
+    store.requestedCap = 1;
+    store.status = RunStatus.PAUSED;
+    BackfillRunWorkflow run = newRun();
+    BatchRequest start = client.newSignalWithStartRequest();
+    start.add(run::run, RunWorkflowInput.fresh(store.runId));
+    start.add(run::resume);
+
+    client.signalWithStart(start);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
   }
 
   @Test

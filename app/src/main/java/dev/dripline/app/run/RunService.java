@@ -20,6 +20,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the runs API does (PRODUCT R1–R3, R7–R11). PostgreSQL is the record of every run; the
@@ -28,6 +30,8 @@ import java.util.Map;
  */
 @Singleton
 public class RunService {
+  private static final Logger log = LoggerFactory.getLogger(RunService.class);
+
   private final RunRepository runs;
   private final Catalogue catalogue;
   private final RunWorkflows workflows;
@@ -43,7 +47,10 @@ public class RunService {
 
   /**
    * Creates a run and starts its workflow (R1–R3). A repeated {@code Idempotency-Key} returns the
-   * run it created. If the workflow cannot be started the row is removed again.
+   * run it created, after making sure an active one has its workflow: the request that created it
+   * may have died between the insert and the start (F4 in docs/reliability.md), and its client's
+   * replay is what brings the run to life. If the workflow cannot be started the row is removed
+   * again.
    *
    * @param createdBy the name of the credential that asked, recorded as the run's {@code createdBy}
    */
@@ -51,7 +58,7 @@ public class RunService {
     if (idempotencyKey != null) {
       var earlier = runs.findByIdempotencyKey(idempotencyKey);
       if (earlier.isPresent()) {
-        return new CreatedRun(view(earlier.get()), false);
+        return replayed(earlier.get());
       }
     }
     NewRun run = validate(request, idempotencyKey, createdBy);
@@ -70,7 +77,7 @@ public class RunService {
     if (insertion instanceof Insertion.DuplicateIdempotencyKey) {
       // A concurrent request with the same key won the insert; answer with its run.
       return runs.findByIdempotencyKey(idempotencyKey)
-          .map(earlier -> new CreatedRun(view(earlier), false))
+          .map(this::replayed)
           .orElseThrow(() -> new ConflictProblem("Idempotency-Key is being used concurrently"));
     }
     long id = ((Insertion.Inserted) insertion).id();
@@ -82,6 +89,23 @@ public class RunService {
       throw e;
     }
     return new CreatedRun(view(row), true);
+  }
+
+  /**
+   * The answer to a repeated key: the original run, whose workflow is started if it is not. The run
+   * exists whatever Temporal's state, so an unreachable Temporal does not fail the answer; the next
+   * replay (or a worker's reconciler) starts the workflow then.
+   */
+  private CreatedRun replayed(RunRow earlier) {
+    if (earlier.status().isActive()) {
+      try {
+        workflows.start(earlier);
+      } catch (UnavailableProblem e) {
+        log.warn(
+            "run {}: workflow not ensured for a repeated key: {}", earlier.id(), e.getMessage());
+      }
+    }
+    return new CreatedRun(view(earlier), false);
   }
 
   private NewRun validate(CreateRunRequest request, String idempotencyKey, String createdBy) {

@@ -8,6 +8,7 @@ import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.run.RunWorkflowInput;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
@@ -65,10 +66,20 @@ public class RunWorkflows {
     }
   }
 
-  /** Starts the workflow of a freshly inserted (pending) run. */
+  /**
+   * Starts the workflow of a run, or leaves its running execution alone ({@code USE_EXISTING}): a
+   * replayed {@code Idempotency-Key} makes sure the run it returns has a workflow (the request that
+   * created it may have died between the insert and the start), and must not fail the original
+   * request's start when it got there first.
+   */
   void start(RunRow run) {
     BackfillRunWorkflow stub =
-        client.newWorkflowStub(BackfillRunWorkflow.class, options(run, RunStatus.PENDING));
+        client.newWorkflowStub(
+            BackfillRunWorkflow.class,
+            options(run, RunStatus.PENDING).toBuilder()
+                .setWorkflowIdConflictPolicy(
+                    WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+                .build());
     try {
       WorkflowClient.start(stub::run, RunWorkflowInput.fresh(run.id()));
     } catch (RuntimeException e) {

@@ -110,6 +110,27 @@ class RunsWithTemporalIT {
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
   }
 
+  /**
+   * F4 (docs/reliability.md): the app died between recording a keyed run and starting its workflow;
+   * the client's replay of the key must bring the run to life, not just return it.
+   */
+  @Test
+  void aReplayedKeyStartsTheWorkflowOfARunRecordedWithoutOne() {
+    long id = data.run(backfill, "pending", "{\"items\":5}");
+    data.sql("update runs set idempotency_key = ? where id = ?", "key-" + backfill, id);
+    started.add(id);
+
+    Api.Reply repeat = create("{\"items\":5}", "", "key-" + backfill);
+    Api.Reply again = create("{\"items\":5}", "", "key-" + backfill);
+
+    assertThat(repeat.status()).isEqualTo(200);
+    assertThat(id(repeat)).isEqualTo(id);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(describe(id).getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
+  }
+
   @Test
   void stoppingAScheduledRunStopsItAtOnce() {
     long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));

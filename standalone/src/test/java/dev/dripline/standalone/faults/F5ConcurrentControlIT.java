@@ -1,0 +1,437 @@
+package dev.dripline.standalone.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.RunProgressView;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * F5 — stop, retry, pause, resume and cap changes of one run, sent concurrently by several client
+ * threads for a while (60 s FULL, 15 s SHORT), while a monitor reads PostgreSQL every 50 ms.
+ *
+ * <p><b>Injects:</b> {@value #CLIENTS} client threads, each sending a random one of {@code POST
+ * …/stop} (5 %), {@code …/retry} (15 %), {@code …/pause} (20 %), {@code …/resume} (25 %) and {@code
+ * PATCH} with a random cap of 1 to {@value #MAX_CAP} (35 %), 100–500 ms apart (about 17 requests a
+ * second in all), against one {@code example.sleep} run of single-key batches sleeping {@value
+ * #SLEEP_MS} ms (app and worker in JVMs of their own).
+ *
+ * <p><b>Asserts, throughout:</b> every answer is 2xx or 409, never a 5xx or another status; the
+ * witness {@code example_concurrency.max_seen} never exceeds the largest cap ever accepted, and the
+ * batches executing at any sample never exceed the largest cap recorded for the run within the last
+ * {@value #GRACE_MS} ms (lowering never pre-empts a batch, so a lowered cap binds once the batches
+ * already running end); in any one snapshot a terminal run has no batch pending, enqueued or
+ * running; a run seen terminal is seen active again only after an accepted (202) retry, and no more
+ * often than retries were accepted. <b>Afterwards:</b> the cap the run's record shows is the cap
+ * its workflow enforces; a final resume/retry drives the run to {@code completed} with every batch
+ * completed exactly once, processed keys exact, ranges contiguous and disjoint, and no batch
+ * executing.
+ */
+class F5ConcurrentControlIT {
+  private static final int CLIENTS = 6;
+  private static final int MAX_CAP = 5;
+  private static final int INITIAL_CAP = 3;
+  private static final int SLEEP_MS = 100;
+  private static final long GRACE_MS = 3_000;
+
+  private final String tag = "f5-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String queue = "dripline-" + tag;
+  private final List<ChildJvm> processes = new ArrayList<>();
+
+  private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, Map<Integer, Integer>> answers = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Long> acceptedRetries = new ConcurrentLinkedQueue<>();
+  private final List<Long> reopenedAt = Collections.synchronizedList(new ArrayList<>());
+  private volatile int largestAcceptedCap = INITIAL_CAP;
+
+  @AfterEach
+  void stopProcesses() {
+    for (ChildJvm process : processes) {
+      process.close();
+    }
+  }
+
+  private void violation(String text) {
+    if (violations.size() < 50) {
+      violations.add(text);
+    }
+  }
+
+  /** One random control request; records its answer and checks its status. */
+  private void control(OperatorApi api, long id) throws Exception {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    String action;
+    OperatorApi.Answer answer;
+    long sentAt = System.currentTimeMillis();
+    int cap = 0;
+    // Stops are rarer than the rest (1 in 20), so the run also spends time running and paused
+    // between them, with batches in flight under changing caps.
+    int draw = random.nextInt(20);
+    int kind = draw < 1 ? 0 : draw < 4 ? 1 : draw < 8 ? 2 : draw < 13 ? 3 : 4;
+    switch (kind) {
+      case 0 -> {
+        action = "stop";
+        answer = api.post("/api/runs/" + id + "/stop");
+      }
+      case 1 -> {
+        action = "retry";
+        answer = api.post("/api/runs/" + id + "/retry");
+      }
+      case 2 -> {
+        action = "pause";
+        answer = api.post("/api/runs/" + id + "/pause");
+      }
+      case 3 -> {
+        action = "resume";
+        answer = api.post("/api/runs/" + id + "/resume");
+      }
+      default -> {
+        action = "cap";
+        cap = 1 + random.nextInt(MAX_CAP);
+        answer = api.patch("/api/runs/" + id, Map.of("maxParallelBatches", cap));
+      }
+    }
+    answers
+        .computeIfAbsent(action, a -> new ConcurrentHashMap<>())
+        .merge(answer.status(), 1, Integer::sum);
+    int expected = action.equals("cap") ? 200 : 202;
+    if (answer.status() != expected && answer.status() != 409) {
+      violation(action + " answered " + answer.status() + ": " + answer.body());
+    }
+    if (action.equals("retry") && answer.status() == 202) {
+      acceptedRetries.add(sentAt);
+    }
+    if (action.equals("cap") && answer.status() == 200) {
+      synchronized (this) {
+        largestAcceptedCap = Math.max(largestAcceptedCap, cap);
+      }
+    }
+  }
+
+  /** One sample of the run in one statement: a consistent snapshot. */
+  private static final String SNAPSHOT =
+      "select r.status, r.max_parallel_batches as cap,"
+          + " (select count(*) from batches b where b.run_id = r.id and b.status = 'pending') as"
+          + " pending,"
+          + " (select count(*) from batches b where b.run_id = r.id"
+          + "   and b.status in ('enqueued', 'running')) as holding,"
+          + " (select count(*) from example_executing e where e.run_id = r.id"
+          + "   and exists (select 1 from pg_stat_get_activity(e.backend_pid))) as executing,"
+          + " coalesce((select max_seen from example_concurrency c where c.run_id = r.id), 0) as"
+          + " max_seen"
+          + " from runs r where r.id = ?";
+
+  private static boolean terminal(String status) {
+    return Set.of("completed", "failed", "stopped").contains(status);
+  }
+
+  /**
+   * A run seen terminal and then active again must have been re-opened by an accepted retry: the
+   * k-th re-opening needs k retries answered 202 that were sent before it was seen.
+   */
+  private void checkReopenings() {
+    List<Long> retries = acceptedRetries.stream().sorted().toList();
+    for (int k = 0; k < reopenedAt.size(); k++) {
+      long seenAt = reopenedAt.get(k);
+      long sentBefore = retries.stream().filter(t -> t <= seenAt).count();
+      if (sentBefore < k + 1) {
+        violation(
+            "re-opening "
+                + (k + 1)
+                + " seen at "
+                + seenAt
+                + " with only "
+                + sentBefore
+                + " accepted retries sent before it");
+      }
+    }
+  }
+
+  /** Samples until {@code done}; returns figures for the summary. */
+  private Map<String, Object> monitor(long id, AtomicBoolean done) throws Exception {
+    TreeMap<Long, Integer> capAt = new TreeMap<>();
+    int samples = 0;
+    int reopenings = 0;
+    int terminalSamples = 0;
+    int maxExecuting = 0;
+    int maxSeen = 0;
+    String last = null;
+    try (Connection c = FaultDb.connect()) {
+      while (!done.get()) {
+        long now = System.currentTimeMillis();
+        Map<String, Object> row = FaultDb.query(c, SNAPSHOT, id).get(0);
+        samples++;
+        String status = (String) row.get("status");
+        int cap = ((Number) row.get("cap")).intValue();
+        long pending = ((Number) row.get("pending")).longValue();
+        long holding = ((Number) row.get("holding")).longValue();
+        int executing = ((Number) row.get("executing")).intValue();
+        maxSeen = ((Number) row.get("max_seen")).intValue();
+        maxExecuting = Math.max(maxExecuting, executing);
+        capAt.put(now, cap);
+        capAt.headMap(now - 60_000).clear();
+        int allowed =
+            Math.max(
+                capAt.subMap(now - GRACE_MS, true, now, true).values().stream()
+                    .max(Integer::compare)
+                    .orElse(cap),
+                capAt.floorEntry(now - GRACE_MS) == null
+                    ? INITIAL_CAP
+                    : capAt.floorEntry(now - GRACE_MS).getValue());
+        if (executing > allowed) {
+          violation(
+              "at "
+                  + now
+                  + " "
+                  + executing
+                  + " batches executing, caps recorded in the last "
+                  + GRACE_MS
+                  + " ms at most "
+                  + allowed);
+        }
+        if (maxSeen > largestAcceptedCap) {
+          violation("max_seen " + maxSeen + " above the largest cap set " + largestAcceptedCap);
+        }
+        if (terminal(status)) {
+          terminalSamples++;
+          if (pending + holding > 0) {
+            violation(
+                "run "
+                    + status
+                    + " with "
+                    + pending
+                    + " pending and "
+                    + holding
+                    + " enqueued/running batches");
+          }
+        }
+        if (last != null && terminal(last) && !terminal(status)) {
+          // Checked once every answer is in (checkReopenings): a retry re-opens the run before
+          // its 202 reaches the client.
+          reopenings++;
+          reopenedAt.add(now);
+        }
+        last = status;
+        Thread.sleep(50);
+      }
+    }
+    return Map.of(
+        "samples", samples,
+        "reopenings", reopenings,
+        "terminalSamples", terminalSamples,
+        "maxExecuting", maxExecuting,
+        "maxSeen", maxSeen);
+  }
+
+  @Test
+  void concurrentControlKeepsTheCapAndTerminalStatesAndEndsWithExactCounts() throws Exception {
+    boolean full = ReliabilityProfile.full();
+    int seconds = full ? 60 : 15;
+    int batches = seconds * 20;
+    processes.add(AppProcess.startWorker("f5-worker", queue, Map.of()));
+    ChildJvm app = AppProcess.start("f5-app", queue, Map.of());
+    processes.add(app);
+    OperatorApi api = new OperatorApi(app.base());
+
+    OperatorApi.Answer created =
+        api.post(
+            "/api/runs",
+            Map.of(
+                "backfill",
+                "example.sleep",
+                "options",
+                Map.of("items", batches, "sleepMs", SLEEP_MS, "faultTag", tag),
+                "batchSize",
+                1,
+                "maxParallelBatches",
+                INITIAL_CAP),
+            Map.of());
+    assertThat(created.status()).as("%s", created.body()).isEqualTo(201);
+    long id = created.id();
+
+    // Act: the clients and the monitor for the chaos window.
+    AtomicBoolean done = new AtomicBoolean();
+    List<Thread> clients = new ArrayList<>();
+    long deadline = System.currentTimeMillis() + seconds * 1000L;
+    for (int i = 0; i < CLIENTS; i++) {
+      Thread client =
+          new Thread(
+              () -> {
+                while (System.currentTimeMillis() < deadline) {
+                  try {
+                    control(api, id);
+                    Thread.sleep(100 + ThreadLocalRandom.current().nextInt(400));
+                  } catch (InterruptedException e) {
+                    return;
+                  } catch (Exception e) {
+                    violation("request failed: " + e);
+                  }
+                }
+              },
+              "f5-client-" + i);
+      client.start();
+      clients.add(client);
+    }
+    Map<String, Object>[] figures = new Map[1];
+    Thread monitor =
+        new Thread(
+            () -> {
+              try {
+                figures[0] = monitor(id, done);
+              } catch (Exception e) {
+                violation("monitor failed: " + e);
+              }
+            },
+            "f5-monitor");
+    monitor.start();
+    for (Thread client : clients) {
+      client.join();
+    }
+    String statusAfterChaos = api.getJson("/api/runs/" + id).path("status").asText();
+    long processedAfterChaos =
+        api.getJson("/api/runs/" + id).path("progress").path("processedKeys").asLong();
+
+    // The record's cap is the cap the workflow enforces (once signals have been handled).
+    Thread.sleep(2_000);
+    JsonNode settled = api.getJson("/api/runs/" + id);
+    if (!terminal(settled.path("status").asText())) {
+      try (TemporalProbe temporal = new TemporalProbe()) {
+        RunProgressView progress =
+            temporal
+                .client()
+                .newWorkflowStub(BackfillRunWorkflow.class, "dripline-run-" + id)
+                .progress();
+        JsonNode again = api.getJson("/api/runs/" + id);
+        assertThat(progress.maxParallelBatches())
+            .as("workflow's cap vs the record's")
+            .isEqualTo(again.path("maxParallelBatches").asInt());
+      }
+    }
+
+    // Drive it to completion: resume a paused run, retry a stopped one, raise the cap.
+    long driveStart = System.currentTimeMillis();
+    int driveActions = 0;
+    String status = settled.path("status").asText();
+    while (!status.equals("completed")) {
+      assertThat(System.currentTimeMillis() - driveStart)
+          .as("run %d completes after the chaos; it is %s", id, status)
+          .isLessThan(Duration.ofMinutes(4).toMillis());
+      switch (status) {
+        case "paused" -> {
+          driveActions++;
+          assertThat(api.post("/api/runs/" + id + "/resume").status()).isIn(202, 409);
+        }
+        case "stopped", "failed" -> {
+          driveActions++;
+          long retrySent = System.currentTimeMillis();
+          OperatorApi.Answer retry = api.post("/api/runs/" + id + "/retry");
+          assertThat(retry.status()).as("%s", retry.body()).isIn(202, 409);
+          if (retry.status() == 202) {
+            acceptedRetries.add(retrySent);
+          }
+        }
+        case "running" -> {
+          if (api.getJson("/api/runs/" + id).path("maxParallelBatches").asInt() != MAX_CAP) {
+            driveActions++;
+            assertThat(api.patch("/api/runs/" + id, Map.of("maxParallelBatches", MAX_CAP)).status())
+                .isIn(200, 409);
+            synchronized (this) {
+              largestAcceptedCap = Math.max(largestAcceptedCap, MAX_CAP);
+            }
+          }
+        }
+        default -> {}
+      }
+      Thread.sleep(500);
+      status = api.getJson("/api/runs/" + id).path("status").asText();
+    }
+    long driveMillis = System.currentTimeMillis() - driveStart;
+    Thread.sleep(500);
+    done.set(true);
+    monitor.join();
+
+    // Assert: nothing went wrong throughout, and the counts are exact.
+    checkReopenings();
+    assertThat(violations).isEmpty();
+    JsonNode finished = api.getJson("/api/runs/" + id);
+    assertThat(finished.path("progress").path("processedKeys").asLong()).isEqualTo(batches);
+    assertThat(finished.path("batchCounts").path("completed").asLong()).isEqualTo(batches);
+    assertThat(FaultDb.queryLong("select count(*) from batches where run_id = ?", id))
+        .isEqualTo(batches);
+    assertThat(
+            FaultDb.queryLong(
+                "select count(*) from batches where run_id = ? and status <> 'completed'", id))
+        .isZero();
+    assertThat(
+            FaultDb.queryLong(
+                "select count(distinct number) + count(distinct start_key) from batches"
+                    + " where run_id = ?",
+                id))
+        .isEqualTo(2L * batches);
+    assertThat(
+            FaultDb.queryLong(
+                "select sum(size) from batches where run_id = ? and status = 'completed'", id))
+        .isEqualTo(batches);
+    assertThat(
+            FaultDb.queryLong(
+                "select count(*) from (select start_key, lag(end_key) over (order by number) as"
+                    + " previous_end, number from batches where run_id = ?) ranges"
+                    + " where number > 1 and start_key <> previous_end + 1",
+                id))
+        .isZero();
+    assertThat(FaultDb.queryLong("select current from example_concurrency where run_id = ?", id))
+        .isZero();
+    long maxSeen =
+        FaultDb.queryLong("select max_seen from example_concurrency where run_id = ?", id);
+    assertThat(maxSeen).isBetween(1L, (long) largestAcceptedCap);
+
+    System.out.printf(
+        "%n=== F5 concurrent control of one run (%s) ===%n"
+            + "%d s of chaos from %d client threads on run %d (%d single-key batches, %d ms"
+            + " each, initial cap %d)%n"
+            + "answers (action: status=count): %s%n"
+            + "after the chaos: %s, %d keys processed; driven to completed in %d ms with %d"
+            + " actions%n"
+            + "monitor: %s samples, %s reopenings by %d accepted retries, %s terminal samples;"
+            + " most executing at a sample %s; witness max_seen %d <= largest cap set %d%n"
+            + "end: completed, %d of %d batches completed once, processed keys %d; violations"
+            + " 0%n%n",
+        ReliabilityProfile.name(),
+        seconds,
+        CLIENTS,
+        id,
+        batches,
+        SLEEP_MS,
+        INITIAL_CAP,
+        new TreeMap<>(answers),
+        statusAfterChaos,
+        processedAfterChaos,
+        driveMillis,
+        driveActions,
+        figures[0].get("samples"),
+        figures[0].get("reopenings"),
+        acceptedRetries.size(),
+        figures[0].get("terminalSamples"),
+        figures[0].get("maxExecuting"),
+        maxSeen,
+        largestAcceptedCap,
+        finished.path("batchCounts").path("completed").asLong(),
+        batches,
+        finished.path("progress").path("processedKeys").asLong());
+  }
+}
