@@ -2,6 +2,7 @@ package dev.dripline.app.run;
 
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -42,7 +43,7 @@ public class RunController {
   @Consumes(MediaType.APPLICATION_JSON)
   public HttpResponse<RunResponse> create(
       @Body @Nullable String body, @Header("Idempotency-Key") @Nullable String idempotencyKey) {
-    CreatedRun created = service.create(requests.create(body), idempotencyKey);
+    CreatedRun created = service.create(requests.create(body, idempotencyKey), idempotencyKey);
     URI location = URI.create("/api/runs/" + created.run().id());
     HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
     return HttpResponse.<RunResponse>status(status)
@@ -52,11 +53,13 @@ public class RunController {
 
   @Get
   public PageResponse<RunResponse> list(
+      HttpRequest<?> request,
       @QueryValue @Nullable String status,
       @QueryValue @Nullable String backfill,
       @QueryValue @Nullable String page,
       @QueryValue @Nullable String size) {
-    return service.list(requests.runQuery(status, backfill, page, size));
+    return service.list(
+        requests.runQuery(request.getParameters().names(), status, backfill, page, size));
   }
 
   @Get("/{id}")
@@ -66,11 +69,13 @@ public class RunController {
 
   @Get("/{id}/batches")
   public PageResponse<BatchResponse> batches(
+      HttpRequest<?> request,
       @PathVariable String id,
       @QueryValue @Nullable String status,
       @QueryValue @Nullable String page,
       @QueryValue @Nullable String size) {
-    return service.batches(runId(id), requests.batchQuery(status, page, size));
+    return service.batches(
+        runId(id), requests.batchQuery(request.getParameters().names(), status, page, size));
   }
 
   @Post("/{id}/stop")
