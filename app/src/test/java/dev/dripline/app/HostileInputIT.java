@@ -117,6 +117,16 @@ class HostileInputIT {
         createRun("trailing garbage", "{\"backfill\":\"{backfill}\"} {", 400, "more follows"),
         createRun("nested 5,000 deep", "{\"options\":" + deep + "}", 400, "body"),
         // --- POST /api/runs: fields
+        createRun(
+            "duplicate field",
+            "{\"backfill\":\"nope\",\"backfill\":\"{backfill}\",\"options\":{\"items\":1}}",
+            400,
+            "duplicate field 'backfill'"),
+        createRun(
+            "duplicate option",
+            run("{\"items\":1,\"items\":2}", ""),
+            400,
+            "duplicate field 'items'"),
         createRun("missing backfill", "{\"options\":{\"items\":1}}", 400, "backfill"),
         createRun("backfill an object", "{\"backfill\":{\"name\":\"x\"}}", 400, "backfill"),
         createRun("backfill blank", "{\"backfill\":\"  \"}", 400, "backfill"),
@@ -381,6 +391,11 @@ class HostileInputIT {
         createTarget("JSON array", "[]", 400, "body"),
         createTarget("JSON null", "null", 400, "body"),
         createTarget(
+            "duplicate name",
+            "{\"name\":\"{target}\",\"name\":\"{target}-new\",\"backfill\":\"{backfill}\"}",
+            400,
+            "duplicate field 'name'"),
+        createTarget(
             "missing name", "{\"backfill\":\"{backfill}\",\"options\":{\"items\":1}}", 400, "name"),
         createTarget("name a number", target("7", ""), 400, "name"),
         createTarget("name 100k chars", target("\"" + longString + "\"", ""), 400, "name"),
@@ -467,6 +482,11 @@ class HostileInputIT {
         // --- POST /api/targets/{name}/live-batches
         liveBatch("malformed JSON", "{\"payload\":", 400, "body"),
         liveBatch("JSON string", "\"payload\"", 400, "body"),
+        liveBatch(
+            "duplicate payload",
+            "{\"payload\":{\"a\":1},\"payload\":{\"b\":2}}",
+            400,
+            "duplicate field 'payload'"),
         liveBatch("missing payload", "{}", 400, "payload"),
         liveBatch("payload an array", "{\"payload\":[1]}", 400, "payload"),
         liveBatch(

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.run.BatchStatus;
@@ -58,7 +59,9 @@ public class RunRequests {
   static final Instant LATEST_START =
       OffsetDateTime.of(9999, 12, 31, 23, 59, 59, 0, ZoneOffset.UTC).toInstant();
 
-  private static final JsonFactory JSON = new JsonFactory();
+  /** Rejects a field given twice: which one counts would be up to whichever parser reads it. */
+  private static final JsonFactory JSON =
+      JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   private static final String UNSTORABLE =
       "must not contain the NUL character (\\u0000) or an unpaired surrogate";
@@ -233,7 +236,12 @@ public class RunRequests {
         more = parser.currentTokenLocation();
       }
     } catch (JsonProcessingException e) {
-      throw ValidationProblem.of("body", "is not valid JSON" + at(e.getLocation()));
+      String reason = e.getOriginalMessage();
+      String duplicate =
+          reason != null && reason.startsWith("Duplicate field ")
+              ? ": d" + reason.substring(1)
+              : "";
+      throw ValidationProblem.of("body", "is not valid JSON" + duplicate + at(e.getLocation()));
     } catch (IOException | RuntimeException e) {
       throw ValidationProblem.of("body", "is not valid JSON");
     }
