@@ -139,6 +139,10 @@ public final class OptionsValidator {
         throw new IllegalArgumentException("is out of range");
       }
     }
+    if (value instanceof Double d && d.isInfinite() || value instanceof Float f && f.isInfinite()) {
+      // 1e309 and the like: beyond a double, read as infinity.
+      throw new IllegalArgumentException("is out of range");
+    }
     if (value instanceof BigDecimal || value instanceof Double || value instanceof Float) {
       BigDecimal decimal = new BigDecimal(value.toString());
       try {
@@ -155,7 +159,8 @@ public final class OptionsValidator {
       try {
         return new BigDecimal(value.toString());
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("must be a decimal number");
+        // infinity: 1e309 and the like
+        throw new IllegalArgumentException("is out of range");
       }
     }
     throw new IllegalArgumentException("must be a decimal number");

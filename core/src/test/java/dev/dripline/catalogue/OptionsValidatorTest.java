@@ -87,6 +87,18 @@ class OptionsValidatorTest {
   }
 
   @Test
+  void aNumberBeyondADoubleIsOutOfRange() {
+    // JSON 1e309 is read as infinity.
+    Map<String, Object> raw =
+        Map.of("items", Double.POSITIVE_INFINITY, "ratio", Double.NEGATIVE_INFINITY);
+
+    assertThat(validate(raw).errors())
+        .containsExactlyInAnyOrder(
+            new FieldError("options.items", "is out of range"),
+            new FieldError("options.ratio", "is out of range"));
+  }
+
+  @Test
   void identicalOptionsGiveIdenticalCanonicalJsonWhateverTheOrderOrDefaults() {
     String explicit = validate(Map.of("mode", "safe", "items", 5, "sleepMs", 0)).canonicalJson();
     String implicit = validate(Map.of("items", 5)).canonicalJson();

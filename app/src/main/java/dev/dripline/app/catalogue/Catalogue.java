@@ -10,6 +10,7 @@ import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,6 +29,12 @@ public class Catalogue {
       "select name, description, options_schema::text, default_batch_size, max_parallel_batches"
           + " from backfill_definitions";
   private static final Argument<List<OptionSpec>> SCHEMA = Argument.listOf(OptionSpec.class);
+
+  /**
+   * The most a run's or target's options may take as canonical JSON. Runs index them ({@code
+   * runs_one_active}), and a btree entry holds at most about 2.7 kB with the other columns.
+   */
+  static final int MAX_OPTIONS_BYTES = 2000;
 
   private final Database database;
   private final JsonMapper json;
@@ -97,7 +104,8 @@ public class Catalogue {
   /**
    * Checks a request's backfill name and options (PRODUCT R1), adding one error per bad field to
    * {@code errors}: an unknown backfill names the known ones; options are checked only against a
-   * known definition and only if they parsed as an object.
+   * known definition and only if they parsed as an object; valid options must fit in {@link
+   * #MAX_OPTIONS_BYTES}.
    */
   public Checked check(
       String backfill,
@@ -116,6 +124,13 @@ public class Catalogue {
     if (definition != null && !optionsMalformed) {
       validated = OptionsValidator.validate(definition.options(), options, "options.");
       errors.addAll(validated.errors());
+      int size = validated.canonicalJson().getBytes(StandardCharsets.UTF_8).length;
+      if (validated.isValid() && size > MAX_OPTIONS_BYTES) {
+        errors.add(
+            new FieldError(
+                "options",
+                "must take at most " + MAX_OPTIONS_BYTES + " bytes as JSON, not " + size));
+      }
     }
     return new Checked(definition, validated);
   }

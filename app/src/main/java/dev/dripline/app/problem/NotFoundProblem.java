@@ -10,12 +10,12 @@ public final class NotFoundProblem extends ProblemException {
 
   /** No run with the given id (as written in the path, which may not even be a number). */
   public static NotFoundProblem run(Object id) {
-    return new NotFoundProblem("no run with id " + id);
+    return new NotFoundProblem("no run with id " + abbreviated(id));
   }
 
   /** No target with the given name. */
   public static NotFoundProblem target(String name) {
-    return new NotFoundProblem("no target named " + name);
+    return new NotFoundProblem("no target named " + abbreviated(name));
   }
 
   @Override

@@ -31,6 +31,11 @@ public class ProblemErrorBodyProvider implements JsonErrorResponseBodyProvider<P
       error.getPath().ifPresent(path -> fieldErrors.add(new FieldError(path, error.getMessage())));
     }
     String detail = messages.isEmpty() ? response.reason() : String.join("; ", messages);
+    if (status == 413 && messages.isEmpty()) {
+      // Netty's own limits (request line, headers) say nothing more than the status.
+      detail =
+          "the request is too large: its request line, headers or body exceed the server's limits";
+    }
     if (status == 400 && fieldErrors.isEmpty()) {
       // A body that could not be read at all: report it against the body, like other fields.
       fieldErrors.add(new FieldError("body", detail));

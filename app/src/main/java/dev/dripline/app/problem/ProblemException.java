@@ -23,4 +23,13 @@ public abstract sealed class ProblemException extends RuntimeException
 
   /** The problem document answering this failure. */
   public abstract Problem toProblem();
+
+  /**
+   * Client input as quoted in a detail: whole if short, else its start, so a detail stays readable
+   * whatever was sent.
+   */
+  protected static String abbreviated(Object input) {
+    String text = String.valueOf(input);
+    return text.length() <= 100 ? text : text.substring(0, 100) + "… (" + text.length() + " chars)";
+  }
 }

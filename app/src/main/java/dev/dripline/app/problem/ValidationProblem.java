@@ -32,7 +32,7 @@ public final class ValidationProblem extends ProblemException {
   private static String summary(List<FieldError> errors) {
     if (errors.size() == 1) {
       FieldError only = errors.get(0);
-      return only.field() + ": " + only.message();
+      return abbreviated(only.field()) + ": " + only.message();
     }
     return errors.size() + " fields are invalid";
   }

@@ -4,6 +4,7 @@ import dev.dripline.app.auth.Caller;
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -50,7 +51,8 @@ public class RunController {
       @Body @Nullable String body,
       @Header("Idempotency-Key") @Nullable String idempotencyKey,
       @RequestAttribute(Caller.ATTRIBUTE) Caller caller) {
-    CreatedRun created = service.create(requests.create(body), idempotencyKey, caller.name());
+    CreatedRun created =
+        service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.name());
     URI location = URI.create("/api/runs/" + created.run().id());
     HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
     return HttpResponse.<RunResponse>status(status)
@@ -60,11 +62,13 @@ public class RunController {
 
   @Get
   public PageResponse<RunResponse> list(
+      HttpRequest<?> request,
       @QueryValue @Nullable String status,
       @QueryValue @Nullable String backfill,
       @QueryValue @Nullable String page,
       @QueryValue @Nullable String size) {
-    return service.list(requests.runQuery(status, backfill, page, size));
+    return service.list(
+        requests.runQuery(request.getParameters().names(), status, backfill, page, size));
   }
 
   @Get("/{id}")
@@ -74,11 +78,13 @@ public class RunController {
 
   @Get("/{id}/batches")
   public PageResponse<BatchResponse> batches(
+      HttpRequest<?> request,
       @PathVariable String id,
       @QueryValue @Nullable String status,
       @QueryValue @Nullable String page,
       @QueryValue @Nullable String size) {
-    return service.batches(runId(id), requests.batchQuery(status, page, size));
+    return service.batches(
+        runId(id), requests.batchQuery(request.getParameters().names(), status, page, size));
   }
 
   @Post("/{id}/stop")

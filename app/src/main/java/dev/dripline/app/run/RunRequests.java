@@ -1,19 +1,26 @@
 package dev.dripline.app.run;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.run.BatchStatus;
 import dev.dripline.run.RunStatus;
-import io.micronaut.json.JsonMapper;
+import io.micronaut.jackson.core.tree.JsonNodeTreeCodec;
 import io.micronaut.json.tree.JsonNode;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +33,8 @@ import java.util.TreeSet;
  * Reads request bodies and query parameters of the runs API into typed values, one {@link
  * FieldError} per bad field. Bodies are read as JSON trees rather than bound to records so that a
  * wrong type or an unknown field is reported against its field instead of failing the whole body.
+ * Unknown query parameters are rejected like unknown fields, so a misspelt filter or a paging
+ * scheme the API does not have ({@code limit}, {@code cursor}) is not silently ignored.
  */
 @Singleton
 public class RunRequests {
@@ -35,17 +44,42 @@ public class RunRequests {
   private static final Set<String> CREATE_FIELDS =
       Set.of("backfill", "options", "batchSize", "maxRecords", "maxParallelBatches", "startAt");
   private static final Set<String> PATCH_FIELDS = Set.of("maxParallelBatches");
+  private static final Set<String> LIST_PARAMETERS = Set.of("status", "backfill", "page", "size");
+  private static final Set<String> BATCH_PARAMETERS = Set.of("status", "page", "size");
 
-  private final JsonMapper json;
+  /** Idempotency keys are unique-indexed; a btree entry holds at most about 2.7 kB. */
+  static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-  public RunRequests(JsonMapper json) {
-    this.json = json;
-  }
+  /**
+   * The range of {@code startAt}: PostgreSQL's {@code timestamptz} and Temporal's timers hold far
+   * less than {@link Instant} does, and a start before 1970 only means "now" anyway.
+   */
+  static final Instant EARLIEST_START = Instant.EPOCH;
 
-  /** Reads a {@code POST /api/runs} body; only a body that is not a JSON object is thrown. */
-  CreateRunRequest create(String body) {
+  static final Instant LATEST_START =
+      OffsetDateTime.of(9999, 12, 31, 23, 59, 59, 0, ZoneOffset.UTC).toInstant();
+
+  /** Rejects a field given twice: which one counts would be up to whichever parser reads it. */
+  private static final JsonFactory JSON =
+      JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+  private static final String UNSTORABLE =
+      "must not contain the NUL character (\\u0000) or an unpaired surrogate";
+
+  /**
+   * Reads a {@code POST /api/runs} body and its {@code Idempotency-Key} header; only a body that is
+   * not a JSON object is thrown.
+   */
+  CreateRunRequest create(String body, String idempotencyKey) {
     JsonNode root = object(body);
     List<FieldError> errors = new ArrayList<>();
+    if (idempotencyKey != null
+        && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+      errors.add(
+          new FieldError(
+              "Idempotency-Key",
+              "must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH + " characters, not blank"));
+    }
     unknownFields(root, CREATE_FIELDS, errors);
     String backfill = null;
     JsonNode backfillNode = root.get("backfill");
@@ -95,9 +129,16 @@ public class RunRequests {
     return cap.intValue();
   }
 
-  /** Reads the filters and paging of {@code GET /api/runs}. */
-  RunQuery runQuery(String status, String backfill, String page, String size) {
+  /**
+   * Reads the filters and paging of {@code GET /api/runs}.
+   *
+   * @param parameters the names of all query parameters given
+   */
+  RunQuery runQuery(
+      Collection<String> parameters, String status, String backfill, String page, String size) {
     List<FieldError> errors = new ArrayList<>();
+    unknownParameters(parameters, LIST_PARAMETERS, errors);
+    storable("backfill", backfill, errors);
     RunStatus runStatus = null;
     if (status != null && !status.isBlank()) {
       try {
@@ -114,9 +155,14 @@ public class RunRequests {
         runStatus, backfill == null || backfill.isBlank() ? null : backfill, paging);
   }
 
-  /** Reads the filter and paging of {@code GET /api/runs/{id}/batches}. */
-  BatchQuery batchQuery(String status, String page, String size) {
+  /**
+   * Reads the filter and paging of {@code GET /api/runs/{id}/batches}.
+   *
+   * @param parameters the names of all query parameters given
+   */
+  BatchQuery batchQuery(Collection<String> parameters, String status, String page, String size) {
     List<FieldError> errors = new ArrayList<>();
+    unknownParameters(parameters, BATCH_PARAMETERS, errors);
     BatchStatus batchStatus = null;
     if (status != null && !status.isBlank()) {
       try {
@@ -172,28 +218,112 @@ public class RunRequests {
     return null;
   }
 
-  private JsonNode object(String body) {
-    return object(json, body);
-  }
-
   /**
-   * Reads a request body that must be a JSON object; anything else is thrown as a 400 against the
-   * field {@code body}. Shared with the targets API.
+   * Reads a request body that must be a single JSON object; anything else is thrown as a 400
+   * against the field {@code body}. So is a string anywhere in it (key or value) that PostgreSQL
+   * cannot store: one with the NUL character or an unpaired surrogate, thrown against its own
+   * field. Shared with the targets API.
    */
-  public static JsonNode object(JsonMapper json, String body) {
+  public static JsonNode object(String body) {
     if (body == null || body.isBlank()) {
       throw ValidationProblem.of("body", "is required: a JSON object");
     }
     JsonNode root;
-    try {
-      root = json.readValue(body, JsonNode.class);
+    JsonLocation more = null;
+    try (JsonParser parser = JSON.createParser(body)) {
+      root = JsonNodeTreeCodec.getInstance().readTree(parser);
+      if (parser.nextToken() != null) {
+        more = parser.currentTokenLocation();
+      }
+    } catch (JsonProcessingException e) {
+      String reason = e.getOriginalMessage();
+      String duplicate =
+          reason != null && reason.startsWith("Duplicate field ")
+              ? ": d" + reason.substring(1)
+              : "";
+      throw ValidationProblem.of("body", "is not valid JSON" + duplicate + at(e.getLocation()));
     } catch (IOException | RuntimeException e) {
       throw ValidationProblem.of("body", "is not valid JSON");
+    }
+    if (more != null) {
+      throw ValidationProblem.of(
+          "body", "is not valid JSON: more follows the first value" + at(more));
     }
     if (root == null || !root.isObject()) {
       throw ValidationProblem.of("body", "must be a JSON object");
     }
+    List<FieldError> errors = new ArrayList<>();
+    unstorable(root, "", errors);
+    if (!errors.isEmpty()) {
+      throw new ValidationProblem(errors);
+    }
     return root;
+  }
+
+  private static String at(JsonLocation location) {
+    if (location == null || location.getLineNr() < 1) {
+      return "";
+    }
+    return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+  }
+
+  /** Adds an error for every string under {@code node} that PostgreSQL cannot store. */
+  private static void unstorable(JsonNode node, String path, List<FieldError> errors) {
+    if (node.isObject()) {
+      for (Map.Entry<String, JsonNode> entry : node.entries()) {
+        String field = path.isEmpty() ? entry.getKey() : path + "." + entry.getKey();
+        if (!storable(entry.getKey())) {
+          errors.add(new FieldError(field, "has a name that " + UNSTORABLE));
+        } else {
+          unstorable(entry.getValue(), field, errors);
+        }
+      }
+    } else if (node.isArray()) {
+      int index = 0;
+      for (JsonNode value : node.values()) {
+        unstorable(value, path + "[" + index++ + "]", errors);
+      }
+    } else if (node.isString() && !storable(node.getStringValue())) {
+      errors.add(new FieldError(path, UNSTORABLE));
+    }
+  }
+
+  /** Adds an error if a query parameter's value cannot be compared with text in PostgreSQL. */
+  public static void storable(String field, String value, List<FieldError> errors) {
+    if (value != null && !storable(value)) {
+      errors.add(new FieldError(field, UNSTORABLE));
+    }
+  }
+
+  /** Whether PostgreSQL can store {@code text}: no NUL, and valid UTF-16 (so valid UTF-8). */
+  private static boolean storable(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == 0) {
+        return false;
+      }
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 == text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Adds an error for every query parameter that is not in {@code known}. */
+  public static void unknownParameters(
+      Collection<String> parameters, Set<String> known, List<FieldError> errors) {
+    for (String name : parameters) {
+      if (!known.contains(name)) {
+        errors.add(
+            new FieldError(
+                name, "unknown query parameter; known parameters: " + new TreeSet<>(known)));
+      }
+    }
   }
 
   /** Adds an error for every field of {@code root} that is not in {@code known}. */
@@ -221,7 +351,14 @@ public class RunRequests {
       errors.add(new FieldError(field, "must be an integer"));
       return null;
     }
-    BigDecimal value = new BigDecimal(node.getNumberValue().toString());
+    BigDecimal value;
+    try {
+      value = new BigDecimal(node.getNumberValue().toString());
+    } catch (NumberFormatException e) {
+      // 1e309 and the like: beyond a double, read as infinity.
+      errors.add(new FieldError(field, "must be an integer from 1 to " + max));
+      return null;
+    }
     if (value.stripTrailingZeros().scale() > 0) {
       errors.add(new FieldError(field, "must be an integer"));
       return null;
@@ -248,16 +385,23 @@ public class RunRequests {
       return null;
     }
     String text = node.getStringValue();
+    Instant value;
     try {
-      return OffsetDateTime.parse(text).toInstant();
+      value = OffsetDateTime.parse(text).toInstant();
     } catch (DateTimeParseException e) {
       try {
-        return Instant.parse(text);
+        value = Instant.parse(text);
       } catch (DateTimeParseException again) {
         errors.add(new FieldError(field, message));
         return null;
       }
     }
+    if (value.isBefore(EARLIEST_START) || value.isAfter(LATEST_START)) {
+      errors.add(
+          new FieldError(field, "must be between " + EARLIEST_START + " and " + LATEST_START));
+      return null;
+    }
+    return value;
   }
 
   /** A JSON object as plain Java values, the form {@code OptionsValidator} expects. */

@@ -1,8 +1,10 @@
 package dev.dripline.app.target;
 
+import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -23,7 +25,8 @@ import java.net.URI;
  * The targets API (PRODUCT §6.1). Each action parses its input, calls one {@link TargetService}
  * method and maps the result; errors become problem documents in {@code dev.dripline.app.problem}.
  * Bodies are taken as text and read by {@link TargetRequests}, so malformed JSON and wrong types
- * are field errors rather than binding failures.
+ * are field errors rather than binding failures. A name in a path that no target could have names
+ * no target (404).
  */
 // The API is the app's: a worker process started from a classpath that holds it serves only its
 // own /health and /prometheus.
@@ -51,37 +54,45 @@ public class TargetController {
 
   @Get
   public PageResponse<TargetResponse> list(
+      HttpRequest<?> request,
       @QueryValue @Nullable String state,
       @QueryValue @Nullable String group,
       @QueryValue @Nullable String page,
       @QueryValue @Nullable String size) {
-    return service.list(requests.targetQuery(state, group, page, size));
+    return service.list(
+        requests.targetQuery(request.getParameters().names(), state, group, page, size));
   }
 
   @Get("/{name}")
   public TargetResponse get(@PathVariable String name) {
-    return service.get(name);
+    return service.get(targetName(name));
   }
 
   @Post("/{name}/live-batches")
   @Consumes(MediaType.APPLICATION_JSON)
   @Status(HttpStatus.ACCEPTED)
   public LiveBatchResponse queueLiveBatch(@PathVariable String name, @Body @Nullable String body) {
-    return service.queueLiveBatch(name, requests.liveBatchPayload(body));
+    return service.queueLiveBatch(targetName(name), requests.liveBatchPayload(body));
   }
 
   /** A dry run answers 200 with what would happen; a replan answers 202 with what was done. */
   @Post("/{name}/replan")
-  public HttpResponse<?> replan(@PathVariable String name, @QueryValue @Nullable String dryRun) {
-    if (TargetRequests.dryRun(dryRun)) {
-      return HttpResponse.ok(service.previewReplan(name));
+  public HttpResponse<?> replan(
+      HttpRequest<?> request, @PathVariable String name, @QueryValue @Nullable String dryRun) {
+    String target = targetName(name);
+    if (TargetRequests.dryRun(request.getParameters().names(), dryRun)) {
+      return HttpResponse.ok(service.previewReplan(target));
     }
-    return HttpResponse.accepted().body(service.replan(name));
+    return HttpResponse.accepted().body(service.replan(target));
   }
 
   @Delete("/{name}")
   @Status(HttpStatus.NO_CONTENT)
   public void delete(@PathVariable String name) {
-    service.delete(name);
+    service.delete(targetName(name));
+  }
+
+  private static String targetName(String name) {
+    return TargetRequests.targetName(name).orElseThrow(() -> NotFoundProblem.target(name));
   }
 }

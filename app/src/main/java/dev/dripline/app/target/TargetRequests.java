@@ -12,8 +12,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -30,6 +32,8 @@ public class TargetRequests {
   private static final String NAME_RULE = "must be 1 to 100 letters, digits, '.', '_' or '-'";
   private static final Set<String> CREATE_FIELDS = Set.of("name", "backfill", "options", "group");
   private static final Set<String> LIVE_BATCH_FIELDS = Set.of("payload");
+  private static final Set<String> LIST_PARAMETERS = Set.of("state", "group", "page", "size");
+  private static final Set<String> REPLAN_PARAMETERS = Set.of("dryRun");
 
   private final JsonMapper json;
 
@@ -39,7 +43,7 @@ public class TargetRequests {
 
   /** Reads a {@code POST /api/targets} body; only a body that is not a JSON object is thrown. */
   CreateTargetRequest create(String body) {
-    JsonNode root = RunRequests.object(json, body);
+    JsonNode root = RunRequests.object(body);
     List<FieldError> errors = new ArrayList<>();
     RunRequests.unknownFields(root, CREATE_FIELDS, errors);
     String name = name(root, "name", true, errors);
@@ -72,7 +76,7 @@ public class TargetRequests {
    * @return the payload as JSON text
    */
   String liveBatchPayload(String body) {
-    JsonNode root = RunRequests.object(json, body);
+    JsonNode root = RunRequests.object(body);
     List<FieldError> errors = new ArrayList<>();
     RunRequests.unknownFields(root, LIVE_BATCH_FIELDS, errors);
     JsonNode payload = root.get("payload");
@@ -91,9 +95,16 @@ public class TargetRequests {
     }
   }
 
-  /** Reads the filters and paging of {@code GET /api/targets}. */
-  TargetQuery targetQuery(String state, String group, String page, String size) {
+  /**
+   * Reads the filters and paging of {@code GET /api/targets}.
+   *
+   * @param parameters the names of all query parameters given
+   */
+  TargetQuery targetQuery(
+      Collection<String> parameters, String state, String group, String page, String size) {
     List<FieldError> errors = new ArrayList<>();
+    RunRequests.unknownParameters(parameters, LIST_PARAMETERS, errors);
+    RunRequests.storable("group", group, errors);
     TargetState targetState = null;
     if (state != null && !state.isBlank()) {
       try {
@@ -113,15 +124,30 @@ public class TargetRequests {
     return new TargetQuery(targetState, group == null || group.isBlank() ? null : group, paging);
   }
 
-  /** Whether {@code dryRun} asks for a dry run: {@code true} (any case) does, absent does not. */
-  static boolean dryRun(String value) {
-    if (value == null || value.isBlank() || value.equalsIgnoreCase("false")) {
-      return false;
+  /**
+   * Whether {@code dryRun} asks for a dry run: {@code true} (any case) does, absent does not.
+   *
+   * @param parameters the names of all query parameters given
+   */
+  static boolean dryRun(Collection<String> parameters, String value) {
+    List<FieldError> errors = new ArrayList<>();
+    RunRequests.unknownParameters(parameters, REPLAN_PARAMETERS, errors);
+    boolean dryRun = value != null && value.equalsIgnoreCase("true");
+    if (!dryRun && value != null && !value.isBlank() && !value.equalsIgnoreCase("false")) {
+      errors.add(new FieldError("dryRun", "must be true or false"));
     }
-    if (value.equalsIgnoreCase("true")) {
-      return true;
+    if (!errors.isEmpty()) {
+      throw new ValidationProblem(errors);
     }
-    throw ValidationProblem.of("dryRun", "must be true or false");
+    return dryRun;
+  }
+
+  /**
+   * A target name from a path; anything that is not one names no target, and is not looked up (a
+   * NUL, for one, cannot even be compared with text in PostgreSQL).
+   */
+  static Optional<String> targetName(String text) {
+    return NAME.matcher(text).matches() ? Optional.of(text) : Optional.empty();
   }
 
   private static String name(

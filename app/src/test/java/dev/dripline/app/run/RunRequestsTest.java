@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.run.RunStatus;
-import io.micronaut.serde.ObjectMapper;
 import java.time.Instant;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RunRequestsTest {
-  private final RunRequests requests = new RunRequests(ObjectMapper.getDefault());
+  private final RunRequests requests = new RunRequests();
 
   @Test
   void readsAFullCreationBody() {
@@ -20,7 +20,8 @@ class RunRequestsTest {
             """
             {"backfill":"example.sleep","options":{"items":1000,"tag":"a"},"batchSize":10,
              "maxRecords":500,"maxParallelBatches":3,"startAt":"2030-01-31T12:00:00+01:00"}
-            """);
+            """,
+            null);
 
     assertThat(request.errors()).isEmpty();
     assertThat(request.backfill()).isEqualTo("example.sleep");
@@ -34,7 +35,7 @@ class RunRequestsTest {
 
   @Test
   void leavesOptionalFieldsNullAndOptionsEmptyWhenAbsent() {
-    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"startAt\":null}");
+    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"startAt\":null}", null);
 
     assertThat(request.errors()).isEmpty();
     assertThat(request.options()).isEmpty();
@@ -46,7 +47,7 @@ class RunRequestsTest {
 
   @Test
   void acceptsIntegralNumbersWrittenWithAFraction() {
-    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"batchSize\":10.0}");
+    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"batchSize\":10.0}", null);
 
     assertThat(request.errors()).isEmpty();
     assertThat(request.batchSize()).isEqualTo(10);
@@ -59,7 +60,8 @@ class RunRequestsTest {
             """
             {"backfill":"","options":"x","batchSize":3000000000,"maxRecords":-5,
              "maxParallelBatches":true,"startAt":"2030-13-01","extra":1}
-            """);
+            """,
+            null);
 
     assertThat(request.errors())
         .extracting(FieldError::field)
@@ -75,11 +77,64 @@ class RunRequestsTest {
 
   @Test
   void rejectsMalformedJsonAsTheBodyField() {
-    assertThatThrownBy(() -> requests.create("{\"backfill\":"))
+    assertThatThrownBy(() -> requests.create("{\"backfill\":", null))
         .isInstanceOfSatisfying(
             ValidationProblem.class,
             problem ->
                 assertThat(problem.errors()).extracting(FieldError::field).containsExactly("body"));
+  }
+
+  @Test
+  void rejectsContentAfterTheObject() {
+    assertThatThrownBy(() -> requests.create("{\"backfill\":\"b\"} {", null))
+        .isInstanceOf(ValidationProblem.class)
+        .hasMessageStartingWith("body: is not valid JSON: more follows the first value");
+  }
+
+  @Test
+  void rejectsEveryStringPostgresqlCannotStoreAgainstItsField() {
+    String body = "{\"backfill\":\"b\",\"options\":{\"tag\":\"a\\u0000\",\"list\":[\"\\ud800\"]}}";
+
+    assertThatThrownBy(() -> requests.create(body, null))
+        .isInstanceOfSatisfying(
+            ValidationProblem.class,
+            problem ->
+                assertThat(problem.errors())
+                    .extracting(FieldError::field)
+                    .containsExactlyInAnyOrder("options.tag", "options.list[0]"));
+  }
+
+  @Test
+  void rejectsABlankOrOverlongIdempotencyKey() {
+    String body = "{\"backfill\":\"b\"}";
+
+    assertThat(requests.create(body, " ").errors())
+        .extracting(FieldError::field)
+        .containsExactly("Idempotency-Key");
+    assertThat(requests.create(body, "k".repeat(256)).errors())
+        .extracting(FieldError::field)
+        .containsExactly("Idempotency-Key");
+    assertThat(requests.create(body, "k".repeat(255)).errors()).isEmpty();
+  }
+
+  @Test
+  void rejectsAStartOutsideTheYears1970To9999() {
+    String body = "{\"backfill\":\"b\",\"startAt\":\"+10000-01-01T00:00:00Z\"}";
+
+    assertThat(requests.create(body, null).errors())
+        .extracting(FieldError::field)
+        .containsExactly("startAt");
+  }
+
+  @Test
+  void rejectsUnknownQueryParameters() {
+    assertThatThrownBy(() -> requests.runQuery(Set.of("limit", "size"), null, null, null, "5"))
+        .isInstanceOfSatisfying(
+            ValidationProblem.class,
+            problem ->
+                assertThat(problem.errors())
+                    .extracting(FieldError::field)
+                    .containsExactly("limit"));
   }
 
   @Test
@@ -99,7 +154,7 @@ class RunRequestsTest {
 
   @Test
   void readsListParametersWithDefaults() {
-    RunQuery query = requests.runQuery("failed", "example.sleep", null, "");
+    RunQuery query = requests.runQuery(Set.of(), "failed", "example.sleep", null, "");
 
     assertThat(query.status()).isEqualTo(RunStatus.FAILED);
     assertThat(query.backfill()).isEqualTo("example.sleep");
@@ -108,7 +163,7 @@ class RunRequestsTest {
 
   @Test
   void rejectsEveryBadListParameterAtOnce() {
-    assertThatThrownBy(() -> requests.runQuery("bogus", null, "-1", "1000"))
+    assertThatThrownBy(() -> requests.runQuery(Set.of(), "bogus", null, "-1", "1000"))
         .isInstanceOfSatisfying(
             ValidationProblem.class,
             problem ->

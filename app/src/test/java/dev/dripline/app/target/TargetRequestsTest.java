@@ -8,6 +8,7 @@ import dev.dripline.catalogue.FieldError;
 import dev.dripline.target.TargetState;
 import io.micronaut.serde.ObjectMapper;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class TargetRequestsTest {
@@ -54,7 +55,7 @@ class TargetRequestsTest {
 
   @Test
   void readsTheListFilters() {
-    TargetQuery query = requests.targetQuery("needs_resync", "org-1", null, "5");
+    TargetQuery query = requests.targetQuery(Set.of(), "needs_resync", "org-1", null, "5");
 
     assertThat(query.state()).isEqualTo(TargetState.NEEDS_RESYNC);
     assertThat(query.group()).isEqualTo("org-1");
@@ -63,10 +64,11 @@ class TargetRequestsTest {
 
   @Test
   void dryRunIsTrueOnlyWhenAskedFor() {
-    assertThat(TargetRequests.dryRun(null)).isFalse();
-    assertThat(TargetRequests.dryRun("false")).isFalse();
-    assertThat(TargetRequests.dryRun("TRUE")).isTrue();
-    assertThatThrownBy(() -> TargetRequests.dryRun("yes")).isInstanceOf(ValidationProblem.class);
+    assertThat(TargetRequests.dryRun(Set.of(), null)).isFalse();
+    assertThat(TargetRequests.dryRun(Set.of(), "false")).isFalse();
+    assertThat(TargetRequests.dryRun(Set.of(), "TRUE")).isTrue();
+    assertThatThrownBy(() -> TargetRequests.dryRun(Set.of(), "yes"))
+        .isInstanceOf(ValidationProblem.class);
   }
 
   @Test
