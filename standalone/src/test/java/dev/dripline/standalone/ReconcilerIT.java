@@ -44,9 +44,12 @@ class ReconcilerIT implements TestPropertyProvider {
     String options = "{\"faultTag\":\"" + TAG + "\",\"items\":20,\"sleepMs\":0}";
     long id =
         TestDb.queryLong(
+            // The engine's cap comes from requested_max_parallel_batches (the run's request);
+            // without it the run ran at the safety cap, and a claim of all 4 batches at once broke
+            // the witness's bound of 2 whenever planning finished before the first claim.
             "insert into runs (backfill, options, options_key, batch_size, max_parallel_batches,"
-                + " status, created_by, created_at)"
-                + " values ('example.sleep', ?::jsonb, ?, 5, 2, 'pending', 'test',"
+                + " requested_max_parallel_batches, status, created_by, created_at)"
+                + " values ('example.sleep', ?::jsonb, ?, 5, 2, 2, 'pending', 'test',"
                 + " now() - interval '2 minutes') returning id",
             options,
             options);
