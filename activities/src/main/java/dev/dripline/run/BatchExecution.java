@@ -153,6 +153,9 @@ public class BatchExecution {
           continue;
         }
         String error = attemptFailed(runId, batch.number(), e);
+        // Its record may have committed unseen, with the claim of the next batch: that one goes
+        // back to pending, or nobody would ever run it (F3 in docs/reliability.md).
+        releaseHeld(runId, headNumber, batch.number());
         return new BatchResult(
             head.outcome(),
             head.size(),
@@ -268,10 +271,10 @@ public class BatchExecution {
         }
         return recorded;
       } catch (Exception e) {
-        connection.rollback();
+        Database.rollbackQuietly(connection, e);
         throw e;
       } finally {
-        connection.setAutoCommit(true);
+        Database.resetAutoCommit(connection, true);
       }
     }
   }
@@ -309,6 +312,35 @@ public class BatchExecution {
       LOG.warn("PostgreSQL did not answer in time, or the attempt was cancelled; giving up");
     }
     return back;
+  }
+
+  /** Best effort: puts back to pending any batch this chain holds other than {@code except}. */
+  private void releaseHeld(long runId, int headNumber, int except) {
+    try {
+      int released =
+          database.withConnection(
+              connection -> {
+                try (PreparedStatement update =
+                    connection.prepareStatement(
+                        "update batches set status = 'pending', claim_token = null,"
+                            + " chain_head = null where run_id = ? and chain_head = ?"
+                            + " and status = 'running' and number <> ?")) {
+                  update.setLong(1, runId);
+                  update.setInt(2, headNumber);
+                  update.setInt(3, except);
+                  return update.executeUpdate();
+                }
+              });
+      if (released > 0) {
+        LOG.info(
+            "Run {}: chain of batch {} released {} batch(es) it held back to pending",
+            runId,
+            headNumber,
+            released);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Run {}: could not release the batches chain {} held", runId, headNumber, e);
+    }
   }
 
   /** Records a failed attempt's error on its batch; the error's text. */

@@ -71,6 +71,28 @@ class TransactionalBatchIT {
   }
 
   @Test
+  void aChainThatHandsABatchBackReleasesAnyOtherItHolds() {
+    long runId = runWithBatches("{\"items\":40,\"failKey\":25}", 4);
+    // As if a record of this chain had committed unseen with the claim of batch 4.
+    rows.afterWrites(
+        range -> {
+          if (range.startKey() == 21) {
+            fixtures.update(
+                "update batches set status = 'running', chain_head = 1"
+                    + " where run_id = ? and number = 4",
+                runId);
+          }
+        });
+
+    BatchResult result = execution.process(head(runId, CHAIN_MILLIS));
+
+    assertThat(result.handoff()).isEqualTo(new BatchRef(3, 21, 30, 10));
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly("completed", "completed", "running", "pending");
+    assertThat(fixtures.batchRows(runId).get(3)).containsEntry("chain_head", null);
+  }
+
+  @Test
   void aFailedHeadBatchCommitsNoneOfItsWrites() {
     long runId = runWithBatches("{\"items\":20,\"failKey\":5}", 2);
 

@@ -44,13 +44,36 @@ public class Database {
         connection.commit();
         return result;
       } catch (SQLException | RuntimeException e) {
-        connection.rollback();
+        rollbackQuietly(connection, e);
         throw e;
       } finally {
-        connection.setAutoCommit(autoCommit);
+        resetAutoCommit(connection, autoCommit);
       }
     } catch (SQLException e) {
       throw new DatabaseException(e);
+    }
+  }
+
+  /**
+   * Rolls back after {@code failure}; a rollback that fails too (the connection is gone) is added
+   * to it rather than replacing it, so callers see the cause (e.g. PostgreSQL shutting down, which
+   * {@link DatabaseOutage} recognises; a broken pooled connection only says "Connection is
+   * closed").
+   */
+  public static void rollbackQuietly(Connection connection, Exception failure) {
+    try {
+      connection.rollback();
+    } catch (SQLException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Restores auto-commit; on a connection that is gone, nothing to restore (the pool drops it). */
+  public static void resetAutoCommit(Connection connection, boolean autoCommit) {
+    try {
+      connection.setAutoCommit(autoCommit);
+    } catch (SQLException | RuntimeException e) {
+      // A broken connection: the pool evicts it; the caller's own outcome stands.
     }
   }
 
