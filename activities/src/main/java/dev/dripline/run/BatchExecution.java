@@ -58,7 +58,7 @@ public class BatchExecution {
   /** How long a chain waits for planning to add a batch when none is pending, and how often. */
   static final long PLAN_WAIT_MILLIS = 1_000;
 
-  private static final long PLAN_POLL_MILLIS = 20;
+  private static final long PLAN_POLL_MILLIS = 50;
 
   private final Database database;
   private final BackfillRegistry registry;
