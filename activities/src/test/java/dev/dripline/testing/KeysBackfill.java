@@ -74,7 +74,14 @@ public class KeysBackfill implements BackfillDefinition {
     if (planFailure.equals("transient")) {
       throw new IllegalStateException("catalogue service unavailable");
     }
-    long items = context.options().requireInteger("items");
+    return keysUpTo(context.options().requireInteger("items"), afterKey, limit);
+  }
+
+  /**
+   * Keys {@code 1..items} after {@code afterKey}, at most {@code limit}: the test definitions'
+   * scope.
+   */
+  public static List<Long> keysUpTo(long items, Long afterKey, int limit) {
     List<Long> keys = new ArrayList<>();
     for (long key = afterKey == null ? 1 : afterKey + 1;
         key <= items && keys.size() < limit;

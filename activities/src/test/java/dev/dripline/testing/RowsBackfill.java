@@ -10,7 +10,6 @@ import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -62,14 +61,7 @@ public class RowsBackfill implements TransactionalBackfillDefinition {
 
   @Override
   public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
-    long items = context.options().requireInteger("items");
-    List<Long> keys = new ArrayList<>();
-    for (long key = afterKey == null ? 1 : afterKey + 1;
-        key <= items && keys.size() < limit;
-        key++) {
-      keys.add(key);
-    }
-    return keys;
+    return KeysBackfill.keysUpTo(context.options().requireInteger("items"), afterKey, limit);
   }
 
   @Override
