@@ -119,7 +119,7 @@ public class BatchExecution {
     int outageReruns = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
     Started next =
-        store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
+        store(connection -> resumeHeld(connection, runId, headNumber, true), null, mayContinue);
     if (next == null && mayGoOn(deadline, mayContinue)) {
       next = claimOrAwait(runId, headNumber, work.lane(), deadline, mayContinue);
     }
@@ -148,8 +148,12 @@ public class BatchExecution {
             && awaitDatabase(runId, batch.number(), e, mayContinue)) {
           // Whether the batch's record committed is unknown: go on with what this chain holds —
           // the same batch if it did not (run again), the next one if it did, nothing if it
-          // claimed none.
-          next = store(connection -> resumeHeld(connection, runId, headNumber), null, mayContinue);
+          // claimed none. Still this attempt: the attempts count is not raised again.
+          next =
+              store(
+                  connection -> resumeHeld(connection, runId, headNumber, false),
+                  null,
+                  mayContinue);
           continue;
         }
         String error = attemptFailed(runId, batch.number(), e);
@@ -196,9 +200,10 @@ public class BatchExecution {
       Started next =
           store(
               connection -> claimNext(connection, runId, headNumber, lane),
-              // The first try may have taken a batch and lost the answer: resume that one.
+              // The first try may have taken a batch (and counted its attempt) and lost the answer:
+              // resume that one.
               connection -> {
-                Started held = resumeHeld(connection, runId, headNumber);
+                Started held = resumeHeld(connection, runId, headNumber, false);
                 return held != null ? held : claimNext(connection, runId, headNumber, lane);
               },
               mayContinue);
@@ -429,12 +434,18 @@ public class BatchExecution {
     }
   }
 
-  /** The chained batch an earlier attempt of this activity held, as a new attempt; or null. */
-  private static Started resumeHeld(Connection connection, long runId, int headNumber)
-      throws SQLException {
+  /**
+   * The chained batch this chain holds; or null. {@code newAttempt}: an earlier attempt of this
+   * activity held it (and died), so this is a new attempt at the batch and is counted; false when
+   * this same attempt resumes it after losing PostgreSQL, which is not a new attempt (as for the
+   * head batch, which an outage reruns in the same attempt).
+   */
+  private static Started resumeHeld(
+      Connection connection, long runId, int headNumber, boolean newAttempt) throws SQLException {
     try (PreparedStatement update =
         connection.prepareStatement(
-            "update batches b set attempts = b.attempts + 1"
+            "update batches b set attempts = b.attempts + "
+                + (newAttempt ? 1 : 0)
                 + " from runs r where r.id = b.run_id"
                 + " and b.run_id = ? and b.chain_head = ? and b.status = 'running'"
                 + STARTED_COLUMNS)) {

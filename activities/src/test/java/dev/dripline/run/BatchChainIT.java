@@ -154,6 +154,8 @@ class BatchChainIT {
     assertThat(keysBackfill.timesProcessed(runId, 21)).isEqualTo(2);
     assertThat(keysBackfill.timesProcessed(runId, 31)).isEqualTo(1);
     assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 40L);
+    // Run again within the same attempt: the outage cost the batch no attempt (as for a head).
+    assertThat(fixtures.batchRows(runId).get(2)).containsEntry("attempts", 1);
   }
 
   @Test
