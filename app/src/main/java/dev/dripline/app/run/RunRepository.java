@@ -294,10 +294,24 @@ public class RunRepository {
         id);
   }
 
-  /** Records a live run's new cap; false if the run is gone or no longer active. */
-  boolean updateCap(long id, int requested, int effective) {
-    return database.withConnection(
+  /**
+   * Records a live run's new cap once {@code tell} has told its workflow, both under the run's
+   * cap-change lock (a transaction-scoped advisory lock), so that of two concurrent changes the one
+   * recorded last is the one the workflow received last. If {@code tell} throws, nothing is
+   * written.
+   *
+   * @return false if the run is gone or no longer active
+   */
+  boolean updateCap(long id, int requested, int effective, Runnable tell) {
+    return database.inTransaction(
         connection -> {
+          try (PreparedStatement lock =
+              connection.prepareStatement(
+                  "select pg_advisory_xact_lock(hashtextextended('dripline.run-cap.' || ?, 0))")) {
+            lock.setLong(1, id);
+            lock.execute();
+          }
+          tell.run();
           try (PreparedStatement update =
               connection.prepareStatement(
                   "update runs set requested_max_parallel_batches = ?, max_parallel_batches = ?,"

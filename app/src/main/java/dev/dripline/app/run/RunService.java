@@ -244,7 +244,9 @@ public class RunService {
   /**
    * Changes a live run's requested cap (R9). The workflow is signalled first, so a Temporal outage
    * changes nothing; the record is then updated (the workflow records it too, idempotently), and a
-   * workflow that is not running reads the new cap from the record when it starts.
+   * workflow that is not running reads the new cap from the record when it starts. Concurrent
+   * changes of one run are serialised, signal and record together, so the record ends with the cap
+   * the workflow received last.
    */
   RunResponse changeCap(long id, int maxParallelBatches) {
     RunRow run = find(id);
@@ -255,8 +257,8 @@ public class RunService {
     Integer definitionCap =
         catalogue.find(run.backfill()).map(BackfillDefinition::maxParallelBatches).orElse(null);
     int effective = CapPolicy.effective(definitionCap, maxParallelBatches, engine.safetyCap());
-    workflows.changeCap(id, maxParallelBatches);
-    if (!runs.updateCap(id, maxParallelBatches, effective)) {
+    if (!runs.updateCap(
+        id, maxParallelBatches, effective, () -> workflows.changeCap(id, maxParallelBatches))) {
       RunRow now = find(id);
       throw new ConflictProblem(
           "run " + id + " is " + now.status().wire() + "; its cap can no longer change");

@@ -7,6 +7,7 @@ import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
+import dev.dripline.run.CapChange;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunWorkflowIds;
 import io.micronaut.context.annotation.Property;
@@ -15,12 +16,19 @@ import io.micronaut.http.client.annotation.Client;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.common.converter.DefaultDataConverter;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -151,6 +159,62 @@ class RunsWithTemporalIT {
     assertThat(reply.object())
         .containsEntry("maxParallelBatches", 1)
         .containsEntry("requestedMaxParallelBatches", 1);
+  }
+
+  @Test
+  void concurrentCapChangesLeaveTheRecordWithTheCapTheWorkflowReceivedLast() throws Exception {
+    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
+    int clients = 6;
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    try {
+      for (int round = 0; round < 8; round++) {
+        CyclicBarrier together = new CyclicBarrier(clients);
+        List<Future<Integer>> answers = new ArrayList<>();
+        for (int client = 0; client < clients; client++) {
+          int cap = 1 + round * clients + client;
+          answers.add(
+              pool.submit(
+                  () -> {
+                    together.await();
+                    return api.patch("/api/runs/" + id, "{\"maxParallelBatches\":" + cap + "}")
+                        .status();
+                  }));
+        }
+        for (Future<Integer> answer : answers) {
+          assertThat(answer.get()).isEqualTo(200);
+        }
+
+        // The workflow (nobody polls its queue) has the signals in the order the server took them.
+        assertThat(api.get("/api/runs/" + id).object())
+            .as("round %d", round)
+            .containsEntry("requestedMaxParallelBatches", lastSignalledCap(id));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The cap of the last {@code setMaxParallelBatches} signal in the run's workflow history. */
+  private int lastSignalledCap(long id) {
+    int last = -1;
+    for (HistoryEvent event :
+        workflows.fetchHistory(RunWorkflowIds.forRun(id)).getHistory().getEventsList()) {
+      if (event.hasWorkflowExecutionSignaledEventAttributes()
+          && event
+              .getWorkflowExecutionSignaledEventAttributes()
+              .getSignalName()
+              .equals("setMaxParallelBatches")) {
+        last =
+            DefaultDataConverter.STANDARD_INSTANCE
+                .fromPayloads(
+                    0,
+                    Optional.of(event.getWorkflowExecutionSignaledEventAttributes().getInput()),
+                    CapChange.class,
+                    CapChange.class)
+                .maxParallelBatches();
+      }
+    }
+    return last;
   }
 
   @Test
