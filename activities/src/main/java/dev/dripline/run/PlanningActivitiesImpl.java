@@ -223,14 +223,17 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     return new PlanPage(batches.size(), done, totalKeys);
   }
 
-  /** Pending batches of the run, counted up to {@link PlanRequest#keepPending()}. */
+  /**
+   * Pending batches of the run, counted up to twice {@link PlanRequest#keepPending()}: beyond what
+   * decides whether to plan, so the workflow sees how fast the window drains even while it is full.
+   */
   private static int pending(Connection connection, PlanRequest request) throws SQLException {
     try (PreparedStatement count =
         connection.prepareStatement(
             "select count(*) from (select 1 from batches"
                 + " where run_id = ? and status = 'pending' limit ?) p")) {
       count.setLong(1, request.runId());
-      count.setInt(2, request.keepPending());
+      count.setInt(2, 2 * request.keepPending());
       try (ResultSet rs = count.executeQuery()) {
         rs.next();
         return rs.getInt(1);

@@ -108,6 +108,33 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void slowChainsAreLookedAtLessOftenThanEveryHalfSecond() throws InterruptedException {
+    // Chains of 500 ms batches at cap 2 take 4 batches a second from a window of 32 pending: the
+    // loop looks again when they will have taken a quarter of it (2 s), not every 500 ms.
+    store.items = 10_000;
+    store.requestedCap = 2;
+    store.batchMillis = 500;
+    store.planPageBatches = 5;
+    store.chainMillis = 60_000;
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.count(BatchStatus.COMPLETED) >= 6);
+
+    int callsBefore = store.planningCalls;
+    long from = System.nanoTime();
+    Thread.sleep(8_000);
+    int calls = store.planningCalls - callsBefore;
+    double seconds = (System.nanoTime() - from) / 1e9;
+    run.stop();
+    RunOutcome outcome = resultOf();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.chainedBatches).isPositive();
+    // A look every 500 ms would have made about 16 calls; about one in 2 s makes 4 or 5.
+    assertThat(calls).as("planning calls in %.1f s", seconds).isLessThanOrEqualTo(8);
+    assertThat(store.maxExecuting()).isBetween(1, 2);
+  }
+
+  @Test
   void theOutcomeCountsWhatPostgresCountsWhenChainsUnderReport() {
     store.items = 100;
     store.requestedCap = 2;

@@ -65,6 +65,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Batches taken by chains rather than by the workflow's claims. */
   int chainedBatches;
 
+  /** Planning calls so far. */
+  volatile int planningCalls;
+
   /** Chains report no chained keys, as a retried attempt after its worker died mid-chain does. */
   boolean chainsForgetTheirKeys;
 
@@ -287,6 +290,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized PlanPage planNextPage(PlanRequest request) {
+    planningCalls++;
     if (planDone) {
       return new PlanPage(0, true, totalKeys);
     }
