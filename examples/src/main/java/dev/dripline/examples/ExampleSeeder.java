@@ -97,7 +97,8 @@ public final class ExampleSeeder {
       System.exit(2);
       return;
     }
-    String url = env("DRIPLINE_DB_URL", "jdbc:postgresql://127.0.0.1:5432/dripline");
+    String url =
+        env("DRIPLINE_DB_URL", "jdbc:postgresql://127.0.0.1:5432/dripline?sslmode=disable");
     try (Connection connection =
         DriverManager.getConnection(
             url, env("DRIPLINE_DB_USER", "dripline"), env("DRIPLINE_DB_PASSWORD", "dripline"))) {

@@ -10,7 +10,9 @@ import java.sql.SQLException;
 final class TestDb {
   static final String URL =
       System.getenv()
-          .getOrDefault("DRIPLINE_TEST_DB_URL", "jdbc:postgresql://127.0.0.1:5432/dripline_test");
+          .getOrDefault(
+              "DRIPLINE_TEST_DB_URL",
+              "jdbc:postgresql://127.0.0.1:5432/dripline_test?sslmode=disable");
 
   private TestDb() {}
 

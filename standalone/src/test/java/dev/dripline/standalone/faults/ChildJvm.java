@@ -51,7 +51,9 @@ class ChildJvm implements AutoCloseable {
   /** The test database's JDBC URL, as {@code bin/dripline-test} exports it. */
   static String databaseUrl() {
     return System.getenv()
-        .getOrDefault("DRIPLINE_TEST_DB_URL", "jdbc:postgresql://127.0.0.1:5432/dripline_test");
+        .getOrDefault(
+            "DRIPLINE_TEST_DB_URL",
+            "jdbc:postgresql://127.0.0.1:5432/dripline_test?sslmode=disable");
   }
 
   /** The test Temporal server, as {@code bin/dripline-test} exports it. */
