@@ -20,19 +20,14 @@ import java.util.function.Supplier;
 final class CpuMeter {
   private static final double TICKS_PER_SECOND = 100.0;
 
-  private final Map<String, Supplier<List<Long>>> parts = new LinkedHashMap<>();
+  /** Per part: CPU seconds by pid, read when asked. */
+  private final Map<String, Supplier<Map<Long, Double>>> parts = new LinkedHashMap<>();
 
   /** Adds a named part: the pids whose CPU time is summed under that name. */
   CpuMeter part(String name, Supplier<List<Long>> pids) {
-    parts.put(name, pids);
-    return this;
-  }
-
-  /** CPU seconds per part, and per pid, right now. */
-  Reading read() {
-    Map<String, Map<Long, Double>> byPart = new LinkedHashMap<>();
-    parts.forEach(
-        (name, pids) -> {
+    parts.put(
+        name,
+        () -> {
           Map<Long, Double> seconds = new LinkedHashMap<>();
           for (long pid : pids.get()) {
             double s = cpuSeconds(pid);
@@ -40,8 +35,33 @@ final class CpuMeter {
               seconds.put(pid, s);
             }
           }
-          byPart.put(name, seconds);
+          return seconds;
         });
+    return this;
+  }
+
+  /**
+   * Adds a named part for a process and its children, ended ones included: the root's own time,
+   * what its children that ended used (the kernel adds it to the root's {@code cutime} and {@code
+   * cstime} when the root reaps them), and its live children's time. For PostgreSQL's postmaster
+   * that is every backend, those of a pool closed between two readings too. The root is asked at
+   * every reading (-1: none).
+   */
+  CpuMeter tree(String name, Supplier<Long> root) {
+    parts.put(
+        name,
+        () -> {
+          long pid = root.get();
+          double s = pid < 0 ? -1 : treeSeconds(pid);
+          return s < 0 ? Map.of() : Map.of(pid, s);
+        });
+    return this;
+  }
+
+  /** CPU seconds per part, and per pid, right now. */
+  Reading read() {
+    Map<String, Map<Long, Double>> byPart = new LinkedHashMap<>();
+    parts.forEach((name, seconds) -> byPart.put(name, seconds.get()));
     return new Reading(byPart);
   }
 
@@ -91,15 +111,58 @@ final class CpuMeter {
 
   /** utime + stime of {@code pid} in seconds, or -1 if it is gone or not readable. */
   static double cpuSeconds(long pid) {
+    String[] fields = statFields(pid);
+    // fields[0] is field 3 (state); utime is field 14, stime field 15.
+    return fields == null ? -1 : ticks(fields, 11, 12) / TICKS_PER_SECOND;
+  }
+
+  /** The pid of {@code pid}'s parent, or -1 if it is gone or not readable. */
+  static long parentPid(long pid) {
+    String[] fields = statFields(pid);
+    return fields == null ? -1 : Long.parseLong(fields[1]);
+  }
+
+  /** See {@link #tree}: -1 if the root is gone or not readable. */
+  private static double treeSeconds(long root) {
+    String[] fields = statFields(root);
+    if (fields == null) {
+      return -1;
+    }
+    // utime, stime, cutime, cstime: fields 14 to 17.
+    long ticks = ticks(fields, 11, 12, 13, 14);
+    try (var children = Files.list(Path.of("/proc"))) {
+      for (Path dir : (Iterable<Path>) children::iterator) {
+        String name = dir.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        String[] child = statFields(Long.parseLong(name));
+        if (child != null && Long.parseLong(child[1]) == root) {
+          ticks += ticks(child, 11, 12);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return ticks / TICKS_PER_SECOND;
+  }
+
+  private static long ticks(String[] fields, int... indexes) {
+    long sum = 0;
+    for (int index : indexes) {
+      sum += Long.parseLong(fields[index]);
+    }
+    return sum;
+  }
+
+  /** Fields 3 onwards of {@code /proc/<pid>/stat}, or null if it is gone or not readable. */
+  private static String[] statFields(long pid) {
     try {
       String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
       // Fields after the command name, which is in parentheses and may contain spaces.
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      // fields[0] is field 3 (state); utime is field 14, stime field 15.
-      long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-      return ticks / TICKS_PER_SECOND;
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     } catch (IOException | RuntimeException e) {
-      return -1;
+      return null;
     }
   }
 }

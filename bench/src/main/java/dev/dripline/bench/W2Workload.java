@@ -80,6 +80,7 @@ final class W2Workload {
 
   private Connection db;
   private W2Stats stats;
+  private CpuMeter cpu;
   private double idleCommitsPerSecond;
   private W2SpringBatch spring;
 
@@ -128,7 +129,8 @@ final class W2Workload {
       long commits,
       double window,
       double load,
-      String detail) {
+      String detail,
+      Map<String, Double> cpu) {
 
     W2Stats.Group group(String category) {
       return statements.getOrDefault(category, W2Stats.Group.NONE);
@@ -174,6 +176,13 @@ final class W2Workload {
     db = DriverManager.getConnection(config.dbUrl(), config.dbUser(), config.dbPassword());
     try {
       stats = new W2Stats(db);
+      long postmaster = CpuMeter.parentPid(services.backendPids().get(0));
+      cpu =
+          new CpuMeter()
+              .part("dripline-jvm", () -> List.of(services.driplinePid()))
+              .part("bench-jvm", () -> List.of(ProcessHandle.current().pid()))
+              .part("temporal", services::temporalPids)
+              .tree("postgres", () -> postmaster);
       prepare();
       if (systems.contains("S")) {
         spring = new W2SpringBatch(config.dbUrl(), config.dbUser(), config.dbPassword(), cap);
@@ -342,6 +351,18 @@ final class W2Workload {
     if (run.detail() != null) {
       System.out.println("     " + run.detail());
     }
+    System.out.println("     cpu s: " + cpuLine(run.cpu(), 1));
+  }
+
+  /** CPU seconds per part and in all, each divided by {@code per}. */
+  private static String cpuLine(Map<String, Double> used, double per) {
+    StringBuilder line = new StringBuilder();
+    double total = 0;
+    for (Map.Entry<String, Double> e : used.entrySet()) {
+      total += e.getValue();
+      line.append(f("%s %.2f  ", e.getKey(), e.getValue() / per));
+    }
+    return line.append(f("total %.2f", total / per)).toString();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -430,6 +451,7 @@ final class W2Workload {
       spring.clearRepository();
     }
     long windowStart = System.nanoTime();
+    CpuMeter.Reading cpuBefore = cpu.read();
     W2Stats.Counters before = measured ? stats.counters() : null;
     if (measured) {
       stats.resetStatements();
@@ -482,6 +504,7 @@ final class W2Workload {
       }
       default -> throw new IllegalStateException(system);
     }
+    Map<String, Double> cpuUsed = cpu.read().since(cpuBefore);
     double load = loadAverage();
     verifyData(system, reference);
     verifyWork(system, reference, batches, updated, ranges);
@@ -490,7 +513,8 @@ final class W2Workload {
     }
     if (!measured) {
       return new Run(
-          system, seconds, batches, updated, Map.of(), List.of(), null, 0, 0, load, detail);
+          system, seconds, batches, updated, Map.of(), List.of(), null, 0, 0, load, detail,
+          cpuUsed);
     }
     // Read after the checks, so the bench's own statements in the window are all counted here.
     Map<String, W2Stats.Group> statements = stats.statements();
@@ -526,7 +550,8 @@ final class W2Workload {
         commits,
         window,
         load,
-        detail);
+        detail,
+        cpuUsed);
   }
 
   private long createRun() {
@@ -694,6 +719,21 @@ final class W2Workload {
     }
     if (j != null && s != null) {
       System.out.println(f("ratio S/J (wall time) = %.2f", s / j));
+    }
+
+    System.out.println();
+    System.out.println(
+        "CPU seconds per run (medians over the reps; /proc utime+stime from the start of a run to"
+            + " its end; postgres = the postmaster and all its children, ended ones included;"
+            + " the bench JVM runs J's and S's threads, the Dripline JVM D's app and worker)");
+    for (String system : systems) {
+      Map<String, Double> medianCpu = new LinkedHashMap<>();
+      for (String part : runs.get(system).get(0).cpu().keySet()) {
+        medianCpu.put(
+            part,
+            median(runs.get(system).stream().map(r -> r.cpu().getOrDefault(part, 0.0)).toList()));
+      }
+      System.out.println(f("  %-3s %s", system, cpuLine(medianCpu, 1)));
     }
 
     System.out.println();
