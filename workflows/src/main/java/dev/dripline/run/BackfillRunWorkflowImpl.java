@@ -42,6 +42,12 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   private static final long PLAN_AHEAD_MAX_MILLIS = 5_000;
 
+  /** The plan-ahead window holds at least this much of what the chains take (four short looks). */
+  private static final long PLAN_AHEAD_DRAIN_MILLIS = 2_000;
+
+  /** Bound of the plan-ahead window, in batches. */
+  private static final int MAX_PLAN_AHEAD = 10_000;
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(
@@ -102,11 +108,19 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private int pendingAfterPlan = -1;
   private int planningCalls;
 
-  /** The last planning report's time and pending count, to see how fast chains take batches. */
-  private long lookedAtMillis = -1;
-
+  /**
+   * How fast chains take batches, from the planning reports: the pending count the last one left,
+   * and the batches taken since {@link #measuredFromMillis} (-1: not measuring yet).
+   */
   private int pendingLooked;
+
+  private long measuredFromMillis = -1;
+  private int takenSince;
   private long lookEveryMillis = PLAN_AHEAD_MIN_MILLIS;
+
+  /** Pending batches the chains took per millisecond between the last two planning reports. */
+  private double takenPerMilli;
+
   private boolean stopRecorded;
 
   /** A planning call's outcome, handled in the workflow loop. */
@@ -394,10 +408,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /**
    * Pending batches planning keeps ready for chains, which take batches without the workflow:
    * enough for every slot to take several before the next look (W3 in docs/benchmarks.md: a window
-   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch).
+   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch),
+   * and at least {@link #PLAN_AHEAD_DRAIN_MILLIS} of what they take (W2: 4 chains of 30 ms batches
+   * took a window of 64 within one 500 ms look, then waited for the planner).
    */
   private int planAhead() {
-    return Math.max(2 * settings.planPageBatches(), 16 * cap);
+    int fixed = Math.max(2 * settings.planPageBatches(), 16 * cap);
+    double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
+    return (int) Math.min(MAX_PLAN_AHEAD, Math.max(fixed, drain));
   }
 
   /**
@@ -470,23 +488,31 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       return;
     }
     long now = Workflow.currentTimeMillis();
-    // What the planner found pending before it added its page, against what it left last time.
-    int pendingFound = page.pendingBatches() - page.batchesCreated();
-    if (lookedAtMillis >= 0 && now > lookedAtMillis) {
-      double takenPerMilli =
-          Math.max(0, pendingLooked - pendingFound) / (double) (now - lookedAtMillis);
-      double quarterMillis = planAhead() / 4.0 / Math.max(takenPerMilli, 1e-9);
-      lookEveryMillis =
-          (long) Math.max(PLAN_AHEAD_MIN_MILLIS, Math.min(PLAN_AHEAD_MAX_MILLIS, quarterMillis));
+    if (measuredFromMillis < 0) {
+      measuredFromMillis = now;
+      takenSince = 0;
+    } else {
+      // What the planner found pending before it added its page, against what it left last time.
+      takenSince += Math.max(0, pendingLooked - (page.pendingBatches() - page.batchesCreated()));
+      // Over at least the shortest look: two reports moments apart would make any rate up.
+      long elapsed = now - measuredFromMillis;
+      if (elapsed >= PLAN_AHEAD_MIN_MILLIS) {
+        takenPerMilli = takenSince / (double) elapsed;
+        measuredFromMillis = now;
+        takenSince = 0;
+        double quarterMillis = planAhead() / 4.0 / Math.max(takenPerMilli, 1e-9);
+        lookEveryMillis =
+            (long) Math.max(PLAN_AHEAD_MIN_MILLIS, Math.min(PLAN_AHEAD_MAX_MILLIS, quarterMillis));
+      }
     }
-    lookedAtMillis = now;
     pendingLooked = page.pendingBatches();
   }
 
   /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
   private void lookSoon() {
-    lookedAtMillis = -1;
+    measuredFromMillis = -1;
     lookEveryMillis = PLAN_AHEAD_MIN_MILLIS;
+    takenPerMilli = 0;
   }
 
   private int lowestFreeLane() {
