@@ -113,8 +113,16 @@ final class Services implements AutoCloseable {
     if (dripline != null && dripline.isAlive()) {
       return;
     }
+    List<String> options = new ArrayList<>(List.of(config.workerHeap()));
+    String extra = System.getenv("DRIPLINE_BENCH_DRIPLINE_JVM_OPTS");
+    if (extra != null && !extra.isBlank()) {
+      options.addAll(List.of(extra.trim().split("\\s+")));
+    }
     dripline =
-        spawn("dripline", java("dev.dripline.standalone.StandaloneApplication"), driplineEnv());
+        spawn(
+            "dripline",
+            java(options, "dev.dripline.standalone.StandaloneApplication"),
+            driplineEnv());
     awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofSeconds(180));
   }
 

@@ -90,7 +90,7 @@ final class W2Workload {
     this.rows = config.intOption("w2-rows", 1_000_000);
     this.batchSize = config.intOption("w2-batch-size", 1000);
     this.cap = config.intOption("w2-cap", 4);
-    this.warmupRows = config.intOption("w2-warmup-rows", 20_000);
+    this.warmupRows = config.intOption("w2-warmup-rows", 200_000);
     this.settleMs = config.intOption("w2-settle-ms", 11_000);
     this.top = config.intOption("w2-top", 12);
     this.checkpoint = !config.option("w2-checkpoint", "on").equalsIgnoreCase("off");
@@ -372,8 +372,15 @@ final class W2Workload {
   private Reference reset(int n) throws SQLException {
     // Its own connection, closed at the end: its backend's statistics are flushed when it exits,
     // not later during a measured run.
+    long backend;
+    Reference reference;
     try (Connection connection =
         DriverManager.getConnection(config.dbUrl(), config.dbUser(), config.dbPassword())) {
+      try (Statement statement = connection.createStatement();
+          ResultSet rs = statement.executeQuery("select pg_backend_pid()")) {
+        rs.next();
+        backend = rs.getLong(1);
+      }
       try (Statement statement = connection.createStatement()) {
         statement.execute("truncate example_users restart identity");
       }
@@ -398,7 +405,19 @@ final class W2Workload {
         throw new IllegalStateException(
             "W2 reference plan covers " + ranges.keys() + " keys, scope is " + scope);
       }
-      return new Reference(n, scope, ranges);
+      reference = new Reference(n, scope, ranges);
+    }
+    // Its backend (seeding, vacuum: seconds of CPU) must have ended before the run's CPU reading,
+    // or the postmaster would collect its time inside the measured window.
+    awaitExit(backend);
+    return reference;
+  }
+
+  private static void awaitExit(long pid) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+        && System.nanoTime() < deadline) {
+      sleep(20);
     }
   }
 
