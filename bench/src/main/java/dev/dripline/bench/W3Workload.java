@@ -61,6 +61,8 @@ import java.util.Map;
  *   <li>{@code --w3-backfill} (bench.noop): the definition (any with the {@code items} and {@code
  *       sleepMs} options);
  *   <li>{@code --w3-get-interval-ms} (200): interval of the GET sampler (5 requests/s);
+ *   <li>{@code --w3-worker-nice} (0): run the worker JVM under {@code nice -n} this (with {@code
+ *       --w3-api own}: the API keeps the CPU it needs while the worker takes the rest);
  *   <li>{@code --w3-flat-pct} (20), {@code --w3-flat-mb} (8): the flatness rule above;
  *   <li>{@code --w3-timeout-s} (max(1800, batches / 10)): give up (and stop the run) after this.
  *       The bench script's own limit, {@code DRIPLINE_BENCH_TIMEOUT} (3600 s), must be raised for
@@ -85,6 +87,7 @@ final class W3Workload {
   private String backfill;
   private boolean ownApi;
   private int getInterval;
+  private int workerNice;
   private int flatPct;
   private int flatMb;
   private int timeoutSeconds;
@@ -129,6 +132,7 @@ final class W3Workload {
     }
     ownApi = api.equals("own");
     getInterval = config.intOption("w3-get-interval-ms", 200);
+    workerNice = config.intOption("w3-worker-nice", 0);
     flatPct = config.intOption("w3-flat-pct", 20);
     flatMb = config.intOption("w3-flat-mb", 8);
     timeoutSeconds = config.intOption("w3-timeout-s", Math.max(1800, batches / 10));
@@ -165,17 +169,21 @@ final class W3Workload {
       app = services.spawn("w3-app", services.java(List.of(config.workerHeap()), APP), appEnv);
     }
     Path gcLog = config.logDir().toAbsolutePath().resolve("bench-w3-gc.log");
-    jvm =
-        services.spawn(
-            ownApi ? "w3-worker" : "w3-dripline",
-            services.java(
-                List.of(
-                    config.workerHeap(),
-                    // An OutOfMemoryError anywhere is a failure of W3: end the JVM so it shows.
-                    "-XX:+ExitOnOutOfMemoryError",
-                    "-Xlog:gc:file=" + gcLog),
-                ownApi ? WORKER : STANDALONE),
-            env);
+    List<String> command = new ArrayList<>();
+    if (workerNice > 0) {
+      // The worker yields the CPU to the API when both want it, as separate hosts would give each
+      // its own: a run of no-op batches otherwise takes every cycle the machine has.
+      command.addAll(List.of("nice", "-n", Integer.toString(workerNice)));
+    }
+    command.addAll(
+        services.java(
+            List.of(
+                config.workerHeap(),
+                // An OutOfMemoryError anywhere is a failure of W3: end the JVM so it shows.
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Xlog:gc:file=" + gcLog),
+            ownApi ? WORKER : STANDALONE));
+    jvm = services.spawn(ownApi ? "w3-worker" : "w3-dripline", command, env);
     WorkflowServiceStubs stubs = null;
     try {
       services.awaitHealthy(jvm, "W3 Dripline", health, Duration.ofSeconds(180));

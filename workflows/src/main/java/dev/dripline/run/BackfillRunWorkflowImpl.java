@@ -36,7 +36,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /**
    * How often, at most and at least, the loop checks the plan-ahead window while chains run. Each
    * check costs a timer, a planning activity and two workflow tasks; between the bounds the loop
-   * looks about when the chains will have taken a quarter of the window ({@link #lookEvery}).
+   * looks about when the chains will have taken a quarter of the window ({@link #paceLooks}).
    */
   private static final long PLAN_AHEAD_MIN_MILLIS = 500;
 
@@ -45,7 +45,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** The plan-ahead window holds at least this much of what the chains take (four short looks). */
   private static final long PLAN_AHEAD_DRAIN_MILLIS = 2_000;
 
-  /** Bound of the plan-ahead window, in batches. */
+  /** Bound of the part of the plan-ahead window sized by the chains' pace, in batches. */
   private static final int MAX_PLAN_AHEAD = 10_000;
 
   /** Short database operations; retried until the database answers (R12). */
@@ -118,7 +118,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private int takenSince;
   private long lookEveryMillis = PLAN_AHEAD_MIN_MILLIS;
 
-  /** Pending batches the chains took per millisecond between the last two planning reports. */
+  /** Pending batches the chains took per millisecond, over the last measurement (≥ 500 ms). */
   private double takenPerMilli;
 
   private boolean stopRecorded;
@@ -415,7 +415,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private int planAhead() {
     int fixed = Math.max(2 * settings.planPageBatches(), 16 * cap);
     double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
-    return (int) Math.min(MAX_PLAN_AHEAD, Math.max(fixed, drain));
+    return (int) Math.max(fixed, Math.min(MAX_PLAN_AHEAD, drain));
   }
 
   /**
