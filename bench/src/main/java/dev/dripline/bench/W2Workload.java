@@ -351,18 +351,18 @@ final class W2Workload {
     if (run.detail() != null) {
       System.out.println("     " + run.detail());
     }
-    System.out.println("     cpu s: " + cpuLine(run.cpu(), 1));
+    System.out.println("     cpu s: " + cpuLine(run.cpu()));
   }
 
-  /** CPU seconds per part and in all, each divided by {@code per}. */
-  private static String cpuLine(Map<String, Double> used, double per) {
+  /** CPU seconds per part, and in all. */
+  private static String cpuLine(Map<String, Double> used) {
     StringBuilder line = new StringBuilder();
     double total = 0;
     for (Map.Entry<String, Double> e : used.entrySet()) {
       total += e.getValue();
-      line.append(f("%s %.2f  ", e.getKey(), e.getValue() / per));
+      line.append(f("%s %.2f  ", e.getKey(), e.getValue()));
     }
-    return line.append(f("total %.2f", total / per)).toString();
+    return line.append(f("total %.2f", total)).toString();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -752,7 +752,7 @@ final class W2Workload {
             part,
             median(runs.get(system).stream().map(r -> r.cpu().getOrDefault(part, 0.0)).toList()));
       }
-      System.out.println(f("  %-3s %s", system, cpuLine(medianCpu, 1)));
+      System.out.println(f("  %-3s %s", system, cpuLine(medianCpu)));
     }
 
     System.out.println();
