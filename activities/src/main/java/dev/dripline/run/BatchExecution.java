@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * tested) directly; {@link BatchActivitiesImpl} adds heartbeats around it.
  *
  * <p>One attempt may go on, in the same slot, with further pending batches of the run (a chain, see
- * {@link #process(BatchWork, BooleanSupplier)}): per batch that costs one transaction (its
- * completion and the next claim, committed together) instead of a round trip through Temporal
- * (three history events, workflow tasks and a claim).
+ * {@link #process(BatchWork, BooleanSupplier)}): per batch that costs one transaction and one
+ * statement of bookkeeping (its completion and the next claim together) instead of a round trip
+ * through Temporal (three history events, workflow tasks and a claim).
  *
  * <p>Invariants: the definition runs only for a batch that holds a slot ({@code enqueued} or {@code
  * running}); a batch becomes {@code completed} at most once, and its size is added to the run's
@@ -125,8 +125,8 @@ public class BatchExecution {
     }
     while (next != null) {
       Started batch = next;
-      // The completion and the next claim commit together: one commit per chained batch (with a
-      // transactional definition, the batch's own writes too).
+      // The completion and the next claim are one statement and commit together: one commit per
+      // chained batch (with a transactional definition, the batch's own writes too).
       Recorded recorded;
       try {
         recorded =
@@ -134,14 +134,11 @@ public class BatchExecution {
                 definition,
                 runId,
                 batch,
-                connection -> {
-                  BatchMetrics.Outcome completed = complete(connection, runId, batch.number());
-                  if (completed == null || !mayGoOn(deadline, mayContinue)) {
-                    return new Recorded(completed, null);
-                  }
-                  return new Recorded(
-                      completed, claimNext(connection, runId, headNumber, work.lane()));
-                });
+                connection ->
+                    mayGoOn(deadline, mayContinue)
+                        ? completeAndClaimNext(
+                            connection, runId, batch.number(), headNumber, work.lane())
+                        : new Recorded(complete(connection, runId, batch.number()), null));
       } catch (Exception e) {
         if (DatabaseOutage.isConnectionFailure(e)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -462,36 +459,25 @@ public class BatchExecution {
    */
   private static Started claimNext(Connection connection, long runId, int headNumber, int lane)
       throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches b set status = 'running', chain_head = ?, claim_token = null,"
-                + " enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
-                + " attempts = b.attempts + 1"
-                + " from runs r where r.id = b.run_id and b.run_id = ?"
-                + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
-                + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
-                + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
-                + " order by p.number limit 1 for update of p skip locked)"
-                + STARTED_COLUMNS)) {
-      update.setInt(1, headNumber);
-      update.setLong(2, runId);
-      update.setLong(3, runId);
-      update.setInt(4, lane);
+    try (PreparedStatement update = connection.prepareStatement(CLAIM_NEXT + STARTED_COLUMNS)) {
+      bindClaimNext(update, 1, runId, headNumber, lane);
       return started(update);
     }
   }
 
   private static Started started(PreparedStatement update) throws SQLException {
     try (ResultSet rs = update.executeQuery()) {
-      if (!rs.next()) {
-        return null;
-      }
-      return new Started(
-          rs.getInt("number"),
-          new KeyRange(rs.getLong("start_key"), rs.getLong("end_key")),
-          rs.getInt("size"),
-          rs.getString("options"));
+      return rs.next() ? started(rs) : null;
     }
+  }
+
+  /** The {@link #STARTED_COLUMNS} of the current row. */
+  private static Started started(ResultSet rs) throws SQLException {
+    return new Started(
+        rs.getInt("number"),
+        new KeyRange(rs.getLong("start_key"), rs.getLong("end_key")),
+        rs.getInt("size"),
+        rs.getString("options"));
   }
 
   private static BatchResult notStarted(Connection connection, long runId, int number)
@@ -513,39 +499,105 @@ public class BatchExecution {
   /**
    * The running → completed compare-and-set, with the batch's keys added to the run's processed
    * keys, the batch to its completed batches and to the {@code completed} outcome counter (both in
-   * the batch's shard, see {@link ShardedCounters}) — one statement, so one transaction and one
-   * round trip; null if the batch was not running any more, in which case nothing is counted.
+   * the batch's shard, see {@link ShardedCounters}): CTEs of one statement, so one transaction and
+   * one round trip. {@code done} returns the batch's backfill and slot seconds, nothing if the
+   * batch was not running any more, in which case nothing is counted. Parameters: run, number, run,
+   * shard, shard.
+   */
+  private static final String COMPLETE_CTES =
+      "with done as ("
+          + " update batches b set status = 'completed', finished_at = now(), error = null"
+          + " from runs r where r.id = b.run_id"
+          + " and b.run_id = ? and b.number = ? and b.status = 'running'"
+          + " returning r.backfill, b.size, "
+          + BatchMetrics.SLOT_SECONDS
+          + " as slot_seconds),"
+          + " keys as (insert into run_key_counts"
+          + " (run_id, shard, processed_keys, completed_batches)"
+          + " select ?, ?, size, 1 from done"
+          + " on conflict (run_id, shard) do update"
+          + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
+          + " completed_batches = run_key_counts.completed_batches + 1),"
+          + " outcomes as (insert into batch_outcome_counters (backfill, outcome, shard, value)"
+          + " select backfill, 'completed', ?, 1 from done"
+          + " on conflict (backfill, outcome, shard) do update"
+          + " set value = batch_outcome_counters.value + excluded.value)";
+
+  /**
+   * The update of {@link #claimNext}: takes the run's lowest pending batch into a chain if the run
+   * is running, not stopping and its cap covers the lane. Parameters: chain head, run, run, lane.
+   */
+  private static final String CLAIM_NEXT =
+      "update batches b set status = 'running', chain_head = ?, claim_token = null,"
+          + " enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
+          + " attempts = b.attempts + 1"
+          + " from runs r where r.id = b.run_id and b.run_id = ?"
+          + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
+          + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
+          + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
+          + " order by p.number limit 1 for update of p skip locked)";
+
+  /** Sets the parameters of {@link #COMPLETE_CTES} from {@code first}; the next index. */
+  private static int bindComplete(PreparedStatement statement, int first, long runId, int number)
+      throws SQLException {
+    int shard = ShardedCounters.shardOf(number);
+    statement.setLong(first, runId);
+    statement.setInt(first + 1, number);
+    statement.setLong(first + 2, runId);
+    statement.setInt(first + 3, shard);
+    statement.setInt(first + 4, shard);
+    return first + 5;
+  }
+
+  /** Sets the parameters of {@link #CLAIM_NEXT} from {@code first}. */
+  private static void bindClaimNext(
+      PreparedStatement statement, int first, long runId, int headNumber, int lane)
+      throws SQLException {
+    statement.setInt(first, headNumber);
+    statement.setLong(first + 1, runId);
+    statement.setLong(first + 2, runId);
+    statement.setInt(first + 3, lane);
+  }
+
+  /**
+   * Records batch {@code number} completed ({@link #COMPLETE_CTES}), as one statement; null if it
+   * was not running any more.
    */
   private static BatchMetrics.Outcome complete(Connection connection, long runId, int number)
       throws SQLException {
     try (PreparedStatement update =
-        connection.prepareStatement(
-            "with done as ("
-                + " update batches b set status = 'completed', finished_at = now(), error = null"
-                + " from runs r where r.id = b.run_id"
-                + " and b.run_id = ? and b.number = ? and b.status = 'running'"
-                + " returning r.backfill, b.size, "
-                + BatchMetrics.SLOT_SECONDS
-                + " as slot_seconds),"
-                + " keys as (insert into run_key_counts"
-                + " (run_id, shard, processed_keys, completed_batches)"
-                + " select ?, ?, size, 1 from done"
-                + " on conflict (run_id, shard) do update"
-                + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
-                + " completed_batches = run_key_counts.completed_batches + 1),"
-                + " outcomes as (insert into batch_outcome_counters (backfill, outcome, shard, value)"
-                + " select backfill, 'completed', ?, 1 from done"
-                + " on conflict (backfill, outcome, shard) do update"
-                + " set value = batch_outcome_counters.value + excluded.value)"
-                + " select backfill, slot_seconds from done")) {
-      int shard = ShardedCounters.shardOf(number);
-      update.setLong(1, runId);
-      update.setInt(2, number);
-      update.setLong(3, runId);
-      update.setInt(4, shard);
-      update.setInt(5, shard);
+        connection.prepareStatement(COMPLETE_CTES + " select backfill, slot_seconds from done")) {
+      bindComplete(update, 1, runId, number);
       try (ResultSet rs = update.executeQuery()) {
         return rs.next() ? BatchMetrics.Outcome.of(rs) : null;
+      }
+    }
+  }
+
+  /**
+   * {@link #complete} and, only if it recorded the batch, {@link #claimNext} — one statement, so a
+   * chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim cannot
+   * take the batch just completed: it was {@code running} in the statement's snapshot.
+   */
+  private static Recorded completeAndClaimNext(
+      Connection connection, long runId, int number, int headNumber, int lane) throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            COMPLETE_CTES
+                + ", next as ("
+                + CLAIM_NEXT
+                + " and exists (select 1 from done)"
+                + STARTED_COLUMNS
+                + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key,"
+                + " n.size, n.options from done d left join next n on true")) {
+      int next = bindComplete(update, 1, runId, number);
+      bindClaimNext(update, next, runId, headNumber, lane);
+      try (ResultSet rs = update.executeQuery()) {
+        if (!rs.next()) {
+          return new Recorded(null, null);
+        }
+        BatchMetrics.Outcome completed = BatchMetrics.Outcome.of(rs);
+        return new Recorded(completed, rs.getObject("number") == null ? null : started(rs));
       }
     }
   }

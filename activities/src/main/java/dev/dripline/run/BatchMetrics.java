@@ -67,8 +67,9 @@ public class BatchMetrics {
   record Outcome(String backfill, Double slotSeconds) {
     /** Reads {@code backfill} and {@code slot_seconds} from a {@code returning} row. */
     static Outcome of(ResultSet rs) throws SQLException {
+      String backfill = rs.getString("backfill");
       double seconds = rs.getDouble("slot_seconds");
-      return new Outcome(rs.getString("backfill"), rs.wasNull() ? null : Math.max(0, seconds));
+      return new Outcome(backfill, rs.wasNull() ? null : Math.max(0, seconds));
     }
   }
 

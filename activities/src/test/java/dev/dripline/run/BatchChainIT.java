@@ -23,6 +23,7 @@ class BatchChainIT {
 
   @AfterEach
   void cleanUp() {
+    keysBackfill.whileProcessing(null);
     fixtures.deleteCreated();
   }
 
@@ -91,6 +92,43 @@ class BatchChainIT {
     fixtures.setBatchStatus(capped, 2, "enqueued");
     assertThat(execution.process(chain(capped, 2, 2)).chainedBatches()).isEqualTo(1);
     assertThat(statuses(capped)).containsOnly("completed");
+  }
+
+  @Test
+  void aChainPausedWhileABatchRunsFinishesThatBatchAndTakesNoOther() {
+    long runId = runWithBatches("{\"items\":40}", 4, 1);
+    keysBackfill.whileProcessing(
+        range -> {
+          if (range.startKey() == 11) {
+            fixtures.setRunStatus(runId, "paused");
+          }
+        });
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    // Batch 2's completion and the (refused) claim of batch 3 are one statement.
+    assertThat(result.chainedBatches()).isEqualTo(1);
+    assertThat(statuses(runId)).containsExactly("completed", "completed", "pending", "pending");
+  }
+
+  @Test
+  void aChainedBatchThatLostItsSlotRecordsNothingAndClaimsNothing() {
+    long runId = runWithBatches("{\"items\":40}", 4, 1);
+    // The run's slots are recovered while batch 2 runs: it is pending again, nobody holds it.
+    keysBackfill.whileProcessing(
+        range -> {
+          if (range.startKey() == 11) {
+            fixtures.setBatchStatus(runId, 2, "pending");
+          }
+        });
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    // Its completion is refused, and so is the claim that would have come with it: a claim
+    // committed without the chain going on would leave a batch running with nobody on it.
+    assertThat(result.chainedBatches()).isZero();
+    assertThat(statuses(runId)).containsExactly("completed", "pending", "pending", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
   }
 
   @Test

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Test-only definition: keys {@code 1..items}; a batch containing {@code failKey} fails
@@ -28,6 +29,7 @@ public class KeysBackfill implements BackfillDefinition {
   private final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
   private final AtomicInteger largestLimit = new AtomicInteger();
   private volatile long processSleepMillis;
+  private volatile Consumer<KeyRange> whileProcessing;
 
   @Override
   public String name() {
@@ -105,6 +107,10 @@ public class KeysBackfill implements BackfillDefinition {
     if (processSleepMillis > 0) {
       Thread.sleep(processSleepMillis);
     }
+    Consumer<KeyRange> hook = whileProcessing;
+    if (hook != null) {
+      hook.accept(range);
+    }
     context
         .options()
         .integer("permanentKey")
@@ -130,5 +136,10 @@ public class KeysBackfill implements BackfillDefinition {
 
   public void processSleepMillis(long millis) {
     this.processSleepMillis = millis;
+  }
+
+  /** Runs {@code hook} inside every batch from now on, before it ends (null: none). */
+  public void whileProcessing(Consumer<KeyRange> hook) {
+    this.whileProcessing = hook;
   }
 }
