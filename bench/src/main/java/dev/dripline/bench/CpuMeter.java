@@ -41,6 +41,86 @@ final class CpuMeter {
   }
 
   /**
+   * Adds a named part: the threads of the processes {@code pids} whose name ({@code
+   * /proc/<pid>/task/<tid>/comm}, at most 15 characters) starts with one of {@code prefixes} — for
+   * a JVM's JIT compiler threads, {@code "C1 CompilerThre"} and {@code "C2 CompilerThre"}. Such a
+   * part is a share of its process's part, not an addition to it.
+   */
+  CpuMeter threads(String name, Supplier<List<Long>> pids, String... prefixes) {
+    parts.put(
+        name,
+        () -> {
+          Map<Long, Double> seconds = new LinkedHashMap<>();
+          for (long pid : pids.get()) {
+            Path tasks = Path.of("/proc", Long.toString(pid), "task");
+            try (var threads = Files.list(tasks)) {
+              for (Path task : (Iterable<Path>) threads::iterator) {
+                String comm = readOrEmpty(task.resolve("comm")).strip();
+                for (String prefix : prefixes) {
+                  if (comm.startsWith(prefix)) {
+                    String[] fields = fields(readOrEmpty(task.resolve("stat")));
+                    if (fields != null) {
+                      seconds.put(
+                          Long.parseLong(task.getFileName().toString()),
+                          ticks(fields, 11, 12) / TICKS_PER_SECOND);
+                    }
+                    break;
+                  }
+                }
+              }
+            } catch (IOException | RuntimeException e) {
+              // The process ended: its threads drop out of this reading.
+            }
+          }
+          return seconds;
+        });
+    return this;
+  }
+
+  /**
+   * CPU seconds of each thread of {@code pid} right now, by thread id, with the thread's name as
+   * {@code /proc} shows it (digits dropped, so a pool's threads share one name); empty if the
+   * process is gone.
+   */
+  static Map<Long, Map.Entry<String, Double>> threadSeconds(long pid) {
+    Map<Long, Map.Entry<String, Double>> threads = new LinkedHashMap<>();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String[] fields = fields(readOrEmpty(task.resolve("stat")));
+        if (fields != null) {
+          String name = readOrEmpty(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          threads.put(
+              Long.parseLong(task.getFileName().toString()),
+              Map.entry(name, ticks(fields, 11, 12) / TICKS_PER_SECOND));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // The process ended.
+    }
+    return threads;
+  }
+
+  /**
+   * CPU seconds used between two {@link #threadSeconds} readings, summed by thread name, most
+   * first; a thread that started in between counts from zero.
+   */
+  static List<Map.Entry<String, Double>> byThreadName(
+      Map<Long, Map.Entry<String, Double>> before, Map<Long, Map.Entry<String, Double>> after) {
+    Map<String, Double> used = new LinkedHashMap<>();
+    after.forEach(
+        (tid, now) -> {
+          Map.Entry<String, Double> earlier = before.get(tid);
+          double delta = now.getValue() - (earlier == null ? 0 : earlier.getValue());
+          if (delta > 0) {
+            used.merge(now.getKey(), delta, Double::sum);
+          }
+        });
+    List<Map.Entry<String, Double>> sorted = new ArrayList<>(used.entrySet());
+    sorted.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+    return sorted;
+  }
+
+  /**
    * Adds a named part for a process and its children, ended ones included: the root's own time,
    * what its children that ended used (the kernel adds it to the root's {@code cutime} and {@code
    * cstime} when the root reaps them), and its live children's time. For PostgreSQL's postmaster
@@ -122,29 +202,43 @@ final class CpuMeter {
     return fields == null ? -1 : Long.parseLong(fields[1]);
   }
 
-  /** See {@link #tree}: -1 if the root is gone or not readable. */
+  /**
+   * See {@link #tree}: -1 if the root is gone or not readable. A child that the root reaps while
+   * its children are listed would be in neither the root's {@code cutime} read before nor the list
+   * (a pool closed just before the reading loses seconds so): the root is read again after the
+   * list, and the reading repeated until nothing was reaped in between.
+   */
   private static double treeSeconds(long root) {
-    String[] fields = statFields(root);
-    if (fields == null) {
-      return -1;
-    }
-    // utime, stime, cutime, cstime: fields 14 to 17.
-    long ticks = ticks(fields, 11, 12, 13, 14);
-    try (var children = Files.list(Path.of("/proc"))) {
-      for (Path dir : (Iterable<Path>) children::iterator) {
-        String name = dir.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        String[] child = statFields(Long.parseLong(name));
-        if (child != null && Long.parseLong(child[1]) == root) {
-          ticks += ticks(child, 11, 12);
-        }
+    for (int attempt = 0; ; attempt++) {
+      String[] fields = statFields(root);
+      if (fields == null) {
+        return -1;
       }
-    } catch (IOException | RuntimeException e) {
-      return -1;
+      // utime, stime, cutime, cstime: fields 14 to 17.
+      long ticks = ticks(fields, 11, 12, 13, 14);
+      long reaped = ticks(fields, 13, 14);
+      try (var children = Files.list(Path.of("/proc"))) {
+        for (Path dir : (Iterable<Path>) children::iterator) {
+          String name = dir.getFileName().toString();
+          if (!name.chars().allMatch(Character::isDigit)) {
+            continue;
+          }
+          String[] child = statFields(Long.parseLong(name));
+          if (child != null && Long.parseLong(child[1]) == root) {
+            ticks += ticks(child, 11, 12);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        return -1;
+      }
+      String[] after = statFields(root);
+      if (after == null) {
+        return -1;
+      }
+      if (ticks(after, 13, 14) == reaped || attempt >= 20) {
+        return ticks / TICKS_PER_SECOND;
+      }
     }
-    return ticks / TICKS_PER_SECOND;
   }
 
   private static long ticks(String[] fields, int... indexes) {
@@ -157,12 +251,21 @@ final class CpuMeter {
 
   /** Fields 3 onwards of {@code /proc/<pid>/stat}, or null if it is gone or not readable. */
   private static String[] statFields(long pid) {
+    return fields(readOrEmpty(Path.of("/proc", Long.toString(pid), "stat")));
+  }
+
+  /** Fields 3 onwards of a {@code stat} file's text, or null if there is none. */
+  private static String[] fields(String stat) {
+    int end = stat.lastIndexOf(')');
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    return end < 0 || end + 2 > stat.length() ? null : stat.substring(end + 2).split(" ");
+  }
+
+  private static String readOrEmpty(Path file) {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      // Fields after the command name, which is in parentheses and may contain spaces.
-      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Files.readString(file);
     } catch (IOException | RuntimeException e) {
-      return null;
+      return "";
     }
   }
 }

@@ -6,6 +6,8 @@ import static dev.dripline.bench.BenchMain.sleep;
 
 import dev.dripline.examples.ExampleSeeder;
 import dev.dripline.examples.NormalizeEmailsBackfill;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,10 +56,17 @@ import java.util.Map;
  *   <li>{@code rows} (1000000): rows seeded into {@code example_users} for each run;
  *   <li>{@code batch-size} (1000), {@code cap} (4): keys per batch, parallel batches / threads;
  *   <li>{@code systems} (D,J,S): which systems to run;
- *   <li>{@code warmup-rows} (20000; 0 = none): rows of the warm-up run of each system;
+ *   <li>{@code warmup-rows} (200000; 0 = none): rows of the warm-up run of each system;
+ *   <li>{@code warmups} (1): warm-up runs of each system, one system after the other (a JVM's JIT
+ *       compiles per-batch code after thousands of calls: a worker that ran for hours has it
+ *       compiled, one that ran a thousand batches has not);
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
- *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted).
+ *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
+ *   <li>{@code pin-db} (off): on pins PostgreSQL to the last CPU and the JVMs and the dev server to
+ *       the others ({@link CpuPinning}), as if the database had a host of its own: what each system
+ *       costs the database is then what slows it, not the CPU its own processes take from the
+ *       database on a shared machine.
  * </ul>
  */
 final class W2Workload {
@@ -67,12 +76,19 @@ final class W2Workload {
   private static final String POLL_SQL =
       W2Stats.BENCH_MARK + "select status, 1 as w2_bench from runs where id = ?";
 
+  /** Suffix of a part that is the JIT compiler threads' share of the JVM part before it. */
+  private static final String JIT_SHARE = "-jit";
+
+  /** A HotSpot JIT compiler thread's name as {@code /proc} shows it (15 characters at most). */
+  private static final String[] JIT_THREADS = {"C1 CompilerThre", "C2 CompilerThre"};
+
   private final BenchConfig config;
   private final Services services;
   private final int rows;
   private final int batchSize;
   private final int cap;
   private final int warmupRows;
+  private final int warmups;
   private final int settleMs;
   private final int top;
   private final List<String> systems;
@@ -83,6 +99,10 @@ final class W2Workload {
   private CpuMeter cpu;
   private double idleCommitsPerSecond;
   private W2SpringBatch spring;
+  private WorkflowServiceStubs stubs;
+  private final boolean pinDatabase;
+  private CpuPinning pinning;
+  private W3History history;
 
   W2Workload(BenchConfig config, Services services) {
     this.config = config;
@@ -91,6 +111,8 @@ final class W2Workload {
     this.batchSize = config.intOption("w2-batch-size", 1000);
     this.cap = config.intOption("w2-cap", 4);
     this.warmupRows = config.intOption("w2-warmup-rows", 200_000);
+    this.warmups = config.intOption("w2-warmups", 1);
+    this.pinDatabase = config.option("w2-pin-db", "off").equalsIgnoreCase("on");
     this.settleMs = config.intOption("w2-settle-ms", 11_000);
     this.top = config.intOption("w2-top", 12);
     this.checkpoint = !config.option("w2-checkpoint", "on").equalsIgnoreCase("off");
@@ -158,13 +180,14 @@ final class W2Workload {
     System.out.println(
         f(
             "== W2 real work: %s over %,d rows, batch %d, cap %d; systems %s; %d reps"
-                + " (rotating order; warm-up %,d rows each)",
+                + " (rotating order; warm-up %d x %,d rows each)",
             NormalizeEmailsBackfill.NAME,
             rows,
             batchSize,
             cap,
             String.join(",", systems),
             config.reps(),
+            warmups,
             warmupRows));
     System.out.println(
         "D = Dripline (POST /api/runs .. runs.finished_at); J = JDBC thread pool (HikariCP, "
@@ -180,21 +203,47 @@ final class W2Workload {
       cpu =
           new CpuMeter()
               .part("dripline-jvm", () -> List.of(services.driplinePid()))
+              .threads("dripline" + JIT_SHARE, () -> List.of(services.driplinePid()), JIT_THREADS)
               .part("bench-jvm", () -> List.of(ProcessHandle.current().pid()))
+              .threads(
+                  "bench" + JIT_SHARE, () -> List.of(ProcessHandle.current().pid()), JIT_THREADS)
               .part("temporal", services::temporalPids)
               .tree("postgres", () -> postmaster);
       prepare();
+      if (pinDatabase) {
+        pinning = new CpuPinning();
+        if (!pinning.possible()) {
+          throw new IllegalStateException(
+              "--w2-pin-db on needs at least 2 CPUs and /usr/bin/taskset");
+        }
+        pinning.pinDatabase(postmaster);
+        List<Long> others = new ArrayList<>(services.temporalPids());
+        others.add(services.driplinePid());
+        others.add(ProcessHandle.current().pid());
+        pinning.pinOthers(others);
+        System.out.println(
+            f(
+                "CPU pinning: PostgreSQL (postmaster %d and its children) on CPU %s; the Dripline"
+                    + " JVM, the bench JVM and the Temporal dev server on CPU %s",
+                postmaster, pinning.databaseCpus(), pinning.otherCpus()));
+      }
       if (systems.contains("S")) {
         spring = new W2SpringBatch(config.dbUrl(), config.dbUser(), config.dbPassword(), cap);
       }
-      if (warmupRows > 0) {
+      if (warmupRows > 0 && warmups > 0) {
         warmUp();
       }
       measureIdle();
       return measure();
     } finally {
+      if (pinning != null) {
+        pinning.release();
+      }
       if (spring != null) {
         spring.close();
+      }
+      if (stubs != null) {
+        stubs.shutdownNow();
       }
       db.close();
     }
@@ -254,13 +303,17 @@ final class W2Workload {
 
   private void warmUp() throws Exception {
     List<String> parts = new ArrayList<>();
-    for (String system : systems) {
-      Reference reference = reset(warmupRows);
-      Run run = execute(system, reference, false);
-      parts.add(f("%s %.2f s", system, run.seconds()));
+    for (int round = 0; round < warmups; round++) {
+      for (String system : systems) {
+        Reference reference = reset(warmupRows);
+        Run run = execute(system, reference, false);
+        parts.add(f("%s %.2f s", system, run.seconds()));
+      }
     }
     System.out.println(
-        f("warm-up (%,d rows): %s (not counted)", warmupRows, String.join(", ", parts)));
+        f(
+            "warm-up (%d x %,d rows): %s (not counted)",
+            warmups, warmupRows, String.join(", ", parts)));
     // Let every backend flush its statistics, so the first measured run starts clean.
     sleep(settleMs);
   }
@@ -354,11 +407,19 @@ final class W2Workload {
     System.out.println("     cpu s: " + cpuLine(run.cpu()));
   }
 
-  /** CPU seconds per part, and in all. */
+  /**
+   * CPU seconds per part, and in all; a {@link #JIT_SHARE} part is printed in brackets after its
+   * JVM's part and not added again.
+   */
   private static String cpuLine(Map<String, Double> used) {
     StringBuilder line = new StringBuilder();
     double total = 0;
     for (Map.Entry<String, Double> e : used.entrySet()) {
+      if (e.getKey().endsWith(JIT_SHARE)) {
+        line.setLength(line.length() - 2);
+        line.append(f(" [jit %.2f]  ", e.getValue()));
+        continue;
+      }
       total += e.getValue();
       line.append(f("%s %.2f  ", e.getKey(), e.getValue()));
     }
@@ -481,10 +542,12 @@ final class W2Workload {
     long updated;
     W2Ranges.Fingerprint ranges;
     String detail = null;
+    Map<Long, Map.Entry<String, Double>> threadsBefore = null;
     long runId = 0;
     Instant posted = null;
     switch (system) {
       case "D" -> {
+        threadsBefore = CpuMeter.threadSeconds(services.driplinePid());
         posted = Instant.now();
         runId = createRun();
         String status = awaitTerminal(runId, polls);
@@ -524,11 +587,17 @@ final class W2Workload {
       default -> throw new IllegalStateException(system);
     }
     Map<String, Double> cpuUsed = cpu.read().since(cpuBefore);
+    String threads =
+        threadsBefore == null
+            ? null
+            : threadLine(
+                CpuMeter.byThreadName(
+                    threadsBefore, CpuMeter.threadSeconds(services.driplinePid())));
     double load = loadAverage();
     verifyData(system, reference);
     verifyWork(system, reference, batches, updated, ranges);
     if (system.equals("D")) {
-      detail = driplineDetail(runId, posted, seconds);
+      detail = driplineDetail(runId, posted, seconds) + "\n     " + threads;
     }
     if (!measured) {
       return new Run(
@@ -691,21 +760,73 @@ final class W2Workload {
       }
     }
     return f(
-        "D run %d (cap %d): first batch started %.0f ms after the POST; per batch:"
-            + " enqueued->started %.1f ms, started->finished %.1f ms; slot refill (a batch"
-            + " finished -> next enqueued) median %.1f ms, mean %.1f, max %.0f; last batch"
-            + " finished -> run finished_at %.0f ms; batches executing at once (mean) %.2f of %d",
-        runId,
-        runCap,
-        Duration.between(posted, firstStart).toNanos() / 1e6,
-        queueMs,
-        batchMs,
-        refillMedianMs,
-        refillMeanMs,
-        refillMaxMs,
-        Duration.between(lastFinish, finished).toNanos() / 1e6,
-        busy / seconds,
-        runCap);
+            "D run %d (cap %d): first batch started %.0f ms after the POST; per batch:"
+                + " enqueued->started %.1f ms, started->finished %.1f ms; slot refill (a batch"
+                + " finished -> next enqueued) median %.1f ms, mean %.1f, max %.0f; last batch"
+                + " finished -> run finished_at %.0f ms; batches executing at once (mean) %.2f of %d",
+            runId,
+            runCap,
+            Duration.between(posted, firstStart).toNanos() / 1e6,
+            queueMs,
+            batchMs,
+            refillMedianMs,
+            refillMeanMs,
+            refillMaxMs,
+            Duration.between(lastFinish, finished).toNanos() / 1e6,
+            busy / seconds,
+            runCap)
+        + "\n     "
+        + workflowDetail(runId);
+  }
+
+  /** The Dripline JVM's CPU seconds in the run by thread name: the largest, and the rest. */
+  private static String threadLine(List<Map.Entry<String, Double>> byName) {
+    StringBuilder line = new StringBuilder("dripline-jvm threads (cpu s):");
+    double rest = 0;
+    for (int i = 0; i < byName.size(); i++) {
+      Map.Entry<String, Double> e = byName.get(i);
+      if (i < 10) {
+        line.append(f(" %s %.2f;", e.getKey(), e.getValue()));
+      } else {
+        rest += e.getValue();
+      }
+    }
+    return line.append(f(" others %.2f", rest)).toString();
+  }
+
+  /** What the run's workflow did in Temporal: events, workflow tasks, timers, activities. */
+  private String workflowDetail(long runId) throws SQLException {
+    String workflowId;
+    try (PreparedStatement statement =
+        db.prepareStatement(W2Stats.BENCH_MARK + "select workflow_id from runs where id = ?")) {
+      statement.setLong(1, runId);
+      try (ResultSet rs = statement.executeQuery()) {
+        rs.next();
+        workflowId = rs.getString(1);
+      }
+    }
+    try {
+      W3History.Summary summary = history().summarise(workflowId, "");
+      return f(
+          "workflow %s (latest execution): %d events, %d workflow tasks, %d timers, activities %s",
+          workflowId,
+          summary.events(),
+          summary.workflowTasks(),
+          summary.timers(),
+          summary.activities());
+    } catch (RuntimeException e) {
+      return "workflow " + workflowId + ": history not read (" + e + ")";
+    }
+  }
+
+  private W3History history() {
+    if (history == null) {
+      stubs =
+          WorkflowServiceStubs.newServiceStubs(
+              WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress()).build());
+      history = new W3History(stubs, "default");
+    }
+    return history;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -744,7 +865,8 @@ final class W2Workload {
     System.out.println(
         "CPU seconds per run (medians over the reps; /proc utime+stime from the start of a run to"
             + " its end; postgres = the postmaster and all its children, ended ones included;"
-            + " the bench JVM runs J's and S's threads, the Dripline JVM D's app and worker)");
+            + " the bench JVM runs J's and S's threads, the Dripline JVM D's app and worker;"
+            + " [jit]: of the JVM's figure before it, its JIT compiler threads)");
     for (String system : systems) {
       Map<String, Double> medianCpu = new LinkedHashMap<>();
       for (String part : runs.get(system).get(0).cpu().keySet()) {

@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
@@ -15,6 +16,8 @@ import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -96,7 +99,21 @@ final class W3History {
 
   /** The events of one execution, counted by reading its whole history. */
   long countEvents(String workflowId, String runId) {
+    return summarise(workflowId, runId).events();
+  }
+
+  /**
+   * What one execution's history holds: its events, workflow tasks completed, timers started and
+   * activities scheduled by activity type.
+   */
+  record Summary(long events, long workflowTasks, long timers, Map<String, Long> activities) {}
+
+  /** Reads one execution's whole history ({@code runId} empty: the latest execution). */
+  Summary summarise(String workflowId, String runId) {
     long events = 0;
+    long workflowTasks = 0;
+    long timers = 0;
+    Map<String, Long> activities = new TreeMap<>();
     ByteString token = ByteString.EMPTY;
     do {
       ByteString pageToken = token;
@@ -114,10 +131,22 @@ final class W3History {
                           .setMaximumPageSize(1000)
                           .setNextPageToken(pageToken)
                           .build()));
-      events += page.getHistory().getEventsCount();
+      for (HistoryEvent event : page.getHistory().getEventsList()) {
+        events++;
+        switch (event.getEventType()) {
+          case EVENT_TYPE_WORKFLOW_TASK_COMPLETED -> workflowTasks++;
+          case EVENT_TYPE_TIMER_STARTED -> timers++;
+          case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ->
+              activities.merge(
+                  event.getActivityTaskScheduledEventAttributes().getActivityType().getName(),
+                  1L,
+                  Long::sum);
+          default -> {}
+        }
+      }
       token = page.getNextPageToken();
     } while (!token.isEmpty());
-    return events;
+    return new Summary(events, workflowTasks, timers, activities);
   }
 
   /**
