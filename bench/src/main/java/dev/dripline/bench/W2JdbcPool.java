@@ -34,6 +34,16 @@ final class W2JdbcPool {
 
   static Result run(String url, String user, String password, int threads, int batchSize)
       throws Exception {
+    return run(url, user, password, threads, batchSize, false);
+  }
+
+  /**
+   * {@code book}: system B ({@link W2Bookkeeping}) — each batch in a transaction with Dripline's
+   * bookkeeping statement, its row inserted by the planner.
+   */
+  static Result run(
+      String url, String user, String password, int threads, int batchSize, boolean book)
+      throws Exception {
     HikariConfig hikari = new HikariConfig();
     hikari.setJdbcUrl(url);
     hikari.setUsername(user);
@@ -53,6 +63,10 @@ final class W2JdbcPool {
     try (HikariDataSource dataSource = new HikariDataSource(hikari);
         Connection planner = DriverManager.getConnection(url, user, password)) {
       warm(dataSource, threads);
+      if (book) {
+        W2Bookkeeping.prepare(planner, batchSize);
+      }
+      AtomicInteger planned = new AtomicInteger();
       AtomicLong updated = new AtomicLong();
       List<W2Ranges.Range> ranges = new ArrayList<>();
       List<Future<?>> futures = new ArrayList<>();
@@ -63,7 +77,21 @@ final class W2JdbcPool {
               batchSize,
               range -> {
                 ranges.add(range);
-                futures.add(pool.submit(() -> updated.addAndGet(process(dataSource, range))));
+                int number = planned.incrementAndGet();
+                if (book) {
+                  try {
+                    W2Bookkeeping.planned(planner, number, range);
+                  } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                  }
+                }
+                futures.add(
+                    pool.submit(
+                        () ->
+                            updated.addAndGet(
+                                book
+                                    ? processAndRecord(dataSource, range, number)
+                                    : process(dataSource, range))));
               });
       for (Future<?> future : futures) {
         try {
@@ -88,6 +116,31 @@ final class W2JdbcPool {
       statement.setLong(1, range.start());
       statement.setLong(2, range.end());
       return statement.executeUpdate();
+    }
+  }
+
+  /** System B's batch: the UPDATE and Dripline's bookkeeping statement in one transaction. */
+  private static long processAndRecord(
+      HikariDataSource dataSource, W2Ranges.Range range, int number) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        long rows;
+        try (PreparedStatement statement =
+            connection.prepareStatement(NormalizeEmailsBackfill.BATCH_SQL)) {
+          statement.setLong(1, range.start());
+          statement.setLong(2, range.end());
+          rows = statement.executeUpdate();
+        }
+        W2Bookkeeping.record(connection, number);
+        connection.commit();
+        return rows;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
     }
   }
 

@@ -55,7 +55,7 @@ import java.util.Map;
  * <ul>
  *   <li>{@code rows} (1000000): rows seeded into {@code example_users} for each run;
  *   <li>{@code batch-size} (1000), {@code cap} (4): keys per batch, parallel batches / threads;
- *   <li>{@code systems} (D,J,S): which systems to run;
+ *   <li>{@code systems} (D,J,S): which systems to run; B ({@link W2Bookkeeping}) when named;
  *   <li>{@code warmup-rows} (200000; 0 = none): rows of the warm-up run of each system;
  *   <li>{@code warmups} (1): warm-up runs of each system, one system after the other (a JVM's JIT
  *       compiles per-batch code after thousands of calls: a worker that ran for hours has it
@@ -70,9 +70,17 @@ import java.util.Map;
  * </ul>
  */
 final class W2Workload {
-  private static final List<String> ALL_SYSTEMS = List.of("D", "J", "S");
+  private static final List<String> ALL_SYSTEMS = List.of("D", "J", "S", "B");
   private static final Map<String, String> NAMES =
-      Map.of("D", "Dripline", "J", "JDBC pool", "S", "Spring Batch");
+      Map.of(
+          "D",
+          "Dripline",
+          "J",
+          "JDBC pool",
+          "S",
+          "Spring Batch",
+          "B",
+          "JDBC pool + Dripline's record");
   private static final String POLL_SQL =
       W2Stats.BENCH_MARK + "select status, 1 as w2_bench from runs where id = ?";
 
@@ -120,7 +128,7 @@ final class W2Workload {
     for (String s : config.option("w2-systems", "D,J,S").split(",")) {
       String system = s.trim().toUpperCase(Locale.ROOT);
       if (!ALL_SYSTEMS.contains(system)) {
-        throw new IllegalArgumentException("--w2-systems takes D, J and S, not " + s);
+        throw new IllegalArgumentException("--w2-systems takes D, J, S and B, not " + s);
       }
       if (!chosen.contains(system)) {
         chosen.add(system);
@@ -568,9 +576,15 @@ final class W2Workload {
                     + " where run_id = ?",
                 runId);
       }
-      case "J" -> {
+      case "J", "B" -> {
         W2JdbcPool.Result result =
-            W2JdbcPool.run(config.dbUrl(), config.dbUser(), config.dbPassword(), cap, batchSize);
+            W2JdbcPool.run(
+                config.dbUrl(),
+                config.dbUser(),
+                config.dbPassword(),
+                cap,
+                batchSize,
+                system.equals("B"));
         seconds = result.seconds();
         batches = result.batches();
         updated = result.rowsUpdated();
@@ -862,6 +876,15 @@ final class W2Workload {
     }
     if (j != null && s != null) {
       System.out.println(f("ratio S/J (wall time) = %.2f", s / j));
+    }
+    Double b = medians.get("B");
+    if (b != null && j != null) {
+      System.out.println(
+          f("ratio B/J (wall time) = %.2f   (what Dripline's record costs the database)", b / j));
+    }
+    if (b != null && d != null) {
+      System.out.println(
+          f("ratio D/B (wall time) = %.2f   (what the rest of Dripline costs)", d / b));
     }
 
     System.out.println();
