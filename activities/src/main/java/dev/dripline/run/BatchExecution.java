@@ -577,19 +577,23 @@ public class BatchExecution {
   /**
    * {@link #complete} and, only if it recorded the batch, {@link #claimNext} — one statement, so a
    * chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim cannot
-   * take the batch just completed: it was {@code running} in the statement's snapshot.
+   * take the batch just completed: it was {@code running} in the statement's snapshot. Parameters:
+   * run, number, run, shard, shard (the completion), chain head, run, run, lane (the claim). Public
+   * for the bench, whose W2 system B runs this very statement on copies of these tables.
    */
+  public static final String RECORD_AND_CLAIM_NEXT =
+      COMPLETE_CTES
+          + ", next as ("
+          + CLAIM_NEXT
+          + " and exists (select 1 from done)"
+          + STARTED_COLUMNS
+          + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key,"
+          + " n.size, n.options from done d left join next n on true";
+
+  /** Runs {@link #RECORD_AND_CLAIM_NEXT}. */
   private static Recorded completeAndClaimNext(
       Connection connection, long runId, int number, int headNumber, int lane) throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            COMPLETE_CTES
-                + ", next as ("
-                + CLAIM_NEXT
-                + " and exists (select 1 from done)"
-                + STARTED_COLUMNS
-                + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key,"
-                + " n.size, n.options from done d left join next n on true")) {
+    try (PreparedStatement update = connection.prepareStatement(RECORD_AND_CLAIM_NEXT)) {
       int next = bindComplete(update, 1, runId, number);
       bindClaimNext(update, next, runId, headNumber, lane);
       try (ResultSet rs = update.executeQuery()) {

@@ -52,25 +52,16 @@ final class CpuMeter {
         () -> {
           Map<Long, Double> seconds = new LinkedHashMap<>();
           for (long pid : pids.get()) {
-            Path tasks = Path.of("/proc", Long.toString(pid), "task");
-            try (var threads = Files.list(tasks)) {
-              for (Path task : (Iterable<Path>) threads::iterator) {
-                String comm = readOrEmpty(task.resolve("comm")).strip();
-                for (String prefix : prefixes) {
-                  if (comm.startsWith(prefix)) {
-                    String[] fields = fields(readOrEmpty(task.resolve("stat")));
-                    if (fields != null) {
-                      seconds.put(
-                          Long.parseLong(task.getFileName().toString()),
-                          ticks(fields, 11, 12) / TICKS_PER_SECOND);
-                    }
-                    break;
-                  }
-                }
-              }
-            } catch (IOException | RuntimeException e) {
-              // The process ended: its threads drop out of this reading.
-            }
+            threadSeconds(pid)
+                .forEach(
+                    (tid, thread) -> {
+                      for (String prefix : prefixes) {
+                        if (thread.getKey().startsWith(prefix)) {
+                          seconds.put(tid, thread.getValue());
+                          break;
+                        }
+                      }
+                    });
           }
           return seconds;
         });
@@ -79,8 +70,7 @@ final class CpuMeter {
 
   /**
    * CPU seconds of each thread of {@code pid} right now, by thread id, with the thread's name as
-   * {@code /proc} shows it (digits dropped, so a pool's threads share one name); empty if the
-   * process is gone.
+   * {@code /proc} shows it (15 characters at most); empty if the process is gone.
    */
   static Map<Long, Map.Entry<String, Double>> threadSeconds(long pid) {
     Map<Long, Map.Entry<String, Double>> threads = new LinkedHashMap<>();
@@ -88,7 +78,7 @@ final class CpuMeter {
       for (Path task : (Iterable<Path>) tasks::iterator) {
         String[] fields = fields(readOrEmpty(task.resolve("stat")));
         if (fields != null) {
-          String name = readOrEmpty(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          String name = readOrEmpty(task.resolve("comm")).strip();
           threads.put(
               Long.parseLong(task.getFileName().toString()),
               Map.entry(name, ticks(fields, 11, 12) / TICKS_PER_SECOND));
@@ -101,8 +91,9 @@ final class CpuMeter {
   }
 
   /**
-   * CPU seconds used between two {@link #threadSeconds} readings, summed by thread name, most
-   * first; a thread that started in between counts from zero.
+   * CPU seconds used between two {@link #threadSeconds} readings, summed by thread name with its
+   * digits dropped (a pool's threads share one name), most first; a thread that started in between
+   * counts from zero.
    */
   static List<Map.Entry<String, Double>> byThreadName(
       Map<Long, Map.Entry<String, Double>> before, Map<Long, Map.Entry<String, Double>> after) {
@@ -112,7 +103,7 @@ final class CpuMeter {
           Map.Entry<String, Double> earlier = before.get(tid);
           double delta = now.getValue() - (earlier == null ? 0 : earlier.getValue());
           if (delta > 0) {
-            used.merge(now.getKey(), delta, Double::sum);
+            used.merge(now.getKey().replaceAll("[0-9]+", "#"), delta, Double::sum);
           }
         });
     List<Map.Entry<String, Double>> sorted = new ArrayList<>(used.entrySet());

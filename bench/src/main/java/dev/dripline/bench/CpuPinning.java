@@ -14,13 +14,15 @@ import java.util.concurrent.TimeUnit;
  * pinned is given all CPUs back by {@link #release()}.
  */
 final class CpuPinning {
+  private static final Path TASKSET = Path.of("/usr/bin/taskset");
+
   private final int cpus = Runtime.getRuntime().availableProcessors();
   private final List<Long> pinned = new ArrayList<>();
   private long postmaster = -1;
 
   /** Whether this machine has a CPU for the database and at least one for the rest. */
   boolean possible() {
-    return cpus >= 2 && Files.isExecutable(Path.of("/usr/bin/taskset"));
+    return cpus >= 2 && Files.isExecutable(TASKSET);
   }
 
   /** The CPU list of the database: the last CPU. */
@@ -86,7 +88,7 @@ final class CpuPinning {
   private static boolean taskset(long pid, String cpuList)
       throws IOException, InterruptedException {
     Process process =
-        new ProcessBuilder("taskset", "-a", "-p", "-c", cpuList, Long.toString(pid))
+        new ProcessBuilder(TASKSET.toString(), "-a", "-p", "-c", cpuList, Long.toString(pid))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();

@@ -1,6 +1,7 @@
 package dev.dripline.bench;
 
 import dev.dripline.db.ShardedCounters;
+import dev.dripline.run.BatchExecution;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,48 +18,26 @@ import java.sql.Statement;
  * makes it running: the same two row versions, one statement fewer); the claims take rows of a
  * pre-filled set of pending batches. B − J is then what the bookkeeping costs the database, D − B
  * what the rest of Dripline (Temporal, the engine's JVM, its start and end) costs.
- *
- * <p>The statement mirrors {@code BatchExecution}'s {@code COMPLETE_CTES} and {@code CLAIM_NEXT}
- * with the table names changed; keep them in step.
  */
 final class W2Bookkeeping {
   private static final String RUN = "w2_book_runs";
   private static final String BATCHES = "w2_book_batches";
+  private static final String KEY_COUNTS = "w2_book_key_counts";
+  private static final String OUTCOMES = "w2_book_outcomes";
 
   /** Pending batches the claims take: numbers above every planned batch's. */
   private static final int CLAIMABLE_FROM = 10_000_000;
 
+  /**
+   * Dripline's own statement ({@link BatchExecution#RECORD_AND_CLAIM_NEXT}) with its tables renamed
+   * to the copies.
+   */
   static final String RECORD =
-      "with done as ("
-          + " update w2_book_batches b set status = 'completed', finished_at = now(), error = null"
-          + " from w2_book_runs r where r.id = b.run_id"
-          + " and b.run_id = ? and b.number = ? and b.status = 'running'"
-          + " returning r.backfill, b.size,"
-          + " extract(epoch from now() - coalesce(b.enqueued_at, b.started_at))::float8"
-          + " as slot_seconds),"
-          + " keys as (insert into w2_book_key_counts"
-          + " (run_id, shard, processed_keys, completed_batches)"
-          + " select ?, ?, size, 1 from done"
-          + " on conflict (run_id, shard) do update"
-          + " set processed_keys = w2_book_key_counts.processed_keys + excluded.processed_keys,"
-          + " completed_batches = w2_book_key_counts.completed_batches + 1),"
-          + " outcomes as (insert into w2_book_outcomes (backfill, outcome, shard, value)"
-          + " select backfill, 'completed', ?, 1 from done"
-          + " on conflict (backfill, outcome, shard) do update"
-          + " set value = w2_book_outcomes.value + excluded.value),"
-          + " next as (update w2_book_batches b set status = 'running', chain_head = ?,"
-          + " claim_token = null, enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
-          + " attempts = b.attempts + 1"
-          + " from w2_book_runs r where r.id = b.run_id and b.run_id = ?"
-          + " and b.number = (select p.number from w2_book_batches p"
-          + " join w2_book_runs q on q.id = p.run_id"
-          + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
-          + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
-          + " order by p.number limit 1 for update of p skip locked)"
-          + " and exists (select 1 from done)"
-          + " returning b.number, b.start_key, b.end_key, b.size, r.options::text as options)"
-          + " select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size,"
-          + " n.options from done d left join next n on true";
+      BatchExecution.RECORD_AND_CLAIM_NEXT
+          .replaceAll("\\bbatches\\b", BATCHES)
+          .replaceAll("\\bruns\\b", RUN)
+          .replaceAll("\\brun_key_counts\\b", KEY_COUNTS)
+          .replaceAll("\\bbatch_outcome_counters\\b", OUTCOMES);
 
   private W2Bookkeeping() {}
 
@@ -80,11 +59,12 @@ final class W2Bookkeeping {
       statement.execute("create table if not exists " + RUN + " (like runs including all)");
       statement.execute("create table if not exists " + BATCHES + " (like batches including all)");
       statement.execute(
-          "create table if not exists w2_book_key_counts (like run_key_counts including all)");
+          "create table if not exists " + KEY_COUNTS + " (like run_key_counts including all)");
       statement.execute(
-          "create table if not exists w2_book_outcomes (like batch_outcome_counters including all)");
-      statement.execute(
-          "truncate " + RUN + ", " + BATCHES + ", w2_book_key_counts, w2_book_outcomes");
+          "create table if not exists "
+              + OUTCOMES
+              + " (like batch_outcome_counters including all)");
+      statement.execute("truncate " + RUN + ", " + BATCHES + ", " + KEY_COUNTS + ", " + OUTCOMES);
       int copied =
           statement.executeUpdate(
               "insert into " + RUN + " select * from runs order by id desc limit 1");
