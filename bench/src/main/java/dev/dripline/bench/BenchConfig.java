@@ -32,7 +32,7 @@ record BenchConfig(
     Path logDir,
     Map<String, String> workloadOptions) {
 
-  static final List<String> IMPLEMENTED = List.of("W1", "W2", "W3", "W4", "W5");
+  static final List<String> IMPLEMENTED = List.of("W1", "W2", "W3", "W4", "W5", "RC");
 
   static final String USAGE =
       """
@@ -44,8 +44,9 @@ record BenchConfig(
                        [--db-user dripline] [--db-password dripline] [--http-port 18080]
                        [--worker-slots 64] [--workflow-task-slots 16] [--db-pool 150]
                        [--worker-heap -Xmx512m] [--log-dir .dripline/logs]
-                       [--w2-<name> value] [--w3-<name> value] [--w4-<name> value]
-      (--wN-* options belong to workload N; --help lists them under each workload's class)
+                       [--w2-<name> value] [--w3-<name> value] [--w4-<name> value] [--rc-<name> value]
+      (--wN-* options belong to workload N, --rc-* to RC, the record statement's cost; the
+      options are listed under each workload's class)
       """;
 
   static BenchConfig parse(String[] args) {
@@ -80,7 +81,7 @@ record BenchConfig(
         throw new IllegalArgumentException("missing value for " + name + "\n" + USAGE);
       }
       String value = args[++i];
-      if (name.matches("--w[2-4]-[a-z0-9-]+")) {
+      if (name.matches("--(w[2-4]|rc)-[a-z0-9-]+")) {
         workloadOptions.put(name.substring(2), value);
         continue;
       }

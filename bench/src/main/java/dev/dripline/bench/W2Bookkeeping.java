@@ -32,12 +32,36 @@ final class W2Bookkeeping {
    * Dripline's own statement ({@link BatchExecution#RECORD_AND_CLAIM_NEXT}) with its tables renamed
    * to the copies.
    */
-  static final String RECORD =
-      BatchExecution.RECORD_AND_CLAIM_NEXT
-          .replaceAll("\\bbatches\\b", BATCHES)
-          .replaceAll("\\bruns\\b", RUN)
-          .replaceAll("\\brun_key_counts\\b", KEY_COUNTS)
-          .replaceAll("\\bbatch_outcome_counters\\b", OUTCOMES);
+  static final String RECORD = record(RUN, BATCHES, KEY_COUNTS, OUTCOMES);
+
+  /**
+   * {@link BatchExecution#RECORD_AND_CLAIM_NEXT} with Dripline's tables renamed to copies; bind it
+   * with {@link #bindRecord}.
+   */
+  static String record(String runs, String batches, String keyCounts, String outcomes) {
+    return BatchExecution.RECORD_AND_CLAIM_NEXT
+        .replaceAll("\\bbatches\\b", batches)
+        .replaceAll("\\bruns\\b", runs)
+        .replaceAll("\\brun_key_counts\\b", keyCounts)
+        .replaceAll("\\bbatch_outcome_counters\\b", outcomes);
+  }
+
+  /**
+   * Binds a {@link #record} statement: batch {@code number} of run 1 completes (into its counter
+   * shards) and the chain headed by it claims run 1's lowest pending batch in lane 1.
+   */
+  static void bindRecord(PreparedStatement record, int number) throws SQLException {
+    int shard = ShardedCounters.shardOf(number);
+    record.setLong(1, 1);
+    record.setInt(2, number);
+    record.setLong(3, 1);
+    record.setInt(4, shard);
+    record.setInt(5, shard);
+    record.setInt(6, number);
+    record.setLong(7, 1);
+    record.setLong(8, 1);
+    record.setInt(9, 1);
+  }
 
   private W2Bookkeeping() {}
 
@@ -108,16 +132,7 @@ final class W2Bookkeeping {
   /** The batch's record, inside its transaction. */
   static void record(Connection transaction, int number) throws SQLException {
     try (PreparedStatement record = transaction.prepareStatement(RECORD)) {
-      int shard = ShardedCounters.shardOf(number);
-      record.setLong(1, 1);
-      record.setInt(2, number);
-      record.setLong(3, 1);
-      record.setInt(4, shard);
-      record.setInt(5, shard);
-      record.setInt(6, number);
-      record.setLong(7, 1);
-      record.setLong(8, 1);
-      record.setInt(9, 1);
+      bindRecord(record, number);
       record.executeQuery().close();
     }
   }

@@ -60,6 +60,10 @@ import java.util.Map;
  *   <li>{@code warmups} (1): warm-up runs of each system, one system after the other (a JVM's JIT
  *       compiles per-batch code after thousands of calls: a worker that ran for hours has it
  *       compiled, one that ran a thousand batches has not);
+ *   <li>{@code prewarm-runs} (0), {@code prewarm-rows} (20000): before those, short warm-up runs of
+ *       each system, one system after the other. Code a Dripline run executes a few times per run
+ *       (the POST, the workflow's start and end, planning) reaches the JIT's thresholds only after
+ *       tens of runs; until then its compilation lands in every measured run;
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
@@ -97,6 +101,8 @@ final class W2Workload {
   private final int cap;
   private final int warmupRows;
   private final int warmups;
+  private final int prewarmRuns;
+  private final int prewarmRows;
   private final int settleMs;
   private final int top;
   private final List<String> systems;
@@ -120,6 +126,8 @@ final class W2Workload {
     this.cap = config.intOption("w2-cap", 4);
     this.warmupRows = config.intOption("w2-warmup-rows", 200_000);
     this.warmups = config.intOption("w2-warmups", 1);
+    this.prewarmRuns = config.intOption("w2-prewarm-runs", 0);
+    this.prewarmRows = config.intOption("w2-prewarm-rows", 20_000);
     this.pinDatabase = config.option("w2-pin-db", "off").equalsIgnoreCase("on");
     this.settleMs = config.intOption("w2-settle-ms", 11_000);
     this.top = config.intOption("w2-top", 12);
@@ -188,13 +196,15 @@ final class W2Workload {
     System.out.println(
         f(
             "== W2 real work: %s over %,d rows, batch %d, cap %d; systems %s; %d reps"
-                + " (rotating order; warm-up %d x %,d rows each)",
+                + " (rotating order; pre-warm-up %d x %,d rows, warm-up %d x %,d rows each)",
             NormalizeEmailsBackfill.NAME,
             rows,
             batchSize,
             cap,
             String.join(",", systems),
             config.reps(),
+            prewarmRuns,
+            prewarmRows,
             warmups,
             warmupRows));
     System.out.println(
@@ -237,6 +247,9 @@ final class W2Workload {
       }
       if (systems.contains("S")) {
         spring = new W2SpringBatch(config.dbUrl(), config.dbUser(), config.dbPassword(), cap);
+      }
+      if (prewarmRuns > 0 && prewarmRows > 0) {
+        preWarm();
       }
       if (warmupRows > 0 && warmups > 0) {
         warmUp();
@@ -307,6 +320,24 @@ final class W2Workload {
       services.post("/api/runs/" + id + "/stop", Map.of());
       BenchMain.awaitTerminal(services, id, Duration.ofMinutes(5), 200);
     }
+  }
+
+  /** {@code prewarm-runs} short runs of each system; prints each system's median (not counted). */
+  private void preWarm() throws Exception {
+    Map<String, List<Double>> seconds = new LinkedHashMap<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < prewarmRuns; i++) {
+      for (String system : systems) {
+        Run run = execute(system, reset(prewarmRows), false);
+        seconds.computeIfAbsent(system, s -> new ArrayList<>()).add(run.seconds());
+      }
+    }
+    List<String> parts = new ArrayList<>();
+    seconds.forEach((system, times) -> parts.add(f("%s %.2f s", system, median(times))));
+    System.out.println(
+        f(
+            "pre-warm-up (%d x %,d rows, %.0f s in all): median run %s (not counted)",
+            prewarmRuns, prewarmRows, (System.nanoTime() - start) / 1e9, String.join(", ", parts)));
   }
 
   private void warmUp() throws Exception {
