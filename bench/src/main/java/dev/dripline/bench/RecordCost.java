@@ -156,11 +156,7 @@ final class RecordCost {
     try (Statement statement = connection.createStatement()) {
       statement.execute(
           "drop table if exists " + String.join(", ", RUNS, BATCHES, KEY_COUNTS, OUTCOMES));
-      statement.execute("create table " + RUNS + " (like runs including all)");
-      statement.execute("create table " + BATCHES + " (like batches including all)");
-      statement.execute("create table " + KEY_COUNTS + " (like run_key_counts including all)");
-      statement.execute(
-          "create table " + OUTCOMES + " (like batch_outcome_counters including all)");
+      W2Bookkeeping.createCopies(statement, RUNS, BATCHES, KEY_COUNTS, OUTCOMES);
       statement.execute(
           "insert into "
               + RUNS

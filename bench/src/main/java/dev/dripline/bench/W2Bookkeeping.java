@@ -80,14 +80,7 @@ final class W2Bookkeeping {
       batches = Math.max(0, rs.getLong(1)) / batchSize + 64;
     }
     try (Statement statement = connection.createStatement()) {
-      statement.execute("create table if not exists " + RUN + " (like runs including all)");
-      statement.execute("create table if not exists " + BATCHES + " (like batches including all)");
-      statement.execute(
-          "create table if not exists " + KEY_COUNTS + " (like run_key_counts including all)");
-      statement.execute(
-          "create table if not exists "
-              + OUTCOMES
-              + " (like batch_outcome_counters including all)");
+      createCopies(statement, RUN, BATCHES, KEY_COUNTS, OUTCOMES);
       statement.execute("truncate " + RUN + ", " + BATCHES + ", " + KEY_COUNTS + ", " + OUTCOMES);
       int copied =
           statement.executeUpdate(
@@ -112,6 +105,21 @@ final class W2Bookkeeping {
               + ") n");
       statement.execute("vacuum (analyze) " + RUN + ", " + BATCHES);
     }
+  }
+
+  /**
+   * Creates, when missing, copies of the four tables {@link #record} writes: the same columns,
+   * indexes and constraints, no foreign keys.
+   */
+  static void createCopies(
+      Statement statement, String runs, String batches, String keyCounts, String outcomes)
+      throws SQLException {
+    statement.execute("create table if not exists " + runs + " (like runs including all)");
+    statement.execute("create table if not exists " + batches + " (like batches including all)");
+    statement.execute(
+        "create table if not exists " + keyCounts + " (like run_key_counts including all)");
+    statement.execute(
+        "create table if not exists " + outcomes + " (like batch_outcome_counters including all)");
   }
 
   /** The planner's part: the batch's row, running (auto-commit). */
