@@ -66,11 +66,7 @@ public class RowsBackfill implements TransactionalBackfillDefinition {
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) {
-    database.inTransaction(
-        connection -> {
-          processBatch(context, range, connection);
-          return null;
-        });
+    database.runInTransaction(connection -> processBatch(context, range, connection));
   }
 
   @Override

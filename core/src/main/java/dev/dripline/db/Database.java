@@ -2,8 +2,12 @@ package dev.dripline.db;
 
 import jakarta.inject.Singleton;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -75,6 +79,50 @@ public class Database {
     } catch (SQLException | RuntimeException e) {
       // A broken connection: the pool evicts it; the caller's own outcome stands.
     }
+  }
+
+  /** Work inside one transaction that returns nothing. */
+  @FunctionalInterface
+  public interface Action {
+    void run(Connection connection) throws SQLException;
+  }
+
+  /**
+   * Runs {@code action} in a transaction, as {@link #inTransaction(Work)}: e.g. a {@code
+   * TransactionalBackfillDefinition}'s batch run outside Dripline's own transaction.
+   */
+  public void runInTransaction(Action action) {
+    inTransaction(
+        connection -> {
+          action.run(connection);
+          return null;
+        });
+  }
+
+  /** Sets the parameters of a statement. */
+  @FunctionalInterface
+  public interface Parameters {
+    void set(PreparedStatement statement) throws SQLException;
+  }
+
+  /**
+   * The first column of every row {@code sql} returns, as longs, in auto-commit (e.g. a
+   * definition's page of keys).
+   */
+  public List<Long> queryLongs(String sql, Parameters parameters) {
+    return withConnection(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            parameters.set(statement);
+            List<Long> values = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+              while (rows.next()) {
+                values.add(rows.getLong(1));
+              }
+            }
+            return values;
+          }
+        });
   }
 
   /** Runs {@code work} on a connection in auto-commit mode (single statements, reads). */

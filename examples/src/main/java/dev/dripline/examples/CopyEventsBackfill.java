@@ -15,9 +15,7 @@ import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -91,33 +89,19 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
     faults.checkPlan(FaultInjection.tagOf(context));
     String tenant = context.options().requireString(TENANT_OPTION);
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement statement =
-              connection.prepareStatement(
-                  "select event_id from example_events"
-                      + " where tenant = ? and event_id > ? order by event_id limit ?")) {
-            statement.setString(1, tenant);
-            statement.setLong(2, afterKey == null ? Long.MIN_VALUE : afterKey);
-            statement.setInt(3, Math.max(0, limit));
-            List<Long> keys = new ArrayList<>();
-            try (ResultSet rows = statement.executeQuery()) {
-              while (rows.next()) {
-                keys.add(rows.getLong(1));
-              }
-            }
-            return keys;
-          }
+    return database.queryLongs(
+        "select event_id from example_events"
+            + " where tenant = ? and event_id > ? order by event_id limit ?",
+        statement -> {
+          statement.setString(1, tenant);
+          statement.setLong(2, afterKey == null ? Long.MIN_VALUE : afterKey);
+          statement.setInt(3, Math.max(0, limit));
         });
   }
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) {
-    database.inTransaction(
-        connection -> {
-          processBatch(context, range, connection);
-          return null;
-        });
+    database.runInTransaction(connection -> processBatch(context, range, connection));
   }
 
   /** In the batch's own transaction: the batch is recorded complete with the rows it copied. */

@@ -9,9 +9,7 @@ import dev.dripline.spi.TransactionalBackfillDefinition;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -75,29 +73,17 @@ public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition 
   @Override
   public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
     faults.checkPlan(FaultInjection.tagOf(context));
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement statement = connection.prepareStatement(KEYS_AFTER_SQL)) {
-            statement.setLong(1, afterKey == null ? Long.MIN_VALUE : afterKey);
-            statement.setInt(2, Math.max(0, limit));
-            List<Long> keys = new ArrayList<>();
-            try (ResultSet rows = statement.executeQuery()) {
-              while (rows.next()) {
-                keys.add(rows.getLong(1));
-              }
-            }
-            return keys;
-          }
+    return database.queryLongs(
+        KEYS_AFTER_SQL,
+        statement -> {
+          statement.setLong(1, afterKey == null ? Long.MIN_VALUE : afterKey);
+          statement.setInt(2, Math.max(0, limit));
         });
   }
 
   @Override
   public void processBatch(BackfillContext context, KeyRange range) {
-    database.inTransaction(
-        connection -> {
-          processBatch(context, range, connection);
-          return null;
-        });
+    database.runInTransaction(connection -> processBatch(context, range, connection));
   }
 
   /** In the batch's own transaction: the batch is recorded complete with its writes. */
