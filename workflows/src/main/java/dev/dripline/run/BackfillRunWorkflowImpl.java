@@ -1,7 +1,6 @@
 package dev.dripline.run;
 
 import io.temporal.activity.ActivityOptions;
-import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -50,17 +49,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
-      Workflow.newLocalActivityStub(
-          RunActivities.class,
-          LocalActivityOptions.newBuilder()
-              .setStartToCloseTimeout(Duration.ofSeconds(30))
-              .setRetryOptions(
-                  RetryOptions.newBuilder()
-                      .setInitialInterval(Duration.ofMillis(500))
-                      .setBackoffCoefficient(2)
-                      .setMaximumInterval(Duration.ofSeconds(30))
-                      .build())
-              .build());
+      Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;

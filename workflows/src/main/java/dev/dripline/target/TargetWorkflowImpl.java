@@ -1,13 +1,13 @@
 package dev.dripline.target;
 
 import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.DatabaseLocalActivities;
 import dev.dripline.run.RunOutcome;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.run.RunWorkflowInput;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.activity.LocalActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributes;
@@ -54,18 +54,7 @@ public class TargetWorkflowImpl implements TargetWorkflow {
 
   /** Short database operations: retried until the database answers. */
   private final TargetActivities db =
-      Workflow.newLocalActivityStub(
-          TargetActivities.class,
-          LocalActivityOptions.newBuilder()
-              .setStartToCloseTimeout(Duration.ofSeconds(30))
-              .setRetryOptions(
-                  RetryOptions.newBuilder()
-                      .setInitialInterval(Duration.ofMillis(500))
-                      .setBackoffCoefficient(2)
-                      .setMaximumInterval(Duration.ofSeconds(30))
-                      .setMaximumAttempts(0)
-                      .build())
-              .build());
+      Workflow.newLocalActivityStub(TargetActivities.class, DatabaseLocalActivities.options());
 
   /**
    * One attempt per call: a failed attempt is a planning failure that the workflow records with its

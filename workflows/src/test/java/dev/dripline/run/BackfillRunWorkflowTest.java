@@ -87,6 +87,21 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void aClaimThatFailsWhilePostgresIsDownIsRetriedAndTheRunGoesOn() {
+    // F3 (docs/reliability.md): the workflow's own statements are local activities; one that
+    // failed while PostgreSQL was down failed the whole run's workflow instead of being retried.
+    store.items = 6;
+    store.requestedCap = 2;
+    store.claimFailures = 3;
+
+    RunOutcome outcome = runToEnd();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(6);
+    assertThat(store.claimFailures).isZero();
+  }
+
+  @Test
   void chainsHoldTheCapCountEveryBatchOnceAndPlanAWindowAhead() {
     store.items = 300;
     store.requestedCap = 3;

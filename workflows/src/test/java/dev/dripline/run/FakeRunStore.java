@@ -52,6 +52,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Batch numbers whose processing fails (permanently) while listed. */
   final Set<Integer> failing = new HashSet<>();
 
+  /** Calls of {@link #claimPending} still to fail, as while PostgreSQL is down. */
+  int claimFailures;
+
   /** Batch numbers that wait for {@link #release} before finishing. */
   final Map<Integer, CountDownLatch> gates = new HashMap<>();
 
@@ -160,6 +163,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized ClaimResult claimPending(ClaimRequest request) {
+    if (claimFailures > 0) {
+      claimFailures--;
+      throw new IllegalStateException("An I/O error occurred while sending to the backend.");
+    }
     List<BatchRef> claimed = new ArrayList<>();
     for (Batch batch : batches.values()) {
       if (batch.claimToken != null
