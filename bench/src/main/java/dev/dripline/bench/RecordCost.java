@@ -22,12 +22,14 @@ import java.util.Locale;
  * foreign keys): {@code rc-history} completed batches of another run (a deployment's history), then
  * one chain that completes and claims {@code rc-statements} batches of one run, one statement per
  * batch in auto-commit (a commit each). Printed per chunk of {@code rc-chunk} statements: CPU and
- * wall time per statement, WAL bytes per statement. Two passes, alternating: without any vacuum
- * during the chain (as when autovacuum's threshold for a large {@code batches} is far away), and
- * with a {@code VACUUM} of the batches copy after every chunk (on another connection, not counted).
+ * wall time per statement, WAL bytes per statement. Three passes, alternating ({@link Vacuum}): no
+ * vacuum during the chain (autovacuum off for the copy: as when its 20 % threshold of a large
+ * {@code batches} is far away), a {@code VACUUM} of the batches copy after every chunk (on another
+ * connection, not counted), and autovacuum with the settings docs/operations.md recommends for
+ * {@code batches} ({@link #RECOMMENDED}; when it runs is the server's: {@code autovacuum_naptime}).
  *
  * <p>Options: {@code --rc-statements} (60000), {@code --rc-history} (1000000), {@code --rc-chunk}
- * (10000), {@code --reps} rounds of both passes.
+ * (10000), {@code --reps} rounds of the three passes.
  */
 final class RecordCost {
   private static final String RUNS = "rc_runs";
@@ -52,8 +54,28 @@ final class RecordCost {
     }
   }
 
+  /** The autovacuum settings docs/operations.md ("Vacuuming batches") recommends for batches. */
+  static final String RECOMMENDED =
+      "autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000";
+
+  /** What vacuums the batches copy while the chain runs, and the copy's storage parameters. */
+  enum Vacuum {
+    NONE("no-vacuum", "autovacuum_enabled = false"),
+    EVERY_CHUNK("vacuum", "autovacuum_enabled = false"),
+    AUTOVACUUM("autovacuum", RECOMMENDED);
+
+    final String label;
+    final String storage;
+
+    Vacuum(String label, String storage) {
+      this.label = label;
+      this.storage = storage;
+    }
+  }
+
   /** One pass: CPU ms, wall ms and WAL bytes per statement, per chunk. */
-  private record Pass(boolean vacuum, List<Double> cpuMs, List<Double> wallMs, List<Double> wal) {}
+  private record Pass(
+      Vacuum vacuum, List<Double> cpuMs, List<Double> wallMs, List<Double> wal, long vacuums) {}
 
   String run() throws Exception {
     System.out.println();
@@ -61,33 +83,37 @@ final class RecordCost {
         f(
             "== RC the record statement alone: %,d statements (one chain, auto-commit) over %,d"
                 + " completed batches of history, chunks of %,d; %d reps of: no vacuum, vacuum"
-                + " after every chunk",
-            statements, history, chunk, config.reps()));
+                + " after every chunk, autovacuum with (%s)",
+            statements, history, chunk, config.reps(), RECOMMENDED));
     List<Pass> passes = new ArrayList<>();
     for (int rep = 1; rep <= config.reps(); rep++) {
-      for (boolean vacuum : new boolean[] {false, true}) {
+      for (Vacuum vacuum : Vacuum.values()) {
         Pass pass = pass(vacuum);
         passes.add(pass);
         System.out.println(
             f(
-                "rep %d %-9s cpu ms/stmt per chunk %s; wall ms/stmt %s; WAL B/stmt %.0f",
+                "rep %d %-10s cpu ms/stmt per chunk %s; wall ms/stmt %s; WAL B/stmt %.0f;"
+                    + " vacuums of the copy %d",
                 rep,
-                vacuum ? "vacuum" : "no-vacuum",
+                vacuum.label,
                 join(pass.cpuMs()),
                 join(pass.wallMs()),
-                median(pass.wal())));
+                median(pass.wal()),
+                pass.vacuums()));
       }
     }
-    double first = medianOf(passes, false, 0);
-    double lastNoVacuum = medianOf(passes, false, -1);
-    double lastVacuum = medianOf(passes, true, -1);
     return f(
         "record statement: %.3f CPU ms in the first chunk; in the last, %.3f without vacuum, %.3f"
-            + " with (medians over %d reps)",
-        first, lastNoVacuum, lastVacuum, config.reps());
+            + " with a vacuum after every chunk, %.3f with the recommended autovacuum (medians over"
+            + " %d reps)",
+        medianOf(passes, Vacuum.NONE, 0),
+        medianOf(passes, Vacuum.NONE, -1),
+        medianOf(passes, Vacuum.EVERY_CHUNK, -1),
+        medianOf(passes, Vacuum.AUTOVACUUM, -1),
+        config.reps());
   }
 
-  private static double medianOf(List<Pass> passes, boolean vacuum, int chunkIndex) {
+  private static double medianOf(List<Pass> passes, Vacuum vacuum, int chunkIndex) {
     List<Double> values = new ArrayList<>();
     for (Pass pass : passes) {
       if (pass.vacuum() == vacuum) {
@@ -98,10 +124,10 @@ final class RecordCost {
     return median(values);
   }
 
-  private Pass pass(boolean vacuum) throws Exception {
+  private Pass pass(Vacuum vacuum) throws Exception {
     try (Connection connection = connect();
         Connection vacuumer = connect()) {
-      prepare(connection);
+      prepare(connection, vacuum);
       long pid = backendPid(connection);
       if (CpuMeter.cpuSeconds(pid) < 0) {
         throw new IllegalStateException(
@@ -133,14 +159,14 @@ final class RecordCost {
           wallMs.add(wall / 1e6 / chunk);
           wal.add((walBytes(vacuumer) - walBefore) / (double) chunk);
           done += chunk;
-          if (vacuum) {
+          if (vacuum == Vacuum.EVERY_CHUNK) {
             try (Statement statement = vacuumer.createStatement()) {
               statement.execute("vacuum " + BATCHES);
             }
           }
         }
       }
-      return new Pass(vacuum, cpuMs, wallMs, wal);
+      return new Pass(vacuum, cpuMs, wallMs, wal, vacuums(vacuumer));
     }
   }
 
@@ -152,7 +178,7 @@ final class RecordCost {
    * Fresh copies: one running run (id 1), {@code history} completed batches of run 0, and a pending
    * batch of run 1 for every statement (and a few more); vacuumed, analysed, checkpointed.
    */
-  private void prepare(Connection connection) throws SQLException {
+  private void prepare(Connection connection, Vacuum vacuum) throws SQLException {
     try (Statement statement = connection.createStatement()) {
       statement.execute(
           "drop table if exists " + String.join(", ", RUNS, BATCHES, KEY_COUNTS, OUTCOMES));
@@ -177,6 +203,7 @@ final class RecordCost {
               + " select 1, n, n, n, 1000, 'pending' from generate_series(1, "
               + (statements + chunk + 10)
               + ") n");
+      statement.execute("alter table " + BATCHES + " set (" + vacuum.storage + ")");
       statement.execute("vacuum (analyze) " + RUNS + ", " + BATCHES);
       try {
         statement.execute("checkpoint");
@@ -203,6 +230,22 @@ final class RecordCost {
         ResultSet rs = statement.executeQuery("select pg_backend_pid()")) {
       rs.next();
       return rs.getInt(1);
+    }
+  }
+
+  /**
+   * Vacuums of the batches copy since it was created, by hand and by autovacuum (the statistics lag
+   * by up to a second; the first, before the chain, counts too).
+   */
+  private static long vacuums(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rs =
+            statement.executeQuery(
+                "select vacuum_count + autovacuum_count from pg_stat_user_tables"
+                    + " where relname = '"
+                    + BATCHES
+                    + "'")) {
+      return rs.next() ? rs.getLong(1) : -1;
     }
   }
 
