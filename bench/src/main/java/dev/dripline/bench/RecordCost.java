@@ -1,5 +1,6 @@
 package dev.dripline.bench;
 
+import static dev.dripline.bench.BenchMain.f;
 import static dev.dripline.bench.BenchMain.median;
 
 import java.sql.Connection;
@@ -10,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * RC: what the statement a chained Dripline batch records itself with ({@link
@@ -261,12 +261,8 @@ final class RecordCost {
   private static String join(List<Double> values) {
     List<String> parts = new ArrayList<>();
     for (double v : values) {
-      parts.add(String.format(Locale.ROOT, "%.3f", v));
+      parts.add(f("%.3f", v));
     }
     return String.join(" ", parts);
-  }
-
-  private static String f(String format, Object... args) {
-    return String.format(Locale.ROOT, format, args);
   }
 }
