@@ -25,8 +25,8 @@ import java.util.List;
  * wall time per statement, WAL bytes per statement. Three passes, alternating ({@link Vacuum}): no
  * vacuum during the chain (autovacuum off for the copy: as when its 20 % threshold of a large
  * {@code batches} is far away), a {@code VACUUM} of the batches copy after every chunk (on another
- * connection, not counted), and autovacuum with the settings docs/operations.md recommends for
- * {@code batches} ({@link #RECOMMENDED}; when it runs is the server's: {@code autovacuum_naptime}).
+ * connection, not counted), and autovacuum with the settings migration V9 gives {@code batches}
+ * ({@link #RECOMMENDED}; when it runs is the server's: {@code autovacuum_naptime}).
  *
  * <p>Options: {@code --rc-statements} (60000), {@code --rc-history} (1000000), {@code --rc-chunk}
  * (10000), {@code --reps} rounds of the three passes.
@@ -54,7 +54,10 @@ final class RecordCost {
     }
   }
 
-  /** The autovacuum settings docs/operations.md ("Vacuuming batches") recommends for batches. */
+  /**
+   * The autovacuum settings migration V9 gives {@code batches} (docs/operations.md, "Vacuuming
+   * batches"); set on the copy explicitly, as {@code like … including all} does not copy them.
+   */
   static final String RECOMMENDED =
       "autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000";
 
