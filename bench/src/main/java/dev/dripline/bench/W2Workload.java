@@ -880,6 +880,26 @@ final class W2Workload {
   // ------------------------------------------------------------------------------------------
   // Summary
 
+  /**
+   * Each repetition's ratio of its two runs, their median and range. The two ran minutes apart at
+   * most, so the drifts of this machine's speed that move whole invocations (the same work's
+   * database CPU varied by half between runs: docs/benchmarks.md, W2 of 2026-12-01) touch both.
+   */
+  private static String paired(String label, List<Run> a, List<Run> b) {
+    List<Double> ratios = new ArrayList<>();
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      ratios.add(a.get(i).seconds() / b.get(i).seconds());
+    }
+    List<Double> sorted = ratios.stream().sorted().toList();
+    return f(
+        "  per rep %s: %s (median %.2f, range %.2f..%.2f)",
+        label,
+        String.join(" ", ratios.stream().map(r -> f("%.2f", r)).toList()),
+        median(ratios),
+        sorted.get(0),
+        sorted.get(sorted.size() - 1));
+  }
+
   private String summarize(Map<String, List<Run>> runs) throws SQLException {
     Map<String, Double> medians = new LinkedHashMap<>();
     runs.forEach(
@@ -901,6 +921,7 @@ final class W2Workload {
     Double s = medians.get("S");
     if (d != null && j != null) {
       System.out.println(f("ratio D/J (wall time) = %.2f   target <= 1.15", d / j));
+      System.out.println(paired("D/J", runs.get("D"), runs.get("J")));
     }
     if (d != null && s != null) {
       System.out.println(f("ratio D/S (wall time) = %.2f   target <= 1.00", d / s));
