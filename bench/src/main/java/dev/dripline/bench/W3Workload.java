@@ -35,8 +35,8 @@ import java.util.Map;
  *       bench-w3-gc.log});
  *   <li><b>{@code GET /api/runs/{id}}</b>: one request every {@code --w3-get-interval-ms} from its
  *       own thread ({@link W3GetSampler}), response times per progress decile (p50, p99, max); held
- *       back while a heap sample forces its GC; the API is warmed up first with 50 {@code GET
- *       /api/runs?size=1}; target: p99 under 100 ms in every decile;
+ *       back while a heap sample forces its GC; the API is warmed up first ({@code
+ *       --w3-api-warmup}); target: p99 under 100 ms in every decile;
  *   <li><b>completion</b>: the run ends {@code completed} with N completed batches and {@code
  *       processed_keys} N; throughput per decile and overall ({@code started_at} to {@code
  *       finished_at}).
