@@ -99,6 +99,10 @@ final class FakeTargetStore implements TargetActivities {
   private long nextRunId = 100;
   private long nextLiveSequence = 1;
   private int loads;
+
+  /** Calls of {@link #load} still to fail, as while PostgreSQL is down. */
+  int loadFailures;
+
   private int replans;
   private int maxBackfilling;
   private final Map<String, Integer> maxBackfillingPerGroup = new HashMap<>();
@@ -232,6 +236,10 @@ final class FakeTargetStore implements TargetActivities {
 
   @Override
   public synchronized TargetSnapshot load(TargetRef target) {
+    if (loadFailures > 0) {
+      loadFailures--;
+      throw new IllegalStateException("An I/O error occurred while sending to the backend.");
+    }
     loads++;
     return get(target.name());
   }

@@ -142,6 +142,25 @@ class TargetWorkflowTest {
   // T3: the streak and its backoff
 
   @Test
+  void aLoadThatFailsWhilePostgresIsDownIsRetriedAndTheTargetGoesOn() {
+    // The target's own statements are local activities, with the run workflow's options
+    // (DatabaseLocalActivities): one that failed while PostgreSQL was down failed the whole
+    // target workflow instead of being retried (docs/reliability.md, F3).
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    store.loadFailures = 3;
+
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 1, Duration.ofMinutes(2));
+
+    assertThat(store.loadFailures).isZero();
+    assertThat(failures("t").get(0).after().consecutiveFailures()).isEqualTo(1);
+    assertThat(
+            client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget("t")).describe().getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  @Test
   void firstPlanningFailureStartsTheStreakAndBacksOff24To36Seconds() {
     store.register("t", "org-1");
     store.planMode("t", PlanMode.FAIL);
