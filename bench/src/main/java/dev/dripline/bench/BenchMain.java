@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
@@ -356,6 +357,8 @@ public final class BenchMain {
 
   /** W5: from POST /api/runs/{id}/stop until no batch of the run starts any more. */
   static final class W5 {
+    private static final Set<String> TERMINAL = Set.of("completed", "failed", "stopped");
+
     private final BenchConfig config;
     private final Services services;
 
@@ -386,8 +389,19 @@ public final class BenchMain {
             createSleepRun(services, config.stopBatches(), config.stopSleepMs(), config.cap());
         Instant created = Instant.now();
         // Let it run: running, and stop-after-ms since the POST.
-        while (!"running".equals(services.queryString("select status from runs where id = ?", id))
-            || Duration.between(created, Instant.now()).toMillis() < config.stopAfterMs()) {
+        while (true) {
+          String status = services.queryString("select status from runs where id = ?", id);
+          if (TERMINAL.contains(status)) {
+            throw new IllegalStateException(
+                f(
+                    "W5 run %d ended %s before its stop request: give it more batches"
+                        + " (--stop-batches) or stop it sooner (--stop-after-ms)",
+                    id, status));
+          }
+          if ("running".equals(status)
+              && Duration.between(created, Instant.now()).toMillis() >= config.stopAfterMs()) {
+            break;
+          }
           sleep(20);
         }
         long doneBefore =
