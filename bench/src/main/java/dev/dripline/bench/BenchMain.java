@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
@@ -152,12 +151,17 @@ public final class BenchMain {
     return response.body().get("id").asLong();
   }
 
+  /** Whether a run in {@code status} has ended. */
+  static boolean isTerminal(String status) {
+    return "completed".equals(status) || "failed".equals(status) || "stopped".equals(status);
+  }
+
   /** Polls the run's status in PostgreSQL until it is terminal; returns the status. */
   static String awaitTerminal(Services services, long runId, Duration timeout, long pollMillis) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       String status = services.queryString("select status from runs where id = ?", runId);
-      if ("completed".equals(status) || "failed".equals(status) || "stopped".equals(status)) {
+      if (isTerminal(status)) {
         return status;
       }
       sleep(pollMillis);
@@ -357,8 +361,6 @@ public final class BenchMain {
 
   /** W5: from POST /api/runs/{id}/stop until no batch of the run starts any more. */
   static final class W5 {
-    private static final Set<String> TERMINAL = Set.of("completed", "failed", "stopped");
-
     private final BenchConfig config;
     private final Services services;
 
@@ -391,7 +393,7 @@ public final class BenchMain {
         // Let it run: running, and stop-after-ms since the POST.
         while (true) {
           String status = services.queryString("select status from runs where id = ?", id);
-          if (TERMINAL.contains(status)) {
+          if (isTerminal(status)) {
             throw new IllegalStateException(
                 f(
                     "W5 run %d ended %s before its stop request: give it more batches"

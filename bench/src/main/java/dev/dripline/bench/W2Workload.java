@@ -1,6 +1,7 @@
 package dev.dripline.bench;
 
 import static dev.dripline.bench.BenchMain.f;
+import static dev.dripline.bench.BenchMain.max;
 import static dev.dripline.bench.BenchMain.median;
 import static dev.dripline.bench.BenchMain.sleep;
 
@@ -21,6 +22,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -890,14 +892,13 @@ final class W2Workload {
     for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
       ratios.add(a.get(i).seconds() / b.get(i).seconds());
     }
-    List<Double> sorted = ratios.stream().sorted().toList();
     return f(
         "  per rep %s: %s (median %.2f, range %.2f..%.2f)",
         label,
         String.join(" ", ratios.stream().map(r -> f("%.2f", r)).toList()),
         median(ratios),
-        sorted.get(0),
-        sorted.get(sorted.size() - 1));
+        Collections.min(ratios),
+        max(ratios));
   }
 
   private String summarize(Map<String, List<Run>> runs) throws SQLException {
