@@ -20,6 +20,15 @@ import java.util.function.Supplier;
 final class CpuMeter {
   private static final double TICKS_PER_SECOND = 100.0;
 
+  /** {@code /proc/stat} columns of busy time: user, nice, system, irq, softirq. */
+  static final int[] BUSY = {0, 1, 2, 5, 6};
+
+  /** {@code /proc/stat}'s steal column. */
+  static final int[] STEAL = {7};
+
+  /** {@code /proc/stat}'s idle and iowait columns. */
+  static final int[] IDLE = {3, 4};
+
   /** Per part: CPU seconds by pid, read when asked. */
   private final Map<String, Supplier<Map<Long, Double>>> parts = new LinkedHashMap<>();
 
@@ -127,6 +136,31 @@ final class CpuMeter {
           return s < 0 ? Map.of() : Map.of(pid, s);
         });
     return this;
+  }
+
+  /**
+   * Adds a named part for the whole machine: the sum of the {@code /proc/stat} "cpu" line's {@code
+   * columns} (0 user, 1 nice, 2 system, 3 idle, 4 iowait, 5 irq, 6 softirq, 7 steal), in seconds
+   * over all CPUs. {@link #BUSY} is every process's and the kernel's time, so the busy part less
+   * the other parts is what the processes nobody measures used; {@link #STEAL} is the time the
+   * hypervisor ran something else while this machine's CPUs wanted to run.
+   */
+  CpuMeter machine(String name, int... columns) {
+    parts.put(name, () -> Map.of(0L, machineSeconds(columns)));
+    return this;
+  }
+
+  private static double machineSeconds(int... columns) {
+    String line = readOrEmpty(Path.of("/proc/stat")).lines().findFirst().orElse("");
+    if (!line.startsWith("cpu ")) {
+      return 0;
+    }
+    String[] fields = line.substring(4).strip().split("\\s+");
+    long ticks = 0;
+    for (int column : columns) {
+      ticks += column < fields.length ? Long.parseLong(fields[column]) : 0;
+    }
+    return ticks / TICKS_PER_SECOND;
   }
 
   /** CPU seconds per part, and per pid, right now. */

@@ -62,10 +62,12 @@ import java.util.Map;
  *   <li>{@code warmups} (1): warm-up runs of each system, one system after the other (a JVM's JIT
  *       compiles per-batch code after thousands of calls: a worker that ran for hours has it
  *       compiled, one that ran a thousand batches has not);
- *   <li>{@code prewarm-runs} (0), {@code prewarm-rows} (20000): before those, short warm-up runs of
- *       each system, one system after the other. Code a Dripline run executes a few times per run
- *       (the POST, the workflow's start and end, planning) reaches the JIT's thresholds only after
- *       tens of runs; until then its compilation lands in every measured run;
+ *   <li>{@code prewarm-runs} (0), {@code prewarm-rows} (20000), {@code prewarm-batch-size} (the
+ *       batch size): before those, short warm-up runs of each system, one system after the other.
+ *       Code a Dripline run executes a few times per run (the POST, the workflow's start and end,
+ *       planning) reaches the JIT's thresholds only after tens of runs, code it executes per batch
+ *       after ten thousand batches or more (a 1,000,000-row run has 900); until then its
+ *       compilation lands in every measured run. Small pre-warm batches give many batches quickly;
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
@@ -93,6 +95,18 @@ final class W2Workload {
   /** Suffix of a part that is the JIT compiler threads' share of the JVM part before it. */
   private static final String JIT_SHARE = "-jit";
 
+  /**
+   * The machine's busy CPU time ({@link CpuMeter#BUSY}): printed as {@code others}, what it holds
+   * beyond the measured parts (other processes, the kernel's interrupt time), not added again.
+   */
+  private static final String MACHINE_BUSY = "machine";
+
+  /** The machine's steal time ({@link CpuMeter#STEAL}), printed after the total. */
+  private static final String MACHINE_STEAL = "steal";
+
+  /** The machine's idle and I/O-wait time ({@link CpuMeter#IDLE}), printed after the total. */
+  private static final String MACHINE_IDLE = "idle";
+
   /** A HotSpot JIT compiler thread's name as {@code /proc} shows it (15 characters at most). */
   private static final String[] JIT_THREADS = {"C1 CompilerThre", "C2 CompilerThre"};
 
@@ -105,6 +119,7 @@ final class W2Workload {
   private final int warmups;
   private final int prewarmRuns;
   private final int prewarmRows;
+  private final int prewarmBatchSize;
   private final int settleMs;
   private final int top;
   private final List<String> systems;
@@ -130,6 +145,7 @@ final class W2Workload {
     this.warmups = config.intOption("w2-warmups", 1);
     this.prewarmRuns = config.intOption("w2-prewarm-runs", 0);
     this.prewarmRows = config.intOption("w2-prewarm-rows", 20_000);
+    this.prewarmBatchSize = config.intOption("w2-prewarm-batch-size", batchSize);
     this.pinDatabase = config.option("w2-pin-db", "off").equalsIgnoreCase("on");
     this.settleMs = config.intOption("w2-settle-ms", 11_000);
     this.top = config.intOption("w2-top", 12);
@@ -145,17 +161,21 @@ final class W2Workload {
       }
     }
     this.systems = List.copyOf(chosen);
-    if (rows < 1 || batchSize < 1 || cap < 1 || systems.isEmpty()) {
+    if (rows < 1 || batchSize < 1 || prewarmBatchSize < 1 || cap < 1 || systems.isEmpty()) {
       throw new IllegalArgumentException(
-          "--w2-rows, --w2-batch-size, --w2-cap must be at least 1 and --w2-systems not empty");
+          "--w2-rows, --w2-batch-size, --w2-prewarm-batch-size, --w2-cap must be at least 1 and"
+              + " --w2-systems not empty");
     }
   }
 
   // ------------------------------------------------------------------------------------------
   // Results
 
-  /** The reference plan of the current data: what every system must do. */
-  private record Reference(int rows, long scope, W2Ranges.Fingerprint ranges) {}
+  /**
+   * The reference plan of the current data in batches of {@code batchSize}: what every system must
+   * do.
+   */
+  private record Reference(int rows, int batchSize, long scope, W2Ranges.Fingerprint ranges) {}
 
   /** One measured run of one system. */
   private record Run(
@@ -228,7 +248,10 @@ final class W2Workload {
               .threads(
                   "bench" + JIT_SHARE, () -> List.of(ProcessHandle.current().pid()), JIT_THREADS)
               .part("temporal", services::temporalPids)
-              .tree("postgres", () -> postmaster);
+              .tree("postgres", () -> postmaster)
+              .machine(MACHINE_BUSY, CpuMeter.BUSY)
+              .machine(MACHINE_STEAL, CpuMeter.STEAL)
+              .machine(MACHINE_IDLE, CpuMeter.IDLE);
       prepare();
       if (pinDatabase) {
         pinning = new CpuPinning();
@@ -330,7 +353,7 @@ final class W2Workload {
     long start = System.nanoTime();
     for (int i = 0; i < prewarmRuns; i++) {
       for (String system : systems) {
-        Run run = execute(system, reset(prewarmRows), false);
+        Run run = execute(system, reset(prewarmRows, prewarmBatchSize), false);
         seconds.computeIfAbsent(system, s -> new ArrayList<>()).add(run.seconds());
       }
     }
@@ -338,15 +361,19 @@ final class W2Workload {
     seconds.forEach((system, times) -> parts.add(f("%s %.2f s", system, median(times))));
     System.out.println(
         f(
-            "pre-warm-up (%d x %,d rows, %.0f s in all): median run %s (not counted)",
-            prewarmRuns, prewarmRows, (System.nanoTime() - start) / 1e9, String.join(", ", parts)));
+            "pre-warm-up (%d x %,d rows, batch %d, %.0f s in all): median run %s (not counted)",
+            prewarmRuns,
+            prewarmRows,
+            prewarmBatchSize,
+            (System.nanoTime() - start) / 1e9,
+            String.join(", ", parts)));
   }
 
   private void warmUp() throws Exception {
     List<String> parts = new ArrayList<>();
     for (int round = 0; round < warmups; round++) {
       for (String system : systems) {
-        Reference reference = reset(warmupRows);
+        Reference reference = reset(warmupRows, batchSize);
         Run run = execute(system, reference, false);
         parts.add(f("%s %.2f s", system, run.seconds()));
       }
@@ -405,7 +432,7 @@ final class W2Workload {
     for (int rep = 1; rep <= config.reps(); rep++) {
       List<String> order = rotate(systems, rep - 1);
       for (String system : order) {
-        Reference reference = reset(rows);
+        Reference reference = reset(rows, batchSize);
         Run run = execute(system, reference, true);
         runs.get(system).add(run);
         printRun(rep, String.join(",", order), run);
@@ -450,12 +477,17 @@ final class W2Workload {
 
   /**
    * CPU seconds per part, and in all; a {@link #JIT_SHARE} part is printed in brackets after its
-   * JVM's part and not added again.
+   * JVM's part and not added again. After the total, what the machine's CPUs did besides: {@code
+   * others}, busy time outside the measured processes, {@code steal}, time the hypervisor gave to
+   * another machine, and {@code idle}, time no process wanted a CPU.
    */
   private static String cpuLine(Map<String, Double> used) {
     StringBuilder line = new StringBuilder();
     double total = 0;
     for (Map.Entry<String, Double> e : used.entrySet()) {
+      if (List.of(MACHINE_BUSY, MACHINE_STEAL, MACHINE_IDLE).contains(e.getKey())) {
+        continue;
+      }
       if (e.getKey().endsWith(JIT_SHARE)) {
         line.setLength(line.length() - 2);
         line.append(f(" [jit %.2f]  ", e.getValue()));
@@ -464,14 +496,23 @@ final class W2Workload {
       total += e.getValue();
       line.append(f("%s %.2f  ", e.getKey(), e.getValue()));
     }
-    return line.append(f("total %.2f", total)).toString();
+    line.append(f("total %.2f", total));
+    if (used.containsKey(MACHINE_BUSY)) {
+      line.append(f("  (others %.2f", Math.max(0, used.get(MACHINE_BUSY) - total)));
+      line.append(f("  steal %.2f", used.getOrDefault(MACHINE_STEAL, 0.0)));
+      line.append(f("  idle %.2f)", used.getOrDefault(MACHINE_IDLE, 0.0)));
+    }
+    return line.toString();
   }
 
   // ------------------------------------------------------------------------------------------
   // Data
 
-  /** Resets example_users to {@code n} un-normalised rows and plans the reference ranges. */
-  private Reference reset(int n) throws SQLException {
+  /**
+   * Resets example_users to {@code n} un-normalised rows and plans the reference ranges, in batches
+   * of {@code batchSize} keys.
+   */
+  private Reference reset(int n, int batchSize) throws SQLException {
     // Its own connection, closed at the end: its backend's statistics are flushed when it exits,
     // not later during a measured run.
     long backend;
@@ -510,7 +551,7 @@ final class W2Workload {
         throw new IllegalStateException(
             "W2 reference plan covers " + ranges.keys() + " keys, scope is " + scope);
       }
-      reference = new Reference(n, scope, ranges);
+      reference = new Reference(n, batchSize, scope, ranges);
     }
     // Its backend (seeding, vacuum: seconds of CPU) must have ended before the run's CPU reading,
     // or the postmaster would collect its time inside the measured window.
@@ -593,7 +634,7 @@ final class W2Workload {
       case "D" -> {
         threadsBefore = CpuMeter.threadSeconds(services.driplinePid());
         posted = Instant.now();
-        runId = createRun();
+        runId = createRun(reference.batchSize());
         String status = awaitTerminal(runId, polls);
         if (!"completed".equals(status)) {
           throw new IllegalStateException("W2 Dripline run " + runId + " ended " + status);
@@ -616,7 +657,7 @@ final class W2Workload {
                 config.dbUser(),
                 config.dbPassword(),
                 cap,
-                batchSize,
+                reference.batchSize(),
                 system.equals("B"));
         seconds = result.seconds();
         batches = result.batches();
@@ -624,7 +665,7 @@ final class W2Workload {
         ranges = result.ranges();
       }
       case "S" -> {
-        W2SpringBatch.Result result = spring.run(batchSize);
+        W2SpringBatch.Result result = spring.run(reference.batchSize());
         seconds = result.seconds();
         batches = result.batches();
         updated = result.rowsUpdated();
@@ -692,7 +733,7 @@ final class W2Workload {
         cpuUsed);
   }
 
-  private long createRun() {
+  private long createRun(int batchSize) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("backfill", NormalizeEmailsBackfill.NAME);
     body.put("options", Map.of());
@@ -901,6 +942,19 @@ final class W2Workload {
         max(ratios));
   }
 
+  /**
+   * The ratio of each system's fastest run: the run least disturbed by whatever else the machine
+   * did (a run cannot be faster than its work allows, only slower), next to the medians' ratio,
+   * which is the target's figure.
+   */
+  private static String fastest(String label, List<Run> a, List<Run> b) {
+    double fastestA = Collections.min(a.stream().map(Run::seconds).toList());
+    double fastestB = Collections.min(b.stream().map(Run::seconds).toList());
+    return f(
+        "  fastest runs %s: %.2f s / %.2f s = %.2f",
+        label, fastestA, fastestB, fastestA / fastestB);
+  }
+
   private String summarize(Map<String, List<Run>> runs) throws SQLException {
     Map<String, Double> medians = new LinkedHashMap<>();
     runs.forEach(
@@ -923,6 +977,7 @@ final class W2Workload {
     if (d != null && j != null) {
       System.out.println(f("ratio D/J (wall time) = %.2f   target <= 1.15", d / j));
       System.out.println(paired("D/J", runs.get("D"), runs.get("J")));
+      System.out.println(fastest("D/J", runs.get("D"), runs.get("J")));
     }
     if (d != null && s != null) {
       System.out.println(f("ratio D/S (wall time) = %.2f   target <= 1.00", d / s));
@@ -945,7 +1000,10 @@ final class W2Workload {
         "CPU seconds per run (medians over the reps; /proc utime+stime from the start of a run to"
             + " its end; postgres = the postmaster and all its children, ended ones included;"
             + " the bench JVM runs J's and S's threads, the Dripline JVM D's app and worker;"
-            + " [jit]: of the JVM's figure before it, its JIT compiler threads)");
+            + " [jit]: of the JVM's figure before it, its JIT compiler threads; others: the"
+            + " machine's busy time (/proc/stat) beyond these processes; steal: time the"
+            + " hypervisor took from this machine's CPUs; idle: CPU time nothing wanted, I/O wait"
+            + " included)");
     for (String system : systems) {
       Map<String, Double> medianCpu = new LinkedHashMap<>();
       for (String part : runs.get(system).get(0).cpu().keySet()) {
