@@ -295,10 +295,13 @@ public class RunRepository {
   }
 
   /**
-   * Records a live run's new cap once {@code tell} has told its workflow, both under the run's
-   * cap-change lock (a transaction-scoped advisory lock), so that of two concurrent changes the one
-   * recorded last is the one the workflow received last. If {@code tell} throws, nothing is
-   * written.
+   * Records a live run's new cap and then tells its workflow ({@code tell}), both in one
+   * transaction under the run's cap-change lock (a transaction-scoped advisory lock), so that of
+   * two concurrent changes the one recorded last is the one the workflow received last. A run that
+   * is no longer active is not told: a workflow told a cap its run's record refused could go on
+   * with it (a retry revives a stopped run's execution before it ends) and start more batches than
+   * the record allows. If {@code tell} throws, nothing is written. The update holds the run's row
+   * until the commit, so the record never shows a cap the workflow was not told.
    *
    * @return false if the run is gone or no longer active
    */
@@ -311,7 +314,6 @@ public class RunRepository {
             lock.setLong(1, id);
             lock.execute();
           }
-          tell.run();
           try (PreparedStatement update =
               connection.prepareStatement(
                   "update runs set requested_max_parallel_batches = ?, max_parallel_batches = ?,"
@@ -320,8 +322,12 @@ public class RunRepository {
             update.setInt(1, requested);
             update.setInt(2, effective);
             update.setLong(3, id);
-            return update.executeUpdate() == 1;
+            if (update.executeUpdate() != 1) {
+              return false;
+            }
           }
+          tell.run();
+          return true;
         });
   }
 

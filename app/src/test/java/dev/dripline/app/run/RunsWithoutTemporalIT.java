@@ -12,6 +12,7 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ class RunsWithoutTemporalIT {
 
   @Inject JsonMapper json;
   @Inject Database database;
+  @Inject RunRepository runs;
 
   private Api api;
   private TestData data;
@@ -187,6 +189,33 @@ class RunsWithoutTemporalIT {
     assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(3);
     assertThat(data.text("select requested_max_parallel_batches::text from runs where id = ?", id))
         .isNull();
+  }
+
+  @ParameterizedTest(name = "a cap change that finds the run {0} tells no workflow")
+  @ValueSource(strings = {"completed", "failed", "stopped"})
+  void aCapChangeThatFindsTheRunEndedTellsItsWorkflowNothing(String status) {
+    // The service saw the run active; it ended before the cap was recorded. A workflow told the
+    // cap anyway could be revived by a retry with a cap its record never had.
+    long id = data.run(backfill, status, "{\"items\":1}");
+    AtomicInteger told = new AtomicInteger();
+
+    boolean recorded = runs.updateCap(id, 5, 5, told::incrementAndGet);
+
+    assertThat(recorded).isFalse();
+    assertThat(told).hasValue(0);
+    assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(3);
+  }
+
+  @Test
+  void aCapChangeOfALiveRunIsRecordedAndTold() {
+    long id = data.run(backfill, "running", "{\"items\":1}");
+    AtomicInteger told = new AtomicInteger();
+
+    boolean recorded = runs.updateCap(id, 5, 5, told::incrementAndGet);
+
+    assertThat(recorded).isTrue();
+    assertThat(told).hasValue(1);
+    assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(5);
   }
 
   @ParameterizedTest(name = "delete a {0} run")
