@@ -242,10 +242,12 @@ public class RunService {
   }
 
   /**
-   * Changes a live run's requested cap (R9). The workflow is signalled first, so a Temporal outage
-   * changes nothing; the record is then updated (the workflow records it too, idempotently), and a
-   * workflow that is not running reads the new cap from the record when it starts. Concurrent
-   * changes of one run are serialised, signal and record together, so the record ends with the cap
+   * Changes a live run's requested cap (R9). The record is updated first and the workflow signalled
+   * before that update commits, so a Temporal outage changes nothing (the update rolls back) and a
+   * run that ended meanwhile is neither updated nor told (its workflow, revived by a retry, could
+   * otherwise run with a cap its record refused). The workflow records the cap too, idempotently,
+   * and a workflow that is not running reads the new cap from the record when it starts. Concurrent
+   * changes of one run are serialised, record and signal together, so the record ends with the cap
    * the workflow received last.
    */
   RunResponse changeCap(long id, int maxParallelBatches) {
