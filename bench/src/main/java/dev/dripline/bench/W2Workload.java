@@ -67,7 +67,9 @@ import java.util.Map;
  *       Code a Dripline run executes a few times per run (the POST, the workflow's start and end,
  *       planning) reaches the JIT's thresholds only after tens of runs, code it executes per batch
  *       after ten thousand batches or more (a 1,000,000-row run has 900); until then its
- *       compilation lands in every measured run. Small pre-warm batches give many batches quickly;
+ *       compilation lands in every measured run. Small pre-warm batches give many batches quickly
+ *       (they did not remove the JIT's share of a measured run: that is per-request gRPC and SDK
+ *       code, docs/benchmarks.md);
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
@@ -106,6 +108,10 @@ final class W2Workload {
 
   /** The machine's idle and I/O-wait time ({@link CpuMeter#IDLE}), printed after the total. */
   private static final String MACHINE_IDLE = "idle";
+
+  /** The whole machine's parts: printed after the total, not added to it. */
+  private static final List<String> MACHINE_PARTS =
+      List.of(MACHINE_BUSY, MACHINE_STEAL, MACHINE_IDLE);
 
   /** A HotSpot JIT compiler thread's name as {@code /proc} shows it (15 characters at most). */
   private static final String[] JIT_THREADS = {"C1 CompilerThre", "C2 CompilerThre"};
@@ -485,7 +491,7 @@ final class W2Workload {
     StringBuilder line = new StringBuilder();
     double total = 0;
     for (Map.Entry<String, Double> e : used.entrySet()) {
-      if (List.of(MACHINE_BUSY, MACHINE_STEAL, MACHINE_IDLE).contains(e.getKey())) {
+      if (MACHINE_PARTS.contains(e.getKey())) {
         continue;
       }
       if (e.getKey().endsWith(JIT_SHARE)) {
