@@ -32,15 +32,6 @@ import org.slf4j.Logger;
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
 
-  /**
-   * How often, at most and at least, the loop checks the plan-ahead window while chains run. Each
-   * check costs a timer, a planning activity and two workflow tasks; between the bounds the loop
-   * looks about when the chains will have taken a quarter of the window ({@link #paceLooks}).
-   */
-  private static final long PLAN_AHEAD_MIN_MILLIS = 500;
-
-  private static final long PLAN_AHEAD_MAX_MILLIS = 5_000;
-
   /** The plan-ahead window holds at least this much of what the chains take (four short looks). */
   private static final long PLAN_AHEAD_DRAIN_MILLIS = 2_000;
 
@@ -97,18 +88,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private int pendingAfterPlan = -1;
   private int planningCalls;
 
-  /**
-   * How fast chains take batches, from the planning reports: the pending count the last one left,
-   * and the batches taken since {@link #measuredFromMillis} (-1: not measuring yet).
-   */
-  private int pendingLooked;
-
-  private long measuredFromMillis = -1;
-  private int takenSince;
-  private long lookEveryMillis = PLAN_AHEAD_MIN_MILLIS;
-
-  /** Pending batches the chains took per millisecond, over the last measurement (≥ 500 ms). */
-  private double takenPerMilli;
+  /** How fast the chains take pending batches; created with the first planning report. */
+  private ChainPace pace;
 
   private boolean stopRecorded;
 
@@ -306,7 +287,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       if (planningAhead() && !planningUnderWay && !inFlight.isEmpty()) {
         boolean happened =
             Workflow.await(
-                Duration.ofMillis(lookEveryMillis),
+                Duration.ofMillis(pace().lookEveryMillis()),
                 () -> !completions.isEmpty() || woken || planned != null);
         if (!happened) {
           planNextPage();
@@ -402,6 +383,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    * took a window of 64 within one 500 ms look, then waited for the planner).
    */
   private int planAhead() {
+    return planAhead(pace().takenPerMilli());
+  }
+
+  /** {@link #planAhead()} if the chains take {@code takenPerMilli} batches per millisecond. */
+  private int planAhead(double takenPerMilli) {
     int fixed = Math.max(2 * settings.planPageBatches(), 16 * cap);
     double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
     return (int) Math.max(fixed, Math.min(MAX_PLAN_AHEAD, drain));
@@ -452,7 +438,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     PlanPage page = outcome.page();
     pendingAfterPlan = page.pendingBatches();
-    paceLooks(page);
+    if (page.pendingBatches() >= 0) {
+      pace()
+          .report(
+              Workflow.currentTimeMillis(),
+              page.pendingBatches(),
+              page.batchesCreated(),
+              this::planAhead);
+    }
     if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
       // Also when the window was full and nothing was planned: claim what is pending rather
       // than ask the planner again.
@@ -465,43 +458,25 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   /**
-   * Sets the next plan-ahead look from how fast the chains took pending batches since the last
-   * report: when they will have taken about a quarter of the window, within {@link
-   * #PLAN_AHEAD_MIN_MILLIS} and {@link #PLAN_AHEAD_MAX_MILLIS}. Fast batches keep the shortest
-   * interval; slow ones (a run of one-second batches at cap 2 takes two a second of a window of 32)
-   * are looked at every few seconds, not twice a second (issue 6's read load: 20 such runs looking
-   * every 500 ms kept the worker and the Temporal server at half a core each).
+   * The chains' pace; executions that began before {@link ChainPace#MIN_SPAN_MILLIS} existed
+   * (histories without the {@code early-pace} marker) keep measuring over the shortest look, as
+   * they did.
    */
-  private void paceLooks(PlanPage page) {
-    if (page.pendingBatches() < 0) {
-      return;
+  private ChainPace pace() {
+    if (pace == null) {
+      pace =
+          new ChainPace(
+              Workflow.getVersion("early-pace", Workflow.DEFAULT_VERSION, 1)
+                      == Workflow.DEFAULT_VERSION
+                  ? ChainPace.MIN_LOOK_MILLIS
+                  : ChainPace.MIN_SPAN_MILLIS);
     }
-    long now = Workflow.currentTimeMillis();
-    if (measuredFromMillis < 0) {
-      measuredFromMillis = now;
-      takenSince = 0;
-    } else {
-      // What the planner found pending before it added its page, against what it left last time.
-      takenSince += Math.max(0, pendingLooked - (page.pendingBatches() - page.batchesCreated()));
-      // Over at least the shortest look: two reports moments apart would make any rate up.
-      long elapsed = now - measuredFromMillis;
-      if (elapsed >= PLAN_AHEAD_MIN_MILLIS) {
-        takenPerMilli = takenSince / (double) elapsed;
-        measuredFromMillis = now;
-        takenSince = 0;
-        double quarterMillis = planAhead() / 4.0 / Math.max(takenPerMilli, 1e-9);
-        lookEveryMillis =
-            (long) Math.max(PLAN_AHEAD_MIN_MILLIS, Math.min(PLAN_AHEAD_MAX_MILLIS, quarterMillis));
-      }
-    }
-    pendingLooked = page.pendingBatches();
+    return pace;
   }
 
   /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
   private void lookSoon() {
-    measuredFromMillis = -1;
-    lookEveryMillis = PLAN_AHEAD_MIN_MILLIS;
-    takenPerMilli = 0;
+    pace().restart();
   }
 
   private int lowestFreeLane() {

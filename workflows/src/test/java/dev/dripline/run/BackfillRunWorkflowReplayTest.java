@@ -20,12 +20,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Replays recorded histories of the run workflow against today's code, so a change to the command
  * sequence that is not guarded by {@code Workflow.getVersion} fails here instead of in production.
- * The histories were recorded with {@code -Ddripline.recordHistory=true}.
+ * The first two histories were recorded with {@code -Ddripline.recordHistory=true} (which records
+ * those two again); the early-pace one, of an execution that measures its chains' pace over {@link
+ * ChainPace#MIN_SPAN_MILLIS}, with {@code -Ddripline.recordHistory=early-pace}. The two chained
+ * histories replay the two ways a chained run paces its looks.
  */
 class BackfillRunWorkflowReplayTest {
   private static final String HISTORY = "histories/run-with-failure-cap-change-and-retry.json";
   private static final String CHAINED_HISTORY =
       "histories/chained-run-with-plan-ahead-and-pause.json";
+  private static final String EARLY_PACE_HISTORY = "histories/chained-run-with-early-pace.json";
 
   @Test
   void recordedHistoryReplaysWithoutNonDeterminism() throws Exception {
@@ -38,9 +42,17 @@ class BackfillRunWorkflowReplayTest {
   @Test
   void recordedChainedRunReplaysWithoutNonDeterminism() throws Exception {
     if (Boolean.getBoolean("dripline.recordHistory")) {
-      recordChained();
+      recordChained(CHAINED_HISTORY);
     }
     replay(CHAINED_HISTORY, 40);
+  }
+
+  @Test
+  void recordedChainedRunWithEarlyPaceReplaysWithoutNonDeterminism() throws Exception {
+    if ("early-pace".equals(System.getProperty("dripline.recordHistory"))) {
+      recordChained(EARLY_PACE_HISTORY);
+    }
+    replay(EARLY_PACE_HISTORY, 40);
   }
 
   private void replay(String resource, int minEvents) throws Exception {
@@ -59,7 +71,7 @@ class BackfillRunWorkflowReplayTest {
    * Runs chains with planning a window ahead (its looks paced by the chains' rate), paused and
    * resumed midway and with a cap change; saves its history.
    */
-  private void recordChained() throws Exception {
+  private void recordChained(String resource) throws Exception {
     FakeRunStore store = new FakeRunStore();
     store.items = 240;
     store.requestedCap = 3;
@@ -68,7 +80,7 @@ class BackfillRunWorkflowReplayTest {
     store.chainMillis = 60_000;
     recordScenario(
         store,
-        CHAINED_HISTORY,
+        resource,
         live -> {
           while (store.count(BatchStatus.COMPLETED) < 40) {
             Thread.sleep(20);
