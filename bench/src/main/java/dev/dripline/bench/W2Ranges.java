@@ -14,12 +14,13 @@ import java.util.function.Consumer;
  * baselines process exactly the ranges Dripline's batches cover.
  *
  * <p>Dripline's planner ({@code PlanningActivitiesImpl}) asks the definition's {@code keysAfter}
- * for pages of {@code batchSize * max(1, min(100, 10000 / batchSize))} keys after its cursor
- * (100,000 keys per page: {@code MAX_KEYS_PER_PAGE}; 100: {@code DRIPLINE_PLAN_PAGE_BATCHES}), cuts
- * each page into batches of {@code batchSize} keys ({@code [first key, last key]}, inclusive) and
- * keeps a trailing partial batch only on the last page. This class runs the same query text ({@link
- * NormalizeEmailsBackfill#KEYS_AFTER_SQL}) with the same page size and cuts the same way; W2 checks
- * that every system's ranges equal these.
+ * for pages of {@code batchSize * max(1, min(100, 100000 / batchSize))} keys after its cursor
+ * (100,000: {@code MAX_KEYS_PER_PAGE}; 100: {@code DRIPLINE_PLAN_PAGE_BATCHES}, or with chains up
+ * to half its plan-ahead window), cuts each page into batches of {@code batchSize} keys ({@code
+ * [first key, last key]}, inclusive) and keeps a trailing partial batch only on the last page. This
+ * class runs the same query text ({@link NormalizeEmailsBackfill#KEYS_AFTER_SQL}) in pages of the
+ * first size and cuts the same way — whole batches, so the page size does not move a range; W2
+ * checks that every system's ranges equal these.
  */
 final class W2Ranges {
   /** Dripline's {@code PlanningActivitiesImpl.MAX_KEYS_PER_PAGE}. */
