@@ -88,7 +88,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private int pendingAfterPlan = -1;
   private int planningCalls;
 
-  /** How fast the chains take pending batches; created with the first planning report. */
+  /**
+   * How fast the chains take pending batches; created at its first use, which a run without chains
+   * never reaches (so its history gets no {@code early-pace} marker).
+   */
   private ChainPace pace;
 
   private boolean stopRecorded;
@@ -476,7 +479,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
   private void lookSoon() {
-    pace().restart();
+    if (pace != null) {
+      pace.restart();
+    }
   }
 
   private int lowestFreeLane() {
