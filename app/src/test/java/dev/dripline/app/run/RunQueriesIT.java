@@ -123,6 +123,60 @@ class RunQueriesIT {
   }
 
   @Test
+  void listsEachRunWithItsOwnBatchCounts() {
+    long first = data.run(backfill, "failed", "{\"items\":40}");
+    data.batch(first, 1, 1, 10, "failed");
+    data.batch(first, 2, 11, 20, "failed");
+    data.batch(first, 3, 21, 30, "stopped");
+    data.batch(first, 4, 31, 40, "pending");
+    long second = data.run(backfill, "running", "{\"items\":41}");
+    data.batch(second, 1, 1, 10, "running");
+    data.batch(second, 2, 11, 20, "pending");
+    data.batch(second, 3, 21, 30, "pending");
+    data.batch(second, 4, 31, 40, "enqueued");
+    data.sql(
+        "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
+            + " values (?, 1, 20, 2), (?, 2, 10, 1)",
+        second,
+        second);
+
+    Api.Reply all = api.get("/api/runs?backfill=" + backfill);
+
+    assertThat(all.status()).isEqualTo(200);
+    assertThat(ids(all)).containsExactly(second, first);
+    assertThat(all.items().get(0).get("batchCounts"))
+        .isEqualTo(
+            Map.of(
+                "pending",
+                2,
+                "enqueued",
+                1,
+                "running",
+                1,
+                "completed",
+                3,
+                "failed",
+                0,
+                "stopped",
+                0));
+    assertThat(all.items().get(1).get("batchCounts"))
+        .isEqualTo(
+            Map.of(
+                "pending",
+                1,
+                "enqueued",
+                0,
+                "running",
+                0,
+                "completed",
+                0,
+                "failed",
+                2,
+                "stopped",
+                1));
+  }
+
+  @Test
   void listsRunsNewestFirstWithFiltersAndPaging() {
     long first = data.run(backfill, "completed", "{\"items\":1}");
     long second = data.run(backfill, "failed", "{\"items\":2}");
