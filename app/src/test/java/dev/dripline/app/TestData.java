@@ -97,6 +97,16 @@ public final class TestData {
     }
   }
 
+  /**
+   * Inserts batches 1, 2, … of ten keys each (1–10, 11–20, …) with these statuses, as {@link
+   * #batch}.
+   */
+  public void batches(long runId, String... statuses) {
+    for (int i = 0; i < statuses.length; i++) {
+      batch(runId, i + 1, 10L * i + 1, 10L * (i + 1), statuses[i]);
+    }
+  }
+
   public long count(String sql, Object... args) {
     return database.withConnection(
         connection -> {

@@ -50,10 +50,7 @@ class RunQueriesIT {
   @Test
   void showsARunWithBatchCountsInFlightAndProgress() {
     long id = data.run(backfill, "running", "{\"items\":40,\"mode\":\"fast\"}");
-    data.batch(id, 1, 1, 10, "completed");
-    data.batch(id, 2, 11, 20, "running");
-    data.batch(id, 3, 21, 30, "enqueued");
-    data.batch(id, 4, 31, 40, "pending");
+    data.batches(id, "completed", "running", "enqueued", "pending");
     data.sql("update runs set total_keys = 40 where id = ?", id);
     data.sql("insert into run_key_counts (run_id, shard, processed_keys) values (?, 1, 10)", id);
 
@@ -71,21 +68,7 @@ class RunQueriesIT {
         .containsEntry("workflowId", "dripline-run-" + id)
         .containsEntry("inFlight", 2)
         .containsEntry("options", Map.of("items", 40, "mode", "fast"));
-    assertThat(run.get("batchCounts"))
-        .isEqualTo(
-            Map.of(
-                "pending",
-                1,
-                "enqueued",
-                1,
-                "running",
-                1,
-                "completed",
-                1,
-                "failed",
-                0,
-                "stopped",
-                0));
+    assertThat(run.get("batchCounts")).isEqualTo(counts(1, 1, 1, 1, 0, 0));
     @SuppressWarnings("unchecked")
     Map<String, Object> progress = (Map<String, Object>) run.get("progress");
     assertThat(progress)
@@ -104,36 +87,16 @@ class RunQueriesIT {
 
     Api.Reply reply = api.get("/api/runs/" + id);
 
-    assertThat(reply.object().get("batchCounts"))
-        .isEqualTo(
-            Map.of(
-                "pending",
-                0,
-                "enqueued",
-                0,
-                "running",
-                0,
-                "completed",
-                0,
-                "failed",
-                0,
-                "stopped",
-                0));
+    assertThat(reply.object().get("batchCounts")).isEqualTo(counts(0, 0, 0, 0, 0, 0));
     assertThat(reply.object()).containsEntry("inFlight", 0);
   }
 
   @Test
   void listsEachRunWithItsOwnBatchCounts() {
     long first = data.run(backfill, "failed", "{\"items\":40}");
-    data.batch(first, 1, 1, 10, "failed");
-    data.batch(first, 2, 11, 20, "failed");
-    data.batch(first, 3, 21, 30, "stopped");
-    data.batch(first, 4, 31, 40, "pending");
+    data.batches(first, "failed", "failed", "stopped", "pending");
     long second = data.run(backfill, "running", "{\"items\":41}");
-    data.batch(second, 1, 1, 10, "running");
-    data.batch(second, 2, 11, 20, "pending");
-    data.batch(second, 3, 21, 30, "pending");
-    data.batch(second, 4, 31, 40, "enqueued");
+    data.batches(second, "running", "pending", "pending", "enqueued");
     data.sql(
         "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
             + " values (?, 1, 20, 2), (?, 2, 10, 1)",
@@ -144,36 +107,8 @@ class RunQueriesIT {
 
     assertThat(all.status()).isEqualTo(200);
     assertThat(ids(all)).containsExactly(second, first);
-    assertThat(all.items().get(0).get("batchCounts"))
-        .isEqualTo(
-            Map.of(
-                "pending",
-                2,
-                "enqueued",
-                1,
-                "running",
-                1,
-                "completed",
-                3,
-                "failed",
-                0,
-                "stopped",
-                0));
-    assertThat(all.items().get(1).get("batchCounts"))
-        .isEqualTo(
-            Map.of(
-                "pending",
-                1,
-                "enqueued",
-                0,
-                "running",
-                0,
-                "completed",
-                0,
-                "failed",
-                2,
-                "stopped",
-                1));
+    assertThat(all.items().get(0).get("batchCounts")).isEqualTo(counts(2, 1, 1, 3, 0, 0));
+    assertThat(all.items().get(1).get("batchCounts")).isEqualTo(counts(1, 0, 0, 0, 2, 1));
   }
 
   @Test
@@ -263,5 +198,17 @@ class RunQueriesIT {
   @SuppressWarnings("unchecked")
   private static List<Long> ids(Api.Reply reply) {
     return reply.items().stream().map(item -> ((Number) item.get("id")).longValue()).toList();
+  }
+
+  /** A run's {@code batchCounts} as the API shows them: every status, zero included. */
+  private static Map<String, Integer> counts(
+      int pending, int enqueued, int running, int completed, int failed, int stopped) {
+    return Map.of(
+        "pending", pending,
+        "enqueued", enqueued,
+        "running", running,
+        "completed", completed,
+        "failed", failed,
+        "stopped", stopped);
   }
 }
