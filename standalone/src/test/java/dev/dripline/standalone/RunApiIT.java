@@ -286,7 +286,9 @@ class RunApiIT implements TestPropertyProvider {
 
   @Test
   void pauseResumeAndLiveCapChangeThroughTheApi() {
-    Map<String, Object> body = sleepRun(40, 100, "pause");
+    // Thirty batches of 100 ms at one slot: enough of them are left after the pause for four
+    // slots to overlap (with four batches, a quick machine had finished three before the pause).
+    Map<String, Object> body = sleepRun(300, 100, "pause");
     body.put("maxParallelBatches", 1);
     long id = create(body).id();
     awaitStatus(id, "running");
@@ -299,6 +301,7 @@ class RunApiIT implements TestPropertyProvider {
         .until(() -> api.get("/api/runs/" + id).body().path("inFlight").asInt() == 0);
     long completedWhilePaused =
         api.get("/api/runs/" + id).body().path("batchCounts").path("completed").asLong();
+    assertThat(completedWhilePaused).as("batches completed before the pause").isLessThan(26);
 
     Api.Response patched = api.patch("/api/runs/" + id, Map.of("maxParallelBatches", 4));
     assertThat(patched.status()).isEqualTo(200);
