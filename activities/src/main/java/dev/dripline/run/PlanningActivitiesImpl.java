@@ -11,6 +11,7 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,6 +37,14 @@ import org.slf4j.LoggerFactory;
  * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
  * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
  *
+ * <p>One call plans the batches it is asked for in pages of at most {@link #MAX_KEYS_PER_PAGE}
+ * keys, each saved in its own transaction (so chains may take a page's batches while the next is
+ * planned), and returns early when the scope is exhausted, the run's window of pending batches is
+ * full, the run stops running or is being stopped, or {@link #CALL_MILLIS} have passed: every call
+ * costs the run's workflow a round trip through Temporal (W2 in docs/benchmarks.md), and a call
+ * that runs on for long holds up a stop and leaves the workflow without the reports that size its
+ * window.
+ *
  * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
  * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
  * compare-and-set makes safe, instead of failing the run's planning on an outage.
@@ -50,12 +59,16 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   /** Keys requested from a definition per call, unless one batch alone is larger. */
   static final int MAX_KEYS_PER_PAGE = 100_000;
 
+  /** A call plans no further page once this long has passed since it began. */
+  static final long CALL_MILLIS = 1_000;
+
   private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
 
   private final Database database;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final Duration outageWait;
+  private final long callNanos;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -64,15 +77,27 @@ public class PlanningActivitiesImpl implements PlanningActivities {
             return thread;
           });
 
+  @Inject
   public PlanningActivitiesImpl(
       Database database,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       EngineConfig engine) {
+    this(database, registry, optionsReader, engine, Duration.ofMillis(CALL_MILLIS));
+  }
+
+  /** With a call's time other than {@link #CALL_MILLIS} (tests). */
+  PlanningActivitiesImpl(
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      EngineConfig engine,
+      Duration callTime) {
     this.database = database;
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.outageWait = engine.databaseOutageWait();
+    this.callNanos = callTime.toNanos();
   }
 
   /** The planning state of a run as read before asking the definition. */
@@ -80,6 +105,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       String backfill,
       String options,
       RunStatus status,
+      boolean stopRequested,
       int batchSize,
       Long maxRecords,
       Long afterKey,
@@ -92,7 +118,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   public PlanPage planNextPage(PlanRequest request) {
     ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(request);
     try {
-      return planThroughOutages(request);
+      return planPages(request);
     } finally {
       if (heartbeat != null) {
         heartbeat.cancel(false);
@@ -127,10 +153,43 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     ticker.shutdownNow();
   }
 
-  private PlanPage planThroughOutages(PlanRequest request) {
+  /**
+   * What one page of a call did: the page, and whether the call may plan another (the page was
+   * saved and full, the run is running and not being stopped, its window not full).
+   */
+  private record Planned(PlanPage page, boolean mayGoOn) {}
+
+  /** Plans pages until the request is met or one of the class's reasons to return holds. */
+  private PlanPage planPages(PlanRequest request) {
+    long deadline = System.nanoTime() + callNanos;
+    int created = 0;
+    boolean firstPage = true;
+    while (true) {
+      Planned planned =
+          planThroughOutages(
+              new PlanRequest(
+                  request.runId(), request.maxBatches() - created, request.keepPending()),
+              firstPage);
+      firstPage = false;
+      PlanPage page = planned.page();
+      created += page.batchesCreated();
+      if (!planned.mayGoOn()
+          || created >= request.maxBatches()
+          || System.nanoTime() - deadline >= 0) {
+        return new PlanPage(created, page.done(), page.totalKeys(), page.pendingBatches());
+      }
+    }
+  }
+
+  /**
+   * {@link #planOnce}, again from the persisted cursor while PostgreSQL cannot be reached. {@code
+   * checkWindow}: count the pending batches first (a later page of a call knows them from the page
+   * before).
+   */
+  private Planned planThroughOutages(PlanRequest request, boolean checkWindow) {
     while (true) {
       try {
-        return planOnce(request);
+        return planOnce(request, checkWindow);
       } catch (RuntimeException e) {
         if (!DatabaseOutage.isConnectionFailure(e)) {
           throw e;
@@ -147,20 +206,20 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     }
   }
 
-  private PlanPage planOnce(PlanRequest request) {
+  private Planned planOnce(PlanRequest request, boolean checkWindow) {
     Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
     if (cursor == null) {
       // Deleted: there is nothing left to plan.
-      return new PlanPage(0, true, null);
+      return new Planned(new PlanPage(0, true, null), false);
     }
     if (cursor.done() || cursor.status().isTerminal()) {
-      return new PlanPage(0, cursor.done(), cursor.totalKeys());
+      return new Planned(new PlanPage(0, cursor.done(), cursor.totalKeys()), false);
     }
-    if (request.keepPending() > 0) {
+    if (checkWindow && request.keepPending() > 0) {
       int pending = database.withConnection(connection -> pending(connection, request));
       if (pending >= request.keepPending()) {
         // Enough is ready for the run's slots; plan when it runs low.
-        return new PlanPage(0, false, null, pending);
+        return new Planned(new PlanPage(0, false, null, pending), false);
       }
     }
     BackfillDefinition definition = registry.require(cursor.backfill());
@@ -212,15 +271,24 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     if (!saved) {
       // Another attempt planned this page first (or the run ended): report what it recorded.
       Cursor now = database.withConnection(connection -> read(connection, request.runId()));
-      return now == null
-          ? new PlanPage(0, true, null)
-          : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys());
+      return new Planned(
+          now == null
+              ? new PlanPage(0, true, null)
+              : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys()),
+          false);
     }
+    boolean mayGoOn =
+        !done
+            && batches.size() == batchesWanted
+            && cursor.status() == RunStatus.RUNNING
+            && !cursor.stopRequested();
     if (request.keepPending() > 0) {
       int pending = database.withConnection(connection -> pending(connection, request));
-      return new PlanPage(batches.size(), done, totalKeys, pending);
+      return new Planned(
+          new PlanPage(batches.size(), done, totalKeys, pending),
+          mayGoOn && pending < request.keepPending());
     }
-    return new PlanPage(batches.size(), done, totalKeys);
+    return new Planned(new PlanPage(batches.size(), done, totalKeys), mayGoOn);
   }
 
   /**
@@ -315,7 +383,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private static Cursor read(Connection connection, long runId) throws SQLException {
     try (PreparedStatement select =
         connection.prepareStatement(
-            "select backfill, options::text as options, status, batch_size, max_records,"
+            "select backfill, options::text as options, status,"
+                + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
                 + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
                 + " from runs where id = ?")) {
       select.setLong(1, runId);
@@ -327,6 +396,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
             rs.getString("backfill"),
             rs.getString("options"),
             RunStatus.fromWire(rs.getString("status")),
+            rs.getBoolean("stop_requested"),
             rs.getInt("batch_size"),
             SqlValues.nullableLong(rs, "max_records"),
             SqlValues.nullableLong(rs, "plan_cursor"),

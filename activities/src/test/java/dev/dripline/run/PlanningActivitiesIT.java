@@ -3,11 +3,15 @@ package dev.dripline.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dripline.config.EngineConfig;
+import dev.dripline.db.Database;
+import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +27,10 @@ class PlanningActivitiesIT {
   @Inject PlanningActivitiesImpl planning;
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
+  @Inject Database database;
+  @Inject BackfillRegistry registry;
+  @Inject RunOptionsReader optionsReader;
+  @Inject EngineConfig engine;
 
   @AfterEach
   void cleanUp() {
@@ -148,15 +156,63 @@ class PlanningActivitiesIT {
   }
 
   @Test
-  void oneCallAsksForABoundedPageOfKeys() {
+  void oneCallAsksForBoundedPagesOfKeysUntilItHasWhatItWasAskedFor() {
+    long runId = fixtures.runningRun(250_000, 1_000);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 220));
+
+    assertThat(page).isEqualTo(new PlanPage(220, false, null));
+    assertThat(keysBackfill.largestLimit())
+        .isLessThanOrEqualTo(PlanningActivitiesImpl.MAX_KEYS_PER_PAGE);
+    assertThat(fixtures.runRow(runId)).containsEntry("plan_cursor", 220_000L);
+    assertCoversExactly(runId, 220_000, 1_000);
+  }
+
+  @Test
+  void oneCallPlansAWholeScopeLargerThanAPageOfKeys() {
     long runId = fixtures.runningRun(150_000, 1);
 
     PlanPage page = planning.planNextPage(new PlanRequest(runId, 1_000_000));
 
-    assertThat(page.done()).isFalse();
-    assertThat(page.batchesCreated()).isEqualTo(PlanningActivitiesImpl.MAX_KEYS_PER_PAGE);
+    assertThat(page).isEqualTo(new PlanPage(150_000, true, 150_000L));
     assertThat(keysBackfill.largestLimit())
         .isLessThanOrEqualTo(PlanningActivitiesImpl.MAX_KEYS_PER_PAGE);
+    assertCoversExactly(runId, 150_000, 1);
+  }
+
+  @Test
+  void aCallPastItsTimePlansNoFurtherPage() {
+    long runId = fixtures.runningRun(250_000, 1_000);
+    PlanningActivitiesImpl noTime =
+        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ZERO);
+
+    PlanPage page = noTime.planNextPage(new PlanRequest(runId, 220));
+
+    assertThat(page).isEqualTo(new PlanPage(100, false, null));
+  }
+
+  @Test
+  void aCallPlansOnePageOfARunThatIsPausedOrBeingStopped() {
+    long paused = fixtures.runningRun(250_000, 1_000);
+    fixtures.setRunStatus(paused, "paused");
+    long stopping = fixtures.runningRun(250_000, 1_000);
+    fixtures.update("update runs set stop_requested_at = now() where id = ?", stopping);
+
+    assertThat(planning.planNextPage(new PlanRequest(paused, 220)))
+        .isEqualTo(new PlanPage(100, false, null));
+    assertThat(planning.planNextPage(new PlanRequest(stopping, 220)))
+        .isEqualTo(new PlanPage(100, false, null));
+  }
+
+  @Test
+  void aCallStopsPlanningOnceTheWindowIsFull() {
+    long runId = fixtures.runningRun(1_000_000, 1_000);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 900, 150));
+
+    assertThat(page).isEqualTo(new PlanPage(200, false, null, 200));
+    assertThat(planning.planNextPage(new PlanRequest(runId, 900, 150)))
+        .isEqualTo(new PlanPage(0, false, null, 200));
   }
 
   @Test
