@@ -155,7 +155,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   /**
    * What one page of a call did: the page, and whether the call may plan another (the page was
-   * saved and full, the run is running and not being stopped, its window not full).
+   * saved and the scope not exhausted — so the page was full —, the run is running and not being
+   * stopped, its window not full).
    */
   private record Planned(PlanPage page, boolean mayGoOn) {}
 
@@ -163,14 +164,14 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private PlanPage planPages(PlanRequest request) {
     long deadline = System.nanoTime() + callNanos;
     int created = 0;
-    boolean firstPage = true;
     while (true) {
+      // Only the first page counts the window first: a later one follows a full page (created > 0)
+      // whose count said the window was not full.
       Planned planned =
           planThroughOutages(
               new PlanRequest(
                   request.runId(), request.maxBatches() - created, request.keepPending()),
-              firstPage);
-      firstPage = false;
+              created == 0);
       PlanPage page = planned.page();
       created += page.batchesCreated();
       if (!planned.mayGoOn()
@@ -277,11 +278,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
               : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys()),
           false);
     }
-    boolean mayGoOn =
-        !done
-            && batches.size() == batchesWanted
-            && cursor.status() == RunStatus.RUNNING
-            && !cursor.stopRequested();
+    boolean mayGoOn = !done && cursor.status() == RunStatus.RUNNING && !cursor.stopRequested();
     if (request.keepPending() > 0) {
       int pending = database.withConnection(connection -> pending(connection, request));
       return new Planned(
