@@ -67,9 +67,10 @@ import java.util.Map;
  *       Code a Dripline run executes a few times per run (the POST, the workflow's start and end,
  *       planning) reaches the JIT's thresholds only after tens of runs, code it executes per batch
  *       after ten thousand batches or more (a 1,000,000-row run has 900); until then its
- *       compilation lands in every measured run. Small pre-warm batches give many batches quickly
- *       (they did not remove the JIT's share of a measured run: that is per-request gRPC and SDK
- *       code, docs/benchmarks.md);
+ *       compilation lands in every measured run. Small pre-warm batches give many batches quickly:
+ *       ten runs of 200,000 rows in batches of 20 (100,000 batches) bring the Dripline JVM's
+ *       compiler threads down to 0.03–0.20 CPU-s per measured run (docs/benchmarks.md, W2 in the
+ *       twelfth session);
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
