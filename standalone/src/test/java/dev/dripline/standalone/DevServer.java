@@ -10,9 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A Temporal dev server of a test's own ({@code temporal server start-dev}, the CLI binary named by
- * env {@code TEMPORAL_CLI}) on free ports of 127.0.0.1, keeping its state in a SQLite file so it
- * can be killed and started again with its workflows intact. Dripline's search attributes are
- * registered at start-up, as bin/lib.sh's start_temporal does.
+ * env {@code TEMPORAL_CLI}) on a free port of 127.0.0.1 ({@link LocalPorts}), without the Web UI,
+ * keeping its state in a SQLite file so it can be killed and started again with its workflows
+ * intact. Dripline's search attributes are registered at start-up, as bin/lib.sh's start_temporal
+ * does.
  */
 final class DevServer implements AutoCloseable {
   private static final List<String> SEARCH_ATTRIBUTES =
@@ -29,8 +30,7 @@ final class DevServer implements AutoCloseable {
           "env TEMPORAL_CLI (the Temporal CLI binary) is not set; run the tests with"
               + " bin/dripline-test, which sets it");
     }
-    port = DriplineProcess.freePort();
-    int uiPort = DriplineProcess.freePort();
+    port = LocalPorts.free();
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -41,8 +41,7 @@ final class DevServer implements AutoCloseable {
                 "127.0.0.1",
                 "--port",
                 Integer.toString(port),
-                "--ui-port",
-                Integer.toString(uiPort),
+                "--headless",
                 "--namespace",
                 "default",
                 "--log-level",

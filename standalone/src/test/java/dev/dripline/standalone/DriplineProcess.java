@@ -2,8 +2,6 @@ package dev.dripline.standalone;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,15 +78,6 @@ final class DriplineProcess implements AutoCloseable {
   /** Any command, e.g. the Temporal dev server. */
   static DriplineProcess command(String name, List<String> command) throws IOException {
     return new DriplineProcess(name, command, Map.of());
-  }
-
-  /** A TCP port on 127.0.0.1 that was free a moment ago. */
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   static URI local(int port) {

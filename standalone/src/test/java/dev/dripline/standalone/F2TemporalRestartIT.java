@@ -8,11 +8,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * F2 — Temporal restart. The test starts its own Temporal dev server (env {@code TEMPORAL_CLI},
- * free ports on 127.0.0.1, state in a SQLite file in a temp dir via {@code --db-filename}) and an
+ * F2 — Temporal restart. The test starts its own Temporal dev server (env {@code TEMPORAL_CLI}, a
+ * free port on 127.0.0.1, state in a SQLite file in a temp dir via {@code --db-filename}) and an
  * app and a worker JVM on it. Injects: SIGKILL of the dev server in the middle of two runs
  * (normalize-emails and an example.sleep witness, cap 8), {@link FaultSizes#temporalDownSeconds()}
- * seconds down, then a new dev server on the same ports and the same database file.
+ * seconds down, then a new dev server on the same port and the same database file.
  *
  * <p>Asserts afterwards: both runs completed, with exact counts ({@link FaultRun#assertExact}:
  * every batch completed and counted once, repeated attempts at most the cap); the cap held (slot

@@ -45,7 +45,7 @@ final class FaultStack implements AutoCloseable {
     workerAll.put("DRIPLINE_MAX_BATCHES_PER_EXECUTION", "200");
     workerAll.put("DRIPLINE_METRICS_INTERVAL", "2s");
     workerAll.putAll(workerEnv);
-    int port = DriplineProcess.freePort();
+    int port = LocalPorts.free();
     this.app = DriplineProcess.app(tag + "-app", port, common);
     this.worker = DriplineProcess.worker(tag + "-worker", workerAll);
     this.api = new Api(DriplineProcess.local(port));

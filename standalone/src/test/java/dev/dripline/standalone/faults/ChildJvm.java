@@ -1,9 +1,7 @@
 package dev.dripline.standalone.faults;
 
+import dev.dripline.standalone.LocalPorts;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,15 +59,6 @@ class ChildJvm implements AutoCloseable {
     return System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243");
   }
 
-  /** A TCP port that was free on 127.0.0.1 a moment ago. */
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   /**
    * Starts {@code mainClass} with the test's classpath.
    *
@@ -79,7 +68,7 @@ class ChildJvm implements AutoCloseable {
   static ChildJvm start(
       String name, String mainClass, String portVariable, String taskQueue, Map<String, String> env)
       throws IOException {
-    int port = freePort();
+    int port = LocalPorts.free();
     Path log = Files.createTempFile("dripline-" + name + "-", ".log");
     ProcessBuilder builder =
         new ProcessBuilder(

@@ -1,0 +1,75 @@
+package dev.dripline.standalone;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * TCP ports on 127.0.0.1 for the servers a test starts as child processes.
+ *
+ * <p>Asking the kernel for port 0 hands out a port from its ephemeral range — the range it also
+ * draws from for the local end of every outgoing connection and for the ports a Temporal dev server
+ * picks for its own internal services. Between the probe socket closing and the child binding the
+ * port, any of those may take it: CI once saw a dev server die at start-up with "bind: address
+ * already in use". So ports are drawn at random from below the ephemeral range (read from {@code
+ * /proc/sys/net/ipv4/ip_local_port_range}), where the kernel never hands one out by itself, and are
+ * checked bindable. A port is handed out at most once per JVM, so two servers started by one test
+ * never share one, and a port kept across a child's restart (F2 restarts its dev server on the same
+ * port) cannot be taken meanwhile by an outgoing connection.
+ */
+public final class LocalPorts {
+  /** Below this the well-known ports of the local stack live (5432, 7233, 7243, 8233, ...). */
+  private static final int LOWEST = 10_000;
+
+  private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
+
+  private LocalPorts() {}
+
+  /** A port on 127.0.0.1 that is free now and that the kernel will not hand out by itself. */
+  public static synchronized int free() {
+    int below = ephemeralRangeStart();
+    if (below - LOWEST < 1_000) {
+      return kernelChosen();
+    }
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+      if (!HANDED_OUT.contains(port) && bindable(port)) {
+        HANDED_OUT.add(port);
+        return port;
+      }
+    }
+    throw new IllegalStateException(
+        "no free port on 127.0.0.1 between " + LOWEST + " and " + below + " after 200 tries");
+  }
+
+  private static int ephemeralRangeStart() {
+    try {
+      String[] range = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
+      return Integer.parseInt(range[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32_768; // Linux's default
+    }
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int kernelChosen() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException("no free port on 127.0.0.1", e);
+    }
+  }
+}
