@@ -58,19 +58,21 @@ import java.util.Map;
  *   <li>{@code rows} (1000000): rows seeded into {@code example_users} for each run;
  *   <li>{@code batch-size} (1000), {@code cap} (4): keys per batch, parallel batches / threads;
  *   <li>{@code systems} (D,J,S): which systems to run; B ({@link W2Bookkeeping}) when named;
- *   <li>{@code warmup-rows} (200000; 0 = none): rows of the warm-up run of each system;
+ *   <li>{@code warmup-rows} (1000000; 0 = none): rows of the warm-up run of each system;
  *   <li>{@code warmups} (1): warm-up runs of each system, one system after the other (a JVM's JIT
  *       compiles per-batch code after thousands of calls: a worker that ran for hours has it
  *       compiled, one that ran a thousand batches has not);
- *   <li>{@code prewarm-runs} (0), {@code prewarm-rows} (20000), {@code prewarm-batch-size} (the
- *       batch size): before those, short warm-up runs of each system, one system after the other.
- *       Code a Dripline run executes a few times per run (the POST, the workflow's start and end,
- *       planning) reaches the JIT's thresholds only after tens of runs, code it executes per batch
- *       after ten thousand batches or more (a 1,000,000-row run has 900); until then its
- *       compilation lands in every measured run. Small pre-warm batches give many batches quickly:
- *       ten runs of 200,000 rows in batches of 20 (100,000 batches) bring the Dripline JVM's
- *       compiler threads down to 0.03–0.20 CPU-s per measured run (docs/benchmarks.md, W2 in the
- *       twelfth session);
+ *   <li>{@code prewarm-runs} (10; 0 = none), {@code prewarm-rows} (200000), {@code
+ *       prewarm-batch-size} (20): before those, warm-up runs of many small batches of each system,
+ *       one system after the other. Code a Dripline run executes a few times per run (the POST, the
+ *       workflow's start and end, planning) reaches the JIT's thresholds only after tens of runs,
+ *       code it executes per batch after ten thousand batches or more (a 1,000,000-row run has
+ *       900); until then its compilation lands in every measured run. Small pre-warm batches give
+ *       many batches quickly: ten runs of 200,000 rows in batches of 20 (100,000 batches) bring the
+ *       Dripline JVM's compiler threads down to 0.03–0.20 CPU-s per measured run
+ *       (docs/benchmarks.md, W2 in the twelfth session). The defaults are that steady state (~2 min
+ *       of warm-up per system); {@code --w2-prewarm-runs 0 --w2-warmup-rows 200000} is the short
+ *       warm-up of the earlier figures;
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
@@ -148,11 +150,11 @@ final class W2Workload {
     this.rows = config.intOption("w2-rows", 1_000_000);
     this.batchSize = config.intOption("w2-batch-size", 1000);
     this.cap = config.intOption("w2-cap", 4);
-    this.warmupRows = config.intOption("w2-warmup-rows", 200_000);
+    this.warmupRows = config.intOption("w2-warmup-rows", 1_000_000);
     this.warmups = config.intOption("w2-warmups", 1);
-    this.prewarmRuns = config.intOption("w2-prewarm-runs", 0);
-    this.prewarmRows = config.intOption("w2-prewarm-rows", 20_000);
-    this.prewarmBatchSize = config.intOption("w2-prewarm-batch-size", batchSize);
+    this.prewarmRuns = config.intOption("w2-prewarm-runs", 10);
+    this.prewarmRows = config.intOption("w2-prewarm-rows", 200_000);
+    this.prewarmBatchSize = config.intOption("w2-prewarm-batch-size", 20);
     this.pinDatabase = config.option("w2-pin-db", "off").equalsIgnoreCase("on");
     this.settleMs = config.intOption("w2-settle-ms", 11_000);
     this.top = config.intOption("w2-top", 12);
