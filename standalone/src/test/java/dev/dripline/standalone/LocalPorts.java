@@ -18,12 +18,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * port, any of those may take it: CI once saw a dev server die at start-up with "bind: address
  * already in use". So ports are drawn at random from below the ephemeral range (read from {@code
  * /proc/sys/net/ipv4/ip_local_port_range}), where the kernel never hands one out by itself, and are
- * checked bindable. A port is handed out at most once per JVM, so two servers started by one test
- * never share one, and a port kept across a child's restart (F2 restarts its dev server on the same
- * port) cannot be taken meanwhile by an outgoing connection.
+ * checked bindable. That also keeps a port free across a child's restart (F2 restarts its dev
+ * server on the same port). A port is handed out at most once per JVM, so two servers started by
+ * one test never share one.
  */
 public final class LocalPorts {
-  /** Below this the well-known ports of the local stack live (5432, 7233, 7243, 8233, ...). */
+  /** Below this live the fixed ports of the local stack (5432, 5439, 7233, 7243, 8233, ...). */
   private static final int LOWEST = 10_000;
 
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
@@ -48,9 +48,14 @@ public final class LocalPorts {
         "no free port on 127.0.0.1 between " + LOWEST + " and " + below + " after 200 tries");
   }
 
-  private static int ephemeralRangeStart() {
+  /**
+   * The first port of the kernel's ephemeral range. Read through a stream: on JDK 17 {@code
+   * Files.readString} and {@code Files.readAllBytes} return only "3" of this {@code /proc/sys}
+   * file's "32768 60999" (checked by {@code LocalPortsTest}).
+   */
+  static int ephemeralRangeStart() {
     try {
-      String[] range = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
+      String[] range = Files.readAllLines(EPHEMERAL_RANGE).get(0).trim().split("\\s+");
       return Integer.parseInt(range[0]);
     } catch (IOException | RuntimeException e) {
       return 32_768; // Linux's default
