@@ -227,15 +227,16 @@ final class W2Workload {
     System.out.println(
         f(
             "== W2 real work: %s over %,d rows, batch %d, cap %d; systems %s; %d reps"
-                + " (rotating order; pre-warm-up %d x %,d rows, warm-up %d x %,d rows each)",
+                + " (rotating order; pre-warm-up %s, warm-up %d x %,d rows each)",
             NormalizeEmailsBackfill.NAME,
             rows,
             batchSize,
             cap,
             String.join(",", systems),
             config.reps(),
-            prewarmRuns,
-            prewarmRows,
+            prewarmRuns > 0
+                ? f("%d x %,d rows in batches of %d", prewarmRuns, prewarmRows, prewarmBatchSize)
+                : "none",
             warmups,
             warmupRows));
     System.out.println(
