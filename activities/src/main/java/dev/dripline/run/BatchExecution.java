@@ -134,11 +134,11 @@ public class BatchExecution {
                 definition,
                 runId,
                 batch,
-                connection ->
+                (connection, commit) ->
                     mayGoOn(deadline, mayContinue)
                         ? completeAndClaimNext(
-                            connection, runId, batch.number(), headNumber, work.lane())
-                        : new Recorded(complete(connection, runId, batch.number()), null));
+                            connection, runId, batch.number(), headNumber, work.lane(), commit)
+                        : new Recorded(complete(connection, runId, batch.number(), commit), null));
       } catch (Exception e) {
         if (DatabaseOutage.isConnectionFailure(e)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -239,6 +239,19 @@ public class BatchExecution {
    */
   private record Recorded(BatchMetrics.Outcome completed, Started next) {}
 
+  /** A batch's record statement, run on the connection of the batch's transaction. */
+  @FunctionalInterface
+  private interface RecordStatement {
+    /**
+     * @param commit true: COMMIT in the same round trip, and fail with {@link #SLOT_LOST} instead
+     *     of recording nothing when the batch no longer held its slot
+     */
+    Recorded run(Connection connection, boolean commit) throws SQLException;
+  }
+
+  /** SQLSTATE of {@code dripline_slot_lost} (migration V10): the batch no longer held its slot. */
+  static final String SLOT_LOST = "DL001";
+
   /** Whether the chain may take another batch: time left, and the attempt still trusted. */
   private static boolean mayGoOn(long deadline, BooleanSupplier mayContinue) {
     return System.nanoTime() - deadline < 0 && mayContinue.getAsBoolean();
@@ -246,31 +259,38 @@ public class BatchExecution {
 
   /**
    * Runs the definition on {@code batch}, then {@code record} in one transaction. A {@link
-   * TransactionalBackfillDefinition} works inside that same transaction, which is rolled back, the
-   * batch's writes with it, when the batch no longer held its slot ({@link Recorded#completed()}
-   * null).
+   * TransactionalBackfillDefinition} works inside that same transaction, which the record statement
+   * commits in the same round trip — or, when the batch no longer held its slot, fails with {@link
+   * #SLOT_LOST}, so it is rolled back, the batch's writes with it ({@link Recorded#completed()}
+   * null). Per chained batch that is two round trips, the batch's own statements and the record
+   * with COMMIT, instead of three (W2 in docs/benchmarks.md).
    *
    * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
    *     the batch was recorded
    */
   private Recorded runAndRecord(
-      BackfillDefinition definition, long runId, Started batch, Database.Work<Recorded> record)
+      BackfillDefinition definition, long runId, Started batch, RecordStatement record)
       throws Exception {
     BackfillContext context = optionsReader.context(runId, definition, batch.options());
     if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
       definition.processBatch(context, batch.range());
-      return database.inTransaction(record);
+      return database.inTransaction(connection -> record.run(connection, false));
     }
     try (Connection connection = database.dataSource().getConnection()) {
       connection.setAutoCommit(false);
       try {
         transactional.processBatch(context, batch.range(), connection);
-        Recorded recorded = record.run(connection);
-        if (recorded.completed() == null) {
+        Recorded recorded;
+        try {
+          recorded = record.run(connection, true);
+        } catch (SQLException e) {
+          if (!SLOT_LOST.equals(e.getSQLState())) {
+            throw e;
+          }
           connection.rollback();
-        } else {
-          connection.commit();
+          return new Recorded(null, null);
         }
+        connection.commit(); // nothing left to do: the record statement committed
         return recorded;
       } catch (Exception e) {
         Database.rollbackQuietly(connection, e);
@@ -375,7 +395,8 @@ public class BatchExecution {
                 definition,
                 runId,
                 started,
-                connection -> new Recorded(complete(connection, runId, number), null));
+                (connection, commit) ->
+                    new Recorded(complete(connection, runId, number, commit), null));
       } catch (Exception e) {
         if (DatabaseOutage.isConnectionFailure(e)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -549,29 +570,67 @@ public class BatchExecution {
     return first + 5;
   }
 
-  /** Sets the parameters of {@link #CLAIM_NEXT} from {@code first}. */
-  private static void bindClaimNext(
+  /** Sets the parameters of {@link #CLAIM_NEXT} from {@code first}; the next index. */
+  private static int bindClaimNext(
       PreparedStatement statement, int first, long runId, int headNumber, int lane)
       throws SQLException {
     statement.setInt(first, headNumber);
     statement.setLong(first + 1, runId);
     statement.setLong(first + 2, runId);
     statement.setInt(first + 3, lane);
+    return first + 4;
+  }
+
+  /**
+   * The end of a record statement that commits in the same round trip: from one row, so that the
+   * select has a row to fail on when {@code done} is empty — the batch was not running any more —,
+   * which {@code dripline_slot_lost} does with {@link #SLOT_LOST}: the transaction aborts, and the
+   * COMMIT sent behind it does not run. Parameters: run, number.
+   */
+  private static final String SLOT_LOST_CHECK =
+      ", case when d.backfill is null then dripline_slot_lost(?, ?) end as slot_lost"
+          + " from (values (0)) one left join done d on true";
+
+  /** Sets the parameters of {@link #SLOT_LOST_CHECK} from {@code first}. */
+  private static void bindSlotLostCheck(
+      PreparedStatement statement, int first, long runId, int number) throws SQLException {
+    statement.setLong(first, runId);
+    statement.setInt(first + 1, number);
   }
 
   /**
    * Records batch {@code number} completed ({@link #COMPLETE_CTES}), as one statement; null if it
    * was not running any more.
+   *
+   * @param commit COMMIT in the same round trip; fails with {@link #SLOT_LOST} instead of returning
+   *     null
    */
-  private static BatchMetrics.Outcome complete(Connection connection, long runId, int number)
-      throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(COMPLETE_CTES + " select backfill, slot_seconds from done")) {
-      bindComplete(update, 1, runId, number);
-      try (ResultSet rs = update.executeQuery()) {
+  private static BatchMetrics.Outcome complete(
+      Connection connection, long runId, int number, boolean commit) throws SQLException {
+    String sql =
+        commit
+            ? COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK + "; commit"
+            : COMPLETE_CTES + " select backfill, slot_seconds from done";
+    try (PreparedStatement update = connection.prepareStatement(sql)) {
+      int next = bindComplete(update, 1, runId, number);
+      if (commit) {
+        bindSlotLostCheck(update, next, runId, number);
+      }
+      try (ResultSet rs = resultOf(update)) {
         return rs.next() ? BatchMetrics.Outcome.of(rs) : null;
       }
     }
+  }
+
+  /**
+   * The rows of {@code statement}, a query that may be followed by a COMMIT ({@code executeQuery}
+   * does not take a second statement).
+   */
+  private static ResultSet resultOf(PreparedStatement statement) throws SQLException {
+    if (!statement.execute()) {
+      throw new SQLException("the record statement gave no result set");
+    }
+    return statement.getResultSet();
   }
 
   /**
@@ -582,21 +641,41 @@ public class BatchExecution {
    * for the bench, whose W2 system B runs this very statement on copies of these tables.
    */
   public static final String RECORD_AND_CLAIM_NEXT =
-      COMPLETE_CTES
-          + ", next as ("
-          + CLAIM_NEXT
-          + " and exists (select 1 from done)"
-          + STARTED_COLUMNS
-          + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key,"
-          + " n.size, n.options from done d left join next n on true";
+      recordAndClaimNext(" from done d left join next n on true");
 
-  /** Runs {@link #RECORD_AND_CLAIM_NEXT}. */
+  /**
+   * {@link #RECORD_AND_CLAIM_NEXT} with {@link #SLOT_LOST_CHECK} and COMMIT, one round trip.
+   * Parameters: those of {@link #RECORD_AND_CLAIM_NEXT}, then run, number.
+   */
+  private static final String RECORD_AND_CLAIM_NEXT_AND_COMMIT =
+      recordAndClaimNext(SLOT_LOST_CHECK + " left join next n on true; commit");
+
+  private static String recordAndClaimNext(String end) {
+    return COMPLETE_CTES
+        + ", next as ("
+        + CLAIM_NEXT
+        + " and exists (select 1 from done)"
+        + STARTED_COLUMNS
+        + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size, n.options"
+        + end;
+  }
+
+  /**
+   * Runs {@link #RECORD_AND_CLAIM_NEXT}, or with {@code commit} {@link
+   * #RECORD_AND_CLAIM_NEXT_AND_COMMIT}.
+   */
   private static Recorded completeAndClaimNext(
-      Connection connection, long runId, int number, int headNumber, int lane) throws SQLException {
-    try (PreparedStatement update = connection.prepareStatement(RECORD_AND_CLAIM_NEXT)) {
+      Connection connection, long runId, int number, int headNumber, int lane, boolean commit)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            commit ? RECORD_AND_CLAIM_NEXT_AND_COMMIT : RECORD_AND_CLAIM_NEXT)) {
       int next = bindComplete(update, 1, runId, number);
-      bindClaimNext(update, next, runId, headNumber, lane);
-      try (ResultSet rs = update.executeQuery()) {
+      next = bindClaimNext(update, next, runId, headNumber, lane);
+      if (commit) {
+        bindSlotLostCheck(update, next, runId, number);
+      }
+      try (ResultSet rs = resultOf(update)) {
         if (!rs.next()) {
           return new Recorded(null, null);
         }

@@ -93,6 +93,28 @@ class TransactionalBatchIT {
   }
 
   @Test
+  void aChainedBatchThatLostItsSlotWhileWritingCommitsNothing() {
+    long runId = runWithBatches("{\"items\":40}", 4);
+    // The run's slots are recovered while batch 2 writes: its record fails, COMMIT and all.
+    rows.afterWrites(
+        range -> {
+          if (range.startKey() == 11) {
+            fixtures.setBatchStatus(runId, 2, "pending");
+          }
+        });
+
+    BatchResult result = execution.process(head(runId, CHAIN_MILLIS));
+
+    assertThat(result)
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, null, null, false));
+    assertThat(rows.rows(runId, 1, 10)).isEqualTo(10);
+    assertThat(rows.rows(runId, 11, 40)).isZero();
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly("completed", "pending", "pending", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
   void aFailedHeadBatchCommitsNoneOfItsWrites() {
     long runId = runWithBatches("{\"items\":20,\"failKey\":5}", 2);
 
