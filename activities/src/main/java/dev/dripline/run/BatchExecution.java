@@ -134,11 +134,11 @@ public class BatchExecution {
                 definition,
                 runId,
                 batch,
-                (connection, commit) ->
+                connection ->
                     mayGoOn(deadline, mayContinue)
                         ? completeAndClaimNext(
-                            connection, runId, batch.number(), headNumber, work.lane(), commit)
-                        : new Recorded(complete(connection, runId, batch.number(), commit), null));
+                            connection, runId, batch.number(), headNumber, work.lane())
+                        : new Recorded(complete(connection, runId, batch.number()), null));
       } catch (Exception e) {
         if (DatabaseOutage.isConnectionFailure(e)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -239,16 +239,6 @@ public class BatchExecution {
    */
   private record Recorded(BatchMetrics.Outcome completed, Started next) {}
 
-  /** A batch's record statement, run on the connection of the batch's transaction. */
-  @FunctionalInterface
-  private interface RecordStatement {
-    /**
-     * @param commit true: COMMIT in the same round trip, and fail with {@link #SLOT_LOST} instead
-     *     of recording nothing when the batch no longer held its slot
-     */
-    Recorded run(Connection connection, boolean commit) throws SQLException;
-  }
-
   /** SQLSTATE of {@code dripline_slot_lost} (migration V10): the batch no longer held its slot. */
   static final String SLOT_LOST = "DL001";
 
@@ -258,31 +248,35 @@ public class BatchExecution {
   }
 
   /**
-   * Runs the definition on {@code batch}, then {@code record} in one transaction. A {@link
-   * TransactionalBackfillDefinition} works inside that same transaction, which the record statement
-   * commits in the same round trip — or, when the batch no longer held its slot, fails with {@link
-   * #SLOT_LOST}, so it is rolled back, the batch's writes with it ({@link Recorded#completed()}
-   * null). Per chained batch that is two round trips, the batch's own statements and the record
-   * with COMMIT, instead of three (W2 in docs/benchmarks.md).
+   * Runs the definition on {@code batch}, then {@code record}, a statement that commits its
+   * transaction in the same round trip — or, when the batch no longer held its slot, fails with
+   * {@link #SLOT_LOST}, and the transaction is rolled back ({@link Recorded#completed()} null). A
+   * {@link TransactionalBackfillDefinition} works inside that same transaction, so its writes
+   * commit with the record or not at all: two round trips per chained batch, its own statements and
+   * the record with COMMIT (W2 in docs/benchmarks.md); any other definition's batch costs the
+   * record's one.
    *
    * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
    *     the batch was recorded
    */
   private Recorded runAndRecord(
-      BackfillDefinition definition, long runId, Started batch, RecordStatement record)
+      BackfillDefinition definition, long runId, Started batch, Database.Work<Recorded> record)
       throws Exception {
     BackfillContext context = optionsReader.context(runId, definition, batch.options());
-    if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
+    TransactionalBackfillDefinition transactional =
+        definition instanceof TransactionalBackfillDefinition t ? t : null;
+    if (transactional == null) {
       definition.processBatch(context, batch.range());
-      return database.inTransaction(connection -> record.run(connection, false));
     }
     try (Connection connection = database.dataSource().getConnection()) {
       connection.setAutoCommit(false);
       try {
-        transactional.processBatch(context, batch.range(), connection);
+        if (transactional != null) {
+          transactional.processBatch(context, batch.range(), connection);
+        }
         Recorded recorded;
         try {
-          recorded = record.run(connection, true);
+          recorded = record.run(connection);
         } catch (SQLException e) {
           if (!SLOT_LOST.equals(e.getSQLState())) {
             throw e;
@@ -395,8 +389,7 @@ public class BatchExecution {
                 definition,
                 runId,
                 started,
-                (connection, commit) ->
-                    new Recorded(complete(connection, runId, number, commit), null));
+                connection -> new Recorded(complete(connection, runId, number), null));
       } catch (Exception e) {
         if (DatabaseOutage.isConnectionFailure(e)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -582,7 +575,7 @@ public class BatchExecution {
   }
 
   /**
-   * The end of a record statement that commits in the same round trip: from one row, so that the
+   * The end of a record statement, which commits in the same round trip: from one row, so that the
    * select has a row to fail on when {@code done} is empty — the batch was not running any more —,
    * which {@code dripline_slot_lost} does with {@link #SLOT_LOST}: the transaction aborts, and the
    * COMMIT sent behind it does not run. Parameters: run, number.
@@ -599,32 +592,27 @@ public class BatchExecution {
   }
 
   /**
-   * Records batch {@code number} completed ({@link #COMPLETE_CTES}), as one statement; null if it
-   * was not running any more.
-   *
-   * @param commit COMMIT in the same round trip; fails with {@link #SLOT_LOST} instead of returning
-   *     null
+   * Records batch {@code number} completed ({@link #COMPLETE_CTES}) and commits, as one statement
+   * in one round trip; fails with {@link #SLOT_LOST} if it was not running any more.
    */
-  private static BatchMetrics.Outcome complete(
-      Connection connection, long runId, int number, boolean commit) throws SQLException {
-    String sql =
-        commit
-            ? COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK + "; commit"
-            : COMPLETE_CTES + " select backfill, slot_seconds from done";
-    try (PreparedStatement update = connection.prepareStatement(sql)) {
-      int next = bindComplete(update, 1, runId, number);
-      if (commit) {
-        bindSlotLostCheck(update, next, runId, number);
-      }
+  private static final String COMPLETE_AND_COMMIT =
+      COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK + "; commit";
+
+  /** Runs {@link #COMPLETE_AND_COMMIT}. */
+  private static BatchMetrics.Outcome complete(Connection connection, long runId, int number)
+      throws SQLException {
+    try (PreparedStatement update = connection.prepareStatement(COMPLETE_AND_COMMIT)) {
+      bindSlotLostCheck(update, bindComplete(update, 1, runId, number), runId, number);
       try (ResultSet rs = resultOf(update)) {
-        return rs.next() ? BatchMetrics.Outcome.of(rs) : null;
+        rs.next();
+        return BatchMetrics.Outcome.of(rs);
       }
     }
   }
 
   /**
-   * The rows of {@code statement}, a query that may be followed by a COMMIT ({@code executeQuery}
-   * does not take a second statement).
+   * The rows of {@code statement}, a query followed by a COMMIT ({@code executeQuery} does not take
+   * a second statement).
    */
   private static ResultSet resultOf(PreparedStatement statement) throws SQLException {
     if (!statement.execute()) {
@@ -637,8 +625,10 @@ public class BatchExecution {
    * {@link #complete} and, only if it recorded the batch, {@link #claimNext} — one statement, so a
    * chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim cannot
    * take the batch just completed: it was {@code running} in the statement's snapshot. Parameters:
-   * run, number, run, shard, shard (the completion), chain head, run, run, lane (the claim). Public
-   * for the bench, whose W2 system B runs this very statement on copies of these tables.
+   * run, number, run, shard, shard (the completion), chain head, run, run, lane (the claim). The
+   * engine runs it as {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}; public for the bench, whose W2
+   * system B runs this statement on copies of these tables (and commits in a round trip of its
+   * own).
    */
   public static final String RECORD_AND_CLAIM_NEXT =
       recordAndClaimNext(" from done d left join next n on true");
@@ -660,25 +650,15 @@ public class BatchExecution {
         + end;
   }
 
-  /**
-   * Runs {@link #RECORD_AND_CLAIM_NEXT}, or with {@code commit} {@link
-   * #RECORD_AND_CLAIM_NEXT_AND_COMMIT}.
-   */
+  /** Runs {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}. */
   private static Recorded completeAndClaimNext(
-      Connection connection, long runId, int number, int headNumber, int lane, boolean commit)
-      throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            commit ? RECORD_AND_CLAIM_NEXT_AND_COMMIT : RECORD_AND_CLAIM_NEXT)) {
+      Connection connection, long runId, int number, int headNumber, int lane) throws SQLException {
+    try (PreparedStatement update = connection.prepareStatement(RECORD_AND_CLAIM_NEXT_AND_COMMIT)) {
       int next = bindComplete(update, 1, runId, number);
       next = bindClaimNext(update, next, runId, headNumber, lane);
-      if (commit) {
-        bindSlotLostCheck(update, next, runId, number);
-      }
+      bindSlotLostCheck(update, next, runId, number);
       try (ResultSet rs = resultOf(update)) {
-        if (!rs.next()) {
-          return new Recorded(null, null);
-        }
+        rs.next();
         BatchMetrics.Outcome completed = BatchMetrics.Outcome.of(rs);
         return new Recorded(completed, rs.getObject("number") == null ? null : started(rs));
       }

@@ -21,6 +21,7 @@ class BatchExecutionIT {
 
   @AfterEach
   void cleanUp() {
+    keysBackfill.whileProcessing(null);
     fixtures.deleteCreated();
   }
 
@@ -64,6 +65,19 @@ class BatchExecutionIT {
     assertThat(execution.process(work(-42, 1, 10)))
         .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
     assertThat(keysBackfill.timesProcessed(runId, 1)).isZero();
+  }
+
+  @Test
+  void aBatchThatLostItsSlotWhileRunningRecordsNothing() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    // The run's slots are recovered while batch 2 runs: its record fails and commits nothing.
+    keysBackfill.whileProcessing(range -> fixtures.setBatchStatus(runId, 2, "pending"));
+
+    assertThat(execution.process(work(runId, 2, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(fixtures.batchRows(runId).get(1)).containsEntry("status", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
   }
 
   @Test
