@@ -20,11 +20,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @MicronautTest(environments = "test", startApplication = false)
 class PlanningActivitiesIT {
-  @Inject PlanningActivitiesImpl planning;
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject Database database;
@@ -32,8 +32,21 @@ class PlanningActivitiesIT {
   @Inject RunOptionsReader optionsReader;
   @Inject EngineConfig engine;
 
+  /**
+   * Planning with a call's time no machine reaches: how long saving a page takes depends on the
+   * machine, so only aCallPastItsTimePlansNoFurtherPage, with its own budget, is about the budget.
+   */
+  private PlanningActivitiesImpl planning;
+
+  @BeforeEach
+  void setUp() {
+    planning =
+        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ofHours(1));
+  }
+
   @AfterEach
   void cleanUp() {
+    planning.close();
     fixtures.deleteCreated();
   }
 
