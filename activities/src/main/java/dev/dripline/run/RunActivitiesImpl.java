@@ -119,20 +119,36 @@ public class RunActivitiesImpl implements RunActivities {
         });
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The cap is enforced here, not only in the workflow's memory (R5b): under the run row's lock,
+   * a claim takes at most the run's cap less the batches already holding a slot, whoever asks — two
+   * attempts of this local activity running at once (its start-to-close timeout schedules another
+   * without interrupting the first), a repeated call, or an execution that does not know of slots
+   * an earlier one left held.
+   */
   @Override
   public ClaimResult claimPending(ClaimRequest request) {
     return database.inTransaction(
         connection -> {
+          Integer cap = lockedCap(connection, request.runId());
+          if (cap == null) {
+            return new ClaimResult(List.of());
+          }
           // A repeated claim (the local activity's response was lost) is answered from the rows
           // the token already marked, so it never takes a second set of slots. Only rows still
           // holding a slot count: a batch is not processed before its claim returned, while a
           // token reused by a later execution (a revived run starts counting again) must not be
-          // mistaken for a repeat because of batches that finished long ago.
+          // mistaken for a repeat because of batches that finished long ago. Under the lock, a
+          // concurrent attempt with the same token sees the rows the first one committed.
           List<BatchRef> already = claimedBy(connection, request);
           if (!already.isEmpty()) {
             return new ClaimResult(already);
           }
-          if (request.limit() < 1) {
+          int limit =
+              Math.min(request.limit(), cap - RunSlots.holders(connection, request.runId()));
+          if (limit < 1) {
             return new ClaimResult(List.of());
           }
           List<BatchRef> claimed = new ArrayList<>();
@@ -148,7 +164,7 @@ public class RunActivitiesImpl implements RunActivities {
                       + BATCH_COLUMNS)) {
             claim.setLong(1, request.token());
             claim.setLong(2, request.runId());
-            claim.setInt(3, request.limit());
+            claim.setInt(3, limit);
             try (ResultSet rs = claim.executeQuery()) {
               while (rs.next()) {
                 claimed.add(batchRef(rs));
@@ -158,6 +174,29 @@ public class RunActivitiesImpl implements RunActivities {
           claimed.sort(Comparator.comparingInt(BatchRef::number));
           return new ClaimResult(List.copyOf(claimed));
         });
+  }
+
+  /**
+   * Locks the run row (RunSlots) and reads its cap: the recorded one, never above the definition's
+   * or the engine's current cap (a redeploy may have lowered them); null if the run is gone.
+   */
+  private Integer lockedCap(Connection connection, long runId) throws SQLException {
+    if (!RunSlots.lockRun(connection, runId)) {
+      return null;
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select r.max_parallel_batches, d.max_parallel_batches as definition_cap"
+                + " from runs r left join backfill_definitions d on d.name = r.backfill"
+                + " where r.id = ?")) {
+      select.setLong(1, runId);
+      try (ResultSet rs = select.executeQuery()) {
+        rs.next();
+        int cap = Math.min(rs.getInt("max_parallel_batches"), engine.safetyCap());
+        Integer definitionCap = SqlValues.nullableInt(rs, "definition_cap");
+        return definitionCap == null ? cap : Math.min(cap, definitionCap);
+      }
+    }
   }
 
   private static List<BatchRef> claimedBy(Connection connection, ClaimRequest request)
@@ -185,15 +224,33 @@ public class RunActivitiesImpl implements RunActivities {
         rs.getInt("number"), rs.getLong("start_key"), rs.getLong("end_key"), rs.getInt("size"));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>While an attempt Temporal gave up on still holds the batch with a live lease (it has not
+   * stopped yet: it fences itself before the lease runs out), the slot is not released: this call
+   * fails, retryably, and the local activity's retries wait the lease out.
+   */
   @Override
   public void recordBatchFailure(BatchFailure failure) {
     List<BatchMetrics.Outcome> failed =
         database.inTransaction(
             connection -> {
+              if (heldByLiveAttempt(connection, failure.runId(), failure.number())) {
+                throw ApplicationFailure.newFailure(
+                    "batch "
+                        + failure.number()
+                        + " of run "
+                        + failure.runId()
+                        + " is still held by a live attempt; its slot is released once that"
+                        + " attempt's lease runs out",
+                    DriplineFailure.SLOT_STILL_HELD.name());
+              }
               List<BatchMetrics.Outcome> outcomes = new ArrayList<>();
               try (PreparedStatement update =
                   connection.prepareStatement(
-                      "update batches b set status = 'failed', error = ?, finished_at = now()"
+                      "update batches b set status = 'failed', error = ?, finished_at = now(),"
+                          + " lease_until = null"
                           + " from runs r where r.id = b.run_id and b.run_id = ? and b.number = ?"
                           + " and b.status in ('enqueued', 'running')"
                           + " returning r.backfill, "
@@ -218,6 +275,20 @@ public class RunActivitiesImpl implements RunActivities {
     failed.forEach(metrics::recordSlotTime);
   }
 
+  private static boolean heldByLiveAttempt(Connection connection, long runId, int number)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select 1 from batches where run_id = ? and number = ? and status = 'running'"
+                + " and lease_until >= now()")) {
+      select.setLong(1, runId);
+      select.setInt(2, number);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   /**
    * The batch the failed activity's chain still held (its {@code chain_head} is the activity's
    * batch, it is still {@code running}): with its activity gone nothing would ever finish it, and
@@ -234,8 +305,9 @@ public class RunActivitiesImpl implements RunActivities {
             "update batches b set status = case when b.attempts < ? then 'pending' else 'failed'"
                 + " end, error = ?, chain_head = null, claim_token = null,"
                 + " finished_at = case when b.attempts < ? then null else now() end"
+                + ", holder = null, lease_until = null"
                 + " from runs r where r.id = b.run_id and b.run_id = ? and b.chain_head = ?"
-                + " and b.status = 'running'"
+                + " and b.status = 'running' and coalesce(b.lease_until, '-infinity') < now()"
                 + " returning b.number, b.status, r.backfill, "
                 + BatchMetrics.SLOT_SECONDS
                 + " as slot_seconds")) {
@@ -315,14 +387,26 @@ public class RunActivitiesImpl implements RunActivities {
         });
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Only slots whose holder is provably gone (R5b): a batch {@code enqueued} for an activity of
+   * the caller's — which holds none when it asks — or of an execution that ended (a claim is
+   * recorded before its activity is scheduled, and an activity that starts after its batch went
+   * back to pending finds no slot and skips it); a batch {@code running} whose holder's lease has
+   * run out (a live holder renews it, and stops before it can run out). A running batch with a live
+   * lease is left to its holder, which records it.
+   */
   @Override
   public int recoverSlots(RunRef run) {
     return database.inTransaction(
         connection -> {
           try (PreparedStatement update =
               connection.prepareStatement(
-                  "update batches set status = 'pending', claim_token = null, chain_head = null"
-                      + " where run_id = ? and status in ('enqueued', 'running')")) {
+                  "update batches set status = 'pending', claim_token = null, chain_head = null,"
+                      + " holder = null, lease_until = null"
+                      + " where run_id = ? and (status = 'enqueued' or (status = 'running'"
+                      + " and coalesce(lease_until, '-infinity') < now()))")) {
             update.setLong(1, run.runId());
             return update.executeUpdate();
           }

@@ -6,6 +6,7 @@ import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -132,13 +133,67 @@ class BatchChainIT {
   }
 
   @Test
-  void stopsChainingOnceTheAttemptMayNotContinue() {
-    long runId = runWithBatches("{\"items\":30}", 3, 1);
+  void aChainTakesNoBatchWhileTheRunsSlotHoldersReachItsCap() {
+    // Cap 2; batches 2 and 3 are held by attempts the workflow does not know of (a lost history's
+    // chains): the chain's lane is within the cap, but the slots are not free.
+    long runId = runWithBatches("{\"items\":50}", 5, 1);
+    fixtures.update("update runs set max_parallel_batches = 2 where id = ?", runId);
+    fixtures.update(
+        "update batches set status = 'running', holder = 'another attempt',"
+            + " lease_until = now() + interval '1 minute' where run_id = ? and number in (2, 3)",
+        runId);
 
-    BatchResult result = execution.process(chain(runId, 1, 1), () -> false);
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    assertThat(result.outcome()).isEqualTo(BatchOutcome.COMPLETED);
+    assertThat(result.chainedBatches()).isZero();
+    assertThat(statuses(runId))
+        .containsExactly("completed", "running", "running", "pending", "pending");
+  }
+
+  @Test
+  void aChainGoesOnInTheSlotItHoldsWhenTheRunIsAtItsCap() {
+    // Cap 2 and both slots held, one by this chain: completing a batch and taking the next in one
+    // statement keeps the number of holders, so the chain goes on.
+    long runId = runWithBatches("{\"items\":40}", 4, 1);
+    fixtures.update("update runs set max_parallel_batches = 2 where id = ?", runId);
+    fixtures.update(
+        "update batches set status = 'running', holder = 'another attempt',"
+            + " lease_until = now() + interval '1 minute' where run_id = ? and number = 4",
+        runId);
+
+    BatchResult result = execution.process(chain(runId, 1, 1));
+
+    assertThat(result.chainedBatches()).isEqualTo(2);
+    assertThat(statuses(runId)).containsExactly("completed", "completed", "completed", "running");
+  }
+
+  @Test
+  void aFencedAttemptRecordsNothingMoreAndTakesNoFurtherBatch() {
+    long runId = runWithBatches("{\"items\":30}", 3, 1);
+    BatchAttempt attempt = BatchAttempt.standalone(Duration.ofMinutes(1));
+    // Temporal rejects the attempt's heartbeat while its first chained batch runs.
+    keysBackfill.whileProcessing(
+        range -> {
+          if (range.startKey() == 11) {
+            attempt.fence(BatchAttempt.Fence.REJECTED);
+          }
+        });
+
+    BatchResult result = execution.process(chain(runId, 1, 1), attempt);
 
     assertThat(result.chainedBatches()).isZero();
-    assertThat(statuses(runId)).containsExactly("completed", "pending", "pending");
+    assertThat(result.handoff().number()).isEqualTo(2);
+    assertThat(statuses(runId)).containsExactly("completed", "running", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+    // Its lease ended with it: the next attempt takes the batch over at once.
+    assertThat(
+            fixtures
+                .row(
+                    "select lease_until <= now() as over from batches where run_id = ? and number = 2",
+                    runId)
+                .get("over"))
+        .isEqualTo(true);
   }
 
   @Test

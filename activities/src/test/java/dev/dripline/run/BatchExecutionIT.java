@@ -2,13 +2,19 @@ package dev.dripline.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +84,115 @@ class BatchExecutionIT {
         .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
     assertThat(fixtures.batchRows(runId).get(1)).containsEntry("status", "pending");
     assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+
+  @Test
+  void recoveringSlotsLeavesTheBatchOfALiveAttemptToIt() throws Exception {
+    long runId = fixtures.runningRun(20, 10);
+    fixtures.batches(runId, 2, 10, "enqueued");
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    keysBackfill.whileProcessing(range -> awaitQuietly(inside, release));
+    CompletableFuture<BatchResult> attempt =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10)));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    // The run recovers what no live attempt holds: batch 2, enqueued for no activity.
+    int recovered = runActivities.recoverSlots(new RunRef(runId));
+    release.countDown();
+
+    assertThat(recovered).isEqualTo(1);
+    assertThat(attempt.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
+  void aSecondAttemptWaitsForALiveHolderInsteadOfRunningTheBatchAlongsideIt() throws Exception {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    AtomicInteger executing = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    keysBackfill.whileProcessing(
+        range -> {
+          mostAtOnce.accumulateAndGet(executing.incrementAndGet(), Math::max);
+          try {
+            awaitQuietly(inside, release);
+          } finally {
+            executing.decrementAndGet();
+          }
+        });
+    // The first attempt hangs; Temporal, past its timeout, starts the second.
+    CompletableFuture<BatchResult> first =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10)));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+    BatchAttempt second = BatchAttempt.standalone(Duration.ofMinutes(1));
+    CompletableFuture<BatchResult> secondResult =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10), second));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> second.holderWaits() >= 2 || mostAtOnce.get() > 1);
+    release.countDown();
+
+    assertThat(mostAtOnce.get()).as("attempts executing the batch at once").isEqualTo(1);
+    assertThat(first.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(secondResult.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.ALREADY_COMPLETED, 10));
+    assertThat(keysBackfill.timesProcessed(runId, 1)).isEqualTo(1);
+  }
+
+  @Test
+  void anAttemptTakesOverABatchWhoseHoldersLeaseRanOut() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "running");
+    fixtures.update(
+        "update batches set holder = 'a dead attempt', attempts = 1,"
+            + " lease_until = now() - interval '1 second' where run_id = ?",
+        runId);
+
+    assertThat(execution.process(work(runId, 1, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchRows(runId).get(0)).containsEntry("attempts", 2);
+  }
+
+  @Test
+  void aFencedAttemptIsInterruptedRecordsNothingAndLetsTheNextTakeOver() throws Exception {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    keysBackfill.whileProcessing(range -> awaitQuietly(inside, never));
+    BatchAttempt hung = BatchAttempt.standalone(Duration.ofMinutes(1));
+    CompletableFuture<BatchResult> result =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10), hung));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    hung.fence(BatchAttempt.Fence.TIMED_OUT);
+
+    assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(ApplicationFailure.class);
+    assertThat(fixtures.batchRows(runId).get(0)).containsEntry("status", "running");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+    keysBackfill.whileProcessing(null);
+    BatchAttempt next = BatchAttempt.standalone(Duration.ofMinutes(1));
+    assertThat(execution.process(work(runId, 1, 10), next))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(next.holderWaits()).as("the fenced attempt's lease ended with it").isZero();
+  }
+
+  /** Signals {@code inside}, then waits for {@code release}; ends early if interrupted. */
+  private static void awaitQuietly(CountDownLatch inside, CountDownLatch release) {
+    inside.countDown();
+    try {
+      release.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   @Test

@@ -8,6 +8,12 @@ import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -95,6 +101,71 @@ class RunActivitiesIT {
             "pending",
             "pending",
             "pending");
+  }
+
+  @Test
+  void aClaimTakesNoMoreThanTheCapLessTheBatchesHoldingASlot() {
+    // Cap 5 (the fixture's); two batches hold a slot that this execution knows nothing of — left
+    // by an execution whose history was lost, or claimed by a racing attempt.
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    fixtures.setBatchStatus(runId, 1, "running");
+    fixtures.setBatchStatus(runId, 2, "enqueued");
+
+    ClaimResult claim = activities.claimPending(new ClaimRequest(runId, 1, 5));
+    ClaimResult more = activities.claimPending(new ClaimRequest(runId, 2, 5));
+
+    assertThat(claim.batches()).extracting(BatchRef::number).containsExactly(3, 4, 5);
+    assertThat(more.batches()).isEmpty();
+    assertThat(holders(runId)).isEqualTo(5);
+  }
+
+  @Test
+  void twoAttemptsOfOneClaimAtOnceTakeOneSetOfSlots() throws Exception {
+    // A local activity's start-to-close timeout starts the next attempt without interrupting the
+    // first: both run the claim with the same token at the same time.
+    for (int round = 0; round < 10; round++) {
+      long runId = fixtures.runningRun(200, 10);
+      fixtures.batches(runId, 20, 10, "pending");
+      CyclicBarrier together = new CyclicBarrier(2);
+      Callable<ClaimResult> claim =
+          () -> {
+            together.await();
+            return activities.claimPending(new ClaimRequest(runId, 7, 3));
+          };
+      ExecutorService two = Executors.newFixedThreadPool(2);
+      try {
+        Future<ClaimResult> first = two.submit(claim);
+        Future<ClaimResult> second = two.submit(claim);
+
+        assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo(first.get(30, TimeUnit.SECONDS));
+        assertThat(holders(runId)).as("round %d", round).isEqualTo(3);
+      } finally {
+        two.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void aClaimNeverTakesMoreThanACapLoweredByARedeploy() {
+    catalogue.publish(); // test.keys declares maxParallelBatches 7
+    long runId = fixtures.runningRun(200, 10);
+    fixtures.batches(runId, 20, 10, "pending");
+    fixtures.update("update runs set max_parallel_batches = 50 where id = ?", runId);
+
+    ClaimResult claim = activities.claimPending(new ClaimRequest(runId, 1, 20));
+
+    assertThat(claim.batches()).hasSize(7);
+  }
+
+  private long holders(long runId) {
+    return (Long)
+        fixtures
+            .row(
+                "select count(*) as n from batches where run_id = ?"
+                    + " and status in ('enqueued', 'running')",
+                runId)
+            .get("n");
   }
 
   @Test

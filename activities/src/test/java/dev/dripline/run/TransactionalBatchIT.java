@@ -8,6 +8,7 @@ import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,18 +74,20 @@ class TransactionalBatchIT {
   @Test
   void aChainThatHandsABatchBackReleasesAnyOtherItHolds() {
     long runId = runWithBatches("{\"items\":40,\"failKey\":25}", 4);
+    BatchAttempt attempt = BatchAttempt.standalone(Duration.ofMinutes(1));
     // As if a record of this chain had committed unseen with the claim of batch 4.
     rows.afterWrites(
         range -> {
           if (range.startKey() == 21) {
             fixtures.update(
-                "update batches set status = 'running', chain_head = 1"
-                    + " where run_id = ? and number = 4",
+                "update batches set status = 'running', chain_head = 1, holder = ?,"
+                    + " lease_until = now() + interval '1 minute' where run_id = ? and number = 4",
+                attempt.holder(),
                 runId);
           }
         });
 
-    BatchResult result = execution.process(head(runId, CHAIN_MILLIS));
+    BatchResult result = execution.process(head(runId, CHAIN_MILLIS), attempt);
 
     assertThat(result.handoff()).isEqualTo(new BatchRef(3, 21, 30, 10));
     assertThat(fixtures.batchStatuses(runId))

@@ -223,7 +223,9 @@ final class RecordCost {
           "update "
               + BATCHES
               + " set status = 'running', chain_head = 1, enqueued_at = now(), started_at = now(),"
-              + " attempts = 1 where run_id = 1 and number = 1");
+              + " attempts = 1, holder = '"
+              + W2Bookkeeping.HOLDER
+              + "' where run_id = 1 and number = 1");
     }
     return 1;
   }

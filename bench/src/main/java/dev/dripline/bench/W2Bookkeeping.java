@@ -54,14 +54,23 @@ final class W2Bookkeeping {
     int shard = ShardedCounters.shardOf(number);
     record.setLong(1, 1);
     record.setInt(2, number);
-    record.setLong(3, 1);
-    record.setInt(4, shard);
+    record.setString(3, HOLDER);
+    record.setLong(4, 1);
     record.setInt(5, shard);
-    record.setInt(6, number);
-    record.setLong(7, 1);
-    record.setLong(8, 1);
-    record.setInt(9, 1);
+    record.setInt(6, shard);
+    record.setInt(7, number);
+    record.setString(8, HOLDER);
+    record.setLong(9, LEASE_MILLIS);
+    record.setLong(10, 1);
+    record.setLong(11, 1);
+    record.setInt(12, 1);
+    record.setInt(13, 0);
   }
+
+  /** The slot holder the bench's batches are recorded under (Dripline's are batch attempts). */
+  static final String HOLDER = "w2-bench";
+
+  private static final long LEASE_MILLIS = 30_000;
 
   private W2Bookkeeping() {}
 
@@ -80,8 +89,10 @@ final class W2Bookkeeping {
       batches = Math.max(0, rs.getLong(1)) / batchSize + 64;
     }
     try (Statement statement = connection.createStatement()) {
+      // Made anew: copies made before a migration would lack its columns.
+      statement.execute(
+          "drop table if exists " + RUN + ", " + BATCHES + ", " + KEY_COUNTS + ", " + OUTCOMES);
       createCopies(statement, RUN, BATCHES, KEY_COUNTS, OUTCOMES);
-      statement.execute("truncate " + RUN + ", " + BATCHES + ", " + KEY_COUNTS + ", " + OUTCOMES);
       int copied =
           statement.executeUpdate(
               "insert into " + RUN + " select * from runs order by id desc limit 1");
@@ -128,8 +139,11 @@ final class W2Bookkeeping {
         connection.prepareStatement(
             "insert into "
                 + BATCHES
-                + " (run_id, number, start_key, end_key, size, status, enqueued_at, started_at)"
-                + " values (1, ?, ?, ?, 1000, 'running', now(), now())")) {
+                + " (run_id, number, start_key, end_key, size, status, enqueued_at, started_at,"
+                + " holder, lease_until)"
+                + " values (1, ?, ?, ?, 1000, 'running', now(), now(), '"
+                + HOLDER
+                + "', now() + interval '30 seconds')")) {
       insert.setInt(1, number);
       insert.setLong(2, range.start());
       insert.setLong(3, range.end());

@@ -11,5 +11,10 @@ public enum DriplineFailure {
   /** Planning failed; the engine may retry it. */
   PLANNING_FAILED,
   /** The worker has no definition registered under the run's backfill name. */
-  UNKNOWN_BACKFILL
+  UNKNOWN_BACKFILL,
+  /**
+   * A batch's slot is still held by a live attempt (its lease has not run out): retried until it
+   * has.
+   */
+  SLOT_STILL_HELD
 }

@@ -1,0 +1,45 @@
+package dev.dripline.run;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The run row's lock, which every claim that adds a slot holder takes before it counts the run's
+ * holders (PRODUCT R5b): the workflow's claims, a chain's claim after it held nothing, whichever
+ * execution, attempt or worker makes it. A claim that replaces the holder it completes in the same
+ * statement (a chain's next batch) adds none and needs no lock.
+ */
+final class RunSlots {
+  private RunSlots() {}
+
+  /** SQL counting the slot holders of run {@code ?}. */
+  static final String COUNT_HOLDERS =
+      "select count(*) from batches where run_id = ? and status in ('enqueued', 'running')";
+
+  /**
+   * Locks the run's row until the caller's transaction ends (autocommit must be off); false if the
+   * run does not exist.
+   */
+  static boolean lockRun(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement lock =
+        connection.prepareStatement("select 1 from runs where id = ? for update")) {
+      lock.setLong(1, runId);
+      try (ResultSet rs = lock.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** Slot holders of the run, read after {@link #lockRun} in the same transaction. */
+  static int holders(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement count = connection.prepareStatement(COUNT_HOLDERS)) {
+      count.setLong(1, runId);
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}
