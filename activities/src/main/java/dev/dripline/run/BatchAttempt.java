@@ -39,10 +39,12 @@ public final class BatchAttempt {
   private final Duration lease;
   private final long fenceAfterNanos;
   private Thread thread;
+  private long runId;
   private boolean running;
   private Integer held;
   private long confirmedAtNanos;
   private Connection statementConnection;
+  private boolean awaitingDatabase;
   private volatile Fence fenced;
   private volatile int holderWaits;
 
@@ -101,10 +103,18 @@ public final class BatchAttempt {
     holderWaits++;
   }
 
-  /** The attempt's work begins on the calling thread, which a fence interrupts. */
-  synchronized void begin() {
+  /**
+   * The attempt's work on run {@code runId} begins on the calling thread, which a fence interrupts.
+   */
+  synchronized void begin(long runId) {
+    this.runId = runId;
     thread = Thread.currentThread();
     running = true;
+  }
+
+  /** The run whose batches the attempt holds. */
+  synchronized long runId() {
+    return runId;
   }
 
   /** The attempt's work is over; an interrupt a fence sent meanwhile is cleared. */
@@ -147,6 +157,14 @@ public final class BatchAttempt {
     }
   }
 
+  /**
+   * The attempt waits for PostgreSQL to answer again (true) or stopped waiting: a lease fence while
+   * it waits interrupts nothing — it runs nothing, and may carry on once its lease is renewed.
+   */
+  synchronized void awaitingDatabase(boolean waiting) {
+    awaitingDatabase = waiting;
+  }
+
   /** The connection whose statement a fence cancels (the definition's transaction), or null. */
   synchronized void statementConnection(Connection connection) {
     statementConnection = connection;
@@ -176,8 +194,9 @@ public final class BatchAttempt {
         return;
       }
       fenced = why;
-      toInterrupt = running ? thread : null;
-      toCancel = running ? statementConnection : null;
+      boolean idle = awaitingDatabase && why == Fence.LEASE_NOT_RENEWED;
+      toInterrupt = running && !idle ? thread : null;
+      toCancel = running && !idle ? statementConnection : null;
     }
     LOG.warn(
         "Batch attempt {} fenced ({}): it takes no further batch and is interrupted; held {}",

@@ -114,7 +114,7 @@ public class BatchExecution {
    *     batch; a chained batch that fails is handed back in the result instead
    */
   public BatchResult process(BatchWork work, BatchAttempt attempt) {
-    attempt.begin();
+    attempt.begin(work.runId());
     try {
       return processChain(work, attempt);
     } finally {
@@ -420,14 +420,44 @@ public class BatchExecution {
         number == null ? "" : " in batch " + number + " of run " + runId,
         failure.toString(),
         outageWait);
-    if (attempt.fenced() == BatchAttempt.Fence.LEASE_NOT_RENEWED) {
-      Thread.interrupted(); // the fence's interrupt, which ended the definition, is handled
+    boolean back;
+    attempt.awaitingDatabase(true);
+    try {
+      if (attempt.fenced() == BatchAttempt.Fence.LEASE_NOT_RENEWED) {
+        Thread.interrupted(); // the fence's interrupt, which ended the definition, is handled
+      }
+      back = database.awaitAvailable(outageWait, attempt::mayAwaitDatabase);
+    } finally {
+      attempt.awaitingDatabase(false);
     }
-    boolean back = database.awaitAvailable(outageWait, attempt::mayAwaitDatabase);
     if (!back) {
       LOG.warn("PostgreSQL did not answer in time, or the attempt was cancelled; giving up");
+    } else if (attempt.fenced() == BatchAttempt.Fence.LEASE_NOT_RENEWED) {
+      reclaimLease(attempt);
     }
     return back;
+  }
+
+  /**
+   * After an outage that kept a fenced attempt from renewing its lease: the attempt carries on if
+   * the batch it holds is still its own (its lease renewed now), or if it holds none.
+   */
+  private void reclaimLease(BatchAttempt attempt) {
+    Integer held = attempt.held();
+    long sentAt = System.nanoTime();
+    try {
+      if (held == null
+          || database.withConnection(
+                  connection -> renew(connection, attempt.runId(), held, attempt))
+              == 1) {
+        if (held != null) {
+          attempt.confirmed(held, sentAt);
+        }
+        attempt.unfence(sentAt);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Could not renew the lease of {} after the outage: {}", attempt, e.toString());
+    }
   }
 
   /** Best effort: puts back to pending any batch this chain holds other than {@code except}. */

@@ -151,25 +151,47 @@ public class RunActivitiesImpl implements RunActivities {
           if (limit < 1) {
             return new ClaimResult(List.of());
           }
+          // Two statements, not an UPDATE over "IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)": that
+          // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
+          // locked before, so the UPDATE took more rows than its limit (F2 saw 25 and 73 batches
+          // claimed at once with a cap of 8). The rows picked here are locked by this transaction.
+          List<Integer> picked = new ArrayList<>();
+          try (PreparedStatement pick =
+              connection.prepareStatement(
+                  "select number from batches where run_id = ? and status = 'pending'"
+                      + " order by number limit ? for update skip locked")) {
+            pick.setLong(1, request.runId());
+            pick.setInt(2, limit);
+            try (ResultSet rs = pick.executeQuery()) {
+              while (rs.next()) {
+                picked.add(rs.getInt(1));
+              }
+            }
+          }
+          if (picked.isEmpty()) {
+            return new ClaimResult(List.of());
+          }
           List<BatchRef> claimed = new ArrayList<>();
-          // SKIP LOCKED: two racing executions of one run never claim the same batch.
           try (PreparedStatement claim =
               connection.prepareStatement(
                   "update batches set status = 'enqueued', claim_token = ?, chain_head = null,"
-                      + " enqueued_at = now()"
-                      + " where (run_id, number) in (select run_id, number from batches"
-                      + " where run_id = ? and status = 'pending' order by number limit ?"
-                      + " for update skip locked)"
+                      + " holder = null, lease_until = null, enqueued_at = now()"
+                      + " where run_id = ? and number = any (?) and status = 'pending'"
                       + " returning "
                       + BATCH_COLUMNS)) {
             claim.setLong(1, request.token());
             claim.setLong(2, request.runId());
-            claim.setInt(3, limit);
+            claim.setArray(3, connection.createArrayOf("integer", picked.toArray()));
             try (ResultSet rs = claim.executeQuery()) {
               while (rs.next()) {
                 claimed.add(batchRef(rs));
               }
             }
+          }
+          if (claimed.size() > limit) {
+            // Never reached; were it, the transaction rolls back and the claim is retried.
+            throw new IllegalStateException(
+                "claim of run " + request.runId() + " took " + claimed.size() + " > " + limit);
           }
           claimed.sort(Comparator.comparingInt(BatchRef::number));
           return new ClaimResult(List.copyOf(claimed));

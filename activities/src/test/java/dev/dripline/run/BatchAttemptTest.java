@@ -62,14 +62,14 @@ class BatchAttemptTest {
 
   @Test
   void aFenceInterruptsTheThreadRunningTheAttemptOnlyWhileItRuns() {
-    attempt.begin();
+    attempt.begin(1);
     attempt.fence(BatchAttempt.Fence.REJECTED);
     assertThat(Thread.currentThread().isInterrupted()).isTrue();
     attempt.end();
     assertThat(Thread.currentThread().isInterrupted()).isFalse();
 
     BatchAttempt over = new BatchAttempt("over", Duration.ofSeconds(30));
-    over.begin();
+    over.begin(1);
     over.end();
     over.fence(BatchAttempt.Fence.REJECTED);
     assertThat(Thread.interrupted()).isFalse();
