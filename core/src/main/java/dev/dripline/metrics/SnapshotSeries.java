@@ -24,8 +24,9 @@ public final class SnapshotSeries {
 
   /**
    * Batches holding a slot ({@code enqueued} or {@code running}) per backfill. One row per backfill
-   * with an active run (pending, running, paused) or a slot held, 0 when it holds none; backfills
-   * with neither have no row, so the series of finished backfills go stale instead of piling up.
+   * of the catalogue (table {@code backfill_definitions}), 0 when it holds none, so a dashboard
+   * shows an idle backfill at 0 rather than "No data"; and one per backfill outside the catalogue
+   * while it has an active run (pending, running, paused) or a slot held.
    */
   public static final String BATCHES_INFLIGHT = "dripline_batches_inflight";
 
