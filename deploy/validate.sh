@@ -36,7 +36,8 @@ exprs = " ".join(t["expr"] for p in dash["panels"] for t in p.get("targets", [])
 for m in ["dripline_runs", "dripline_batches_inflight", "dripline_batches_finished_total",
           "dripline_batch_duration_seconds_bucket", "dripline_targets", "dripline_blocked_backlog",
           "dripline_blocked_oldest_age_seconds", "dripline_failing_blocked_backlog",
-          "dripline_stuck_targets", "dripline_planning_failures_total"]:
+          "dripline_stuck_targets", "dripline_planning_failures_total",
+          "dripline_metrics_snapshot_age_seconds"]:
     assert m in exprs, f"dashboard lacks {m}"
 print(f"ok   grafana/dripline-dashboard.json ({len(ids)} panels, schemaVersion {dash['schemaVersion']})")
 # Every runbook_url anchor must be a heading of docs/operations.md (GitHub's slug rules).

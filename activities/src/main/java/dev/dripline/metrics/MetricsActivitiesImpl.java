@@ -153,18 +153,24 @@ public class MetricsActivitiesImpl implements MetricsActivities {
   }
 
   /**
-   * Slot holders per backfill: a row for every backfill with an active run or a slot held (0 when
-   * its active runs hold none — paused, waiting for startAt, between claims), none for the others.
+   * Slot holders per backfill: a row for every backfill of the catalogue, 0 when nothing is in
+   * flight (a dashboard shows an idle backfill at 0, not "No data"), and for any other backfill
+   * while it has an active run or a slot held (a definition no worker publishes any more, whose
+   * runs still hold slots).
    */
   private static void inflight(Connection connection, List<Series> series) throws SQLException {
     try (PreparedStatement select =
             connection.prepareStatement(
                 "with holders as (select run_id, count(*) as held from batches"
-                    + " where status in ('enqueued', 'running') group by run_id)"
-                    + " select r.backfill, coalesce(sum(h.held), 0) as inflight"
+                    + " where status in ('enqueued', 'running') group by run_id),"
+                    + " active as (select r.backfill, coalesce(sum(h.held), 0) as inflight"
                     + " from runs r left join holders h on h.run_id = r.id"
                     + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
-                    + " group by r.backfill order by r.backfill");
+                    + " group by r.backfill)"
+                    + " select coalesce(d.name, a.backfill) as backfill,"
+                    + " coalesce(a.inflight, 0) as inflight"
+                    + " from backfill_definitions d full join active a on a.backfill = d.name"
+                    + " order by 1");
         ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
         series.add(

@@ -114,6 +114,31 @@ class MetricsActivitiesIT {
   }
 
   @Test
+  void everyCataloguedBackfillHasAnInflightSeriesAtZeroWhenNothingIsInFlight() {
+    String idle = TargetFixtures.uniqueName("metrics-idle");
+    fixtures.update(
+        "insert into backfill_definitions (name, description, options_schema,"
+            + " default_batch_size) values (?, 'never run', '[]'::jsonb, 10)",
+        idle);
+    try {
+      metrics.snapshot();
+      gauges.refresh();
+
+      Map<String, Object> row =
+          fixtures.row(
+              "select value from metric_snapshots where name = ? and labels = ?",
+              SnapshotSeries.BATCHES_INFLIGHT,
+              SnapshotSeries.label("backfill", idle));
+      assertThat(row).as("the snapshot's inflight row of a catalogued, idle backfill").isNotNull();
+      assertThat((Double) row.get("value")).isZero();
+      assertThat(prometheus.scrape().lines())
+          .contains("dripline_batches_inflight{backfill=\"" + idle + "\"} 0.0");
+    } finally {
+      fixtures.update("delete from backfill_definitions where name = ?", idle);
+    }
+  }
+
+  @Test
   void processGaugesExportTheSnapshotUnderTheContractNames() {
     metrics.snapshot();
     gauges.refresh();

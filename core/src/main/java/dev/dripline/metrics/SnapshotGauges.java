@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.scheduling.annotation.Scheduled;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,115 +28,147 @@ import org.slf4j.LoggerFactory;
  * written by the metrics workflow's activity) through this process's meter registry, so every
  * process's {@code /prometheus} — app and worker alike — reports the same figures (PRODUCT §5).
  *
- * <p>Meters read an in-memory copy refreshed every few seconds, never the database: a scrape costs
- * nothing and cannot fail. A series with fixed labels but without a row reads 0. The series
- * labelled by backfill ({@link SnapshotSeries#LABELLED_BY_BACKFILL}) are registered when their row
- * appears and removed when it disappears, so the label set follows the snapshot. If the database
- * cannot be read, the last copy is kept.
+ * <p>Meters read an in-memory copy refreshed every second, never the database: a scrape costs
+ * nothing and cannot fail. The process exports exactly the rows of the last snapshot it read, and
+ * nothing before its first read: a fresh process that exported zeros would claim "no runs, nothing
+ * blocked, nothing stuck" without having looked, and a counter exported at 0 and then at the
+ * cluster's total would look to Prometheus like that many new failures. Series are registered when
+ * their row appears and removed when it disappears (the snapshot always holds every fixed series,
+ * zeros included, and one per backfill for the series labelled by backfill). If the database cannot
+ * be read, the last copy is kept.
+ *
+ * <p>With the first read comes {@code dripline_metrics_snapshot_age_seconds}: how old the snapshot
+ * this process serves is, i.e. now − its {@code computed_at}. Both instants are taken on
+ * PostgreSQL's clock (the age is {@code now() - computed_at} in the reading query), and the time
+ * since that read on this process's monotonic clock is added, so no host's wall clock enters it:
+ * every replica reports the same age to within its refresh period, and a process that can no longer
+ * read keeps ageing, as the figures it serves do. A table without a snapshot (the metrics workflow
+ * never completed one) is infinitely old.
  */
 @Singleton
 public class SnapshotGauges implements MeterBinder {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotGauges.class);
 
+  /** The key of the age meter among the snapshot's series keys (no row has an empty name). */
+  private static final String AGE_KEY = "\u0000";
+
+  /** How one series of the table is exported. */
+  private record Export(String meterName, String baseUnit, boolean counter, String description) {}
+
+  // Micrometer's Prometheus naming appends the base unit (".age" + "seconds" → "_age_seconds")
+  // and "_total" to counters. The counters' values are cluster-wide counts kept in PostgreSQL, so
+  // every process reports the same totals.
+  private static final Map<String, Export> EXPORTS =
+      Map.of(
+          SnapshotSeries.RUNS, new Export("dripline.runs", null, false, "Runs per status"),
+          SnapshotSeries.TARGETS, new Export("dripline.targets", null, false, "Targets per state"),
+          SnapshotSeries.BLOCKED_BACKLOG,
+              new Export(
+                  "dripline.blocked.backlog",
+                  null,
+                  false,
+                  "Live batches blocked behind healthy (not failing) targets"),
+          SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
+              new Export(
+                  "dripline.blocked.oldest.age",
+                  "seconds",
+                  false,
+                  "Age of the oldest live batch blocked behind a healthy target"),
+          SnapshotSeries.FAILING_BLOCKED_BACKLOG,
+              new Export(
+                  "dripline.failing.blocked.backlog",
+                  null,
+                  false,
+                  "Live batches blocked behind failing targets"),
+          SnapshotSeries.STUCK_TARGETS,
+              new Export("dripline.stuck.targets", null, false, "Failing targets"),
+          SnapshotSeries.STUCK_OLDEST_AGE_SECONDS,
+              new Export(
+                  "dripline.stuck.oldest.age",
+                  "seconds",
+                  false,
+                  "Time since the earliest first failure among failing targets"),
+          SnapshotSeries.PLANNING_FAILURES_TOTAL,
+              new Export(
+                  "dripline.planning.failures", null, true, "Failed planning attempts of targets"),
+          SnapshotSeries.BATCHES_INFLIGHT,
+              new Export(
+                  "dripline.batches.inflight",
+                  null,
+                  false,
+                  "Batches holding a slot (enqueued or running)"),
+          SnapshotSeries.BATCHES_FINISHED_TOTAL,
+              new Export(
+                  "dripline.batches.finished",
+                  null,
+                  true,
+                  "Batches whose outcome was recorded, by outcome"));
+
+  /**
+   * One read of the table.
+   *
+   * @param values value by series key ({@code name \0 labels})
+   * @param ageAtRead the snapshot's age when it was read, in seconds on PostgreSQL's clock;
+   *     infinite when the table held no snapshot
+   * @param readAtNanos this process's monotonic clock just before the read
+   */
+  private record Reading(Map<String, Double> values, double ageAtRead, long readAtNanos) {}
+
   // Lazy: the pool's own metrics bind to the registry this binder belongs to, so a direct
   // dependency on the database would be circular.
   private final BeanProvider<Database> database;
-  private volatile Map<String, Double> values = Map.of();
+  private final LongSupplier nanoTime;
+  // Null until this process's first successful read.
+  private volatile Reading reading;
   private volatile boolean lastRefreshFailed;
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
-  // Per registry: the backfill-labelled meters registered, by snapshot key.
-  private final Map<MeterRegistry, Map<String, Meter>> labelled = new HashMap<>();
+  // Per registry: the meters registered, by series key.
+  private final Map<MeterRegistry, Map<String, Meter>> registered = new HashMap<>();
 
+  @Inject
   public SnapshotGauges(BeanProvider<Database> database) {
+    this(database, System::nanoTime);
+  }
+
+  /**
+   * @param nanoTime this process's monotonic clock (tests pass their own)
+   */
+  SnapshotGauges(BeanProvider<Database> database, LongSupplier nanoTime) {
     this.database = database;
+    this.nanoTime = nanoTime;
   }
 
   @Override
   public void bindTo(MeterRegistry registry) {
-    for (String status : SnapshotSeries.RUN_STATUSES) {
-      gauge(
-          registry,
-          "dripline.runs",
-          null,
-          SnapshotSeries.RUNS,
-          "status",
-          status,
-          "Runs per status");
-    }
-    for (String state : SnapshotSeries.TARGET_STATES) {
-      gauge(
-          registry,
-          "dripline.targets",
-          null,
-          SnapshotSeries.TARGETS,
-          "state",
-          state,
-          "Targets per state");
-    }
-    gauge(
-        registry,
-        "dripline.blocked.backlog",
-        null,
-        SnapshotSeries.BLOCKED_BACKLOG,
-        null,
-        null,
-        "Live batches blocked behind healthy (not failing) targets");
-    // Micrometer's Prometheus naming appends the base unit: ".age" + "seconds" → "_age_seconds".
-    gauge(
-        registry,
-        "dripline.blocked.oldest.age",
-        "seconds",
-        SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
-        null,
-        null,
-        "Age of the oldest live batch blocked behind a healthy target");
-    gauge(
-        registry,
-        "dripline.failing.blocked.backlog",
-        null,
-        SnapshotSeries.FAILING_BLOCKED_BACKLOG,
-        null,
-        null,
-        "Live batches blocked behind failing targets");
-    gauge(
-        registry,
-        "dripline.stuck.targets",
-        null,
-        SnapshotSeries.STUCK_TARGETS,
-        null,
-        null,
-        "Failing targets");
-    gauge(
-        registry,
-        "dripline.stuck.oldest.age",
-        "seconds",
-        SnapshotSeries.STUCK_OLDEST_AGE_SECONDS,
-        null,
-        null,
-        "Time since the earliest first failure among failing targets");
-    // A counter: Prometheus appends "_total". Its value is the cluster-wide count kept in
-    // PostgreSQL, so every process reports the same total.
-    FunctionCounter.builder(
-            "dripline.planning.failures",
-            this,
-            gauges -> gauges.value(SnapshotSeries.PLANNING_FAILURES_TOTAL, ""))
-        .description("Failed planning attempts of targets")
-        .register(registry);
     registries.add(registry);
-    syncLabelled();
+    syncMeters();
   }
 
   /**
-   * Registers a meter for every backfill-labelled row of the copy not yet registered, and removes
-   * those whose row is gone. Meters read the copy, like the fixed ones.
+   * Registers a meter for every row of the last read not yet registered (and the age meter once
+   * there was a read), and removes those whose row is gone.
    */
-  private synchronized void syncLabelled() {
-    Map<String, Double> current = values;
+  private synchronized void syncMeters() {
+    Reading current = reading;
+    if (current == null) {
+      return;
+    }
     for (MeterRegistry registry : registries) {
-      Map<String, Meter> meters = labelled.computeIfAbsent(registry, r -> new LinkedHashMap<>());
-      for (String key : current.keySet()) {
+      Map<String, Meter> meters = registered.computeIfAbsent(registry, r -> new LinkedHashMap<>());
+      if (!meters.containsKey(AGE_KEY)) {
+        meters.put(
+            AGE_KEY,
+            Gauge.builder("dripline.metrics.snapshot.age", this, SnapshotGauges::snapshotAgeSeconds)
+                .strongReference(true)
+                .baseUnit("seconds")
+                .description(
+                    "Time since the metrics snapshot this process serves was computed (infinite"
+                        + " when none was ever computed)")
+                .register(registry));
+      }
+      for (String key : current.values().keySet()) {
         if (!meters.containsKey(key)) {
-          Meter meter = registerLabelled(registry, key);
+          Meter meter = register(registry, key);
           if (meter != null) {
             meters.put(key, meter);
           }
@@ -144,7 +178,8 @@ public class SnapshotGauges implements MeterBinder {
           .entrySet()
           .removeIf(
               entry -> {
-                if (current.containsKey(entry.getKey())) {
+                if (entry.getKey().equals(AGE_KEY)
+                    || current.values().containsKey(entry.getKey())) {
                   return false;
                 }
                 registry.remove(entry.getValue());
@@ -153,85 +188,93 @@ public class SnapshotGauges implements MeterBinder {
     }
   }
 
-  /** The meter of one backfill-labelled row, or null if the key is not such a series. */
-  private Meter registerLabelled(MeterRegistry registry, String key) {
+  /** The meter of one row, or null if this version does not export such a series. */
+  private Meter register(MeterRegistry registry, String key) {
     int separator = key.indexOf('\u0000');
     String series = key.substring(0, separator);
     String labels = key.substring(separator + 1);
-    if (!SnapshotSeries.LABELLED_BY_BACKFILL.contains(series)) {
+    Export export = EXPORTS.get(series);
+    if (export == null) {
       return null;
     }
     Tags tags = Tags.empty();
     for (Map.Entry<String, String> label : SnapshotSeries.parseLabels(labels).entrySet()) {
       tags = tags.and(label.getKey(), label.getValue());
     }
-    if (series.equals(SnapshotSeries.BATCHES_INFLIGHT)) {
-      return Gauge.builder(
-              "dripline.batches.inflight", this, gauges -> gauges.value(series, labels))
-          .strongReference(true)
+    if (export.counter()) {
+      return FunctionCounter.builder(
+              export.meterName(), this, gauges -> gauges.value(series, labels))
           .tags(tags)
-          .description("Batches holding a slot (enqueued or running)")
+          .baseUnit(export.baseUnit())
+          .description(export.description())
           .register(registry);
     }
-    // Prometheus appends "_total"; like the planning failures, the count is kept in PostgreSQL.
-    return FunctionCounter.builder(
-            "dripline.batches.finished", this, gauges -> gauges.value(series, labels))
+    return Gauge.builder(export.meterName(), this, gauges -> gauges.value(series, labels))
+        .strongReference(true)
         .tags(tags)
-        .description("Batches whose outcome was recorded, by outcome")
+        .baseUnit(export.baseUnit())
+        .description(export.description())
         .register(registry);
   }
 
-  private void gauge(
-      MeterRegistry registry,
-      String meterName,
-      String baseUnit,
-      String series,
-      String labelKey,
-      String labelValue,
-      String description) {
-    String labels = labelKey == null ? "" : SnapshotSeries.label(labelKey, labelValue);
-    Gauge.Builder<SnapshotGauges> builder =
-        Gauge.builder(meterName, this, gauges -> gauges.value(series, labels))
-            .strongReference(true)
-            .baseUnit(baseUnit)
-            .description(description);
-    if (labelKey != null) {
-      builder.tag(labelKey, labelValue);
-    }
-    builder.register(registry);
+  /**
+   * The value of one series in the last snapshot read; NaN before the first read or without a row
+   * (never a zero nobody computed).
+   */
+  public double value(String series, String labels) {
+    Reading current = reading;
+    return current == null
+        ? Double.NaN
+        : current.values().getOrDefault(series + "\u0000" + labels, Double.NaN);
   }
 
-  /** The value of one series in the in-memory copy; 0 without a row. */
-  public double value(String series, String labels) {
-    return values.getOrDefault(series + "\u0000" + labels, 0.0);
+  /**
+   * How old the snapshot this process serves is, in seconds: its age when read (PostgreSQL's clock)
+   * plus the time since (this process's monotonic clock); NaN before the first read, infinite when
+   * the table held no snapshot.
+   */
+  public double snapshotAgeSeconds() {
+    Reading current = reading;
+    if (current == null) {
+      return Double.NaN;
+    }
+    long sinceRead = Math.max(0, nanoTime.getAsLong() - current.readAtNanos());
+    return current.ageAtRead() + sinceRead / 1e9;
   }
 
   /** Reads the whole snapshot table into the in-memory copy. */
   @Scheduled(fixedDelay = "1s", initialDelay = "1s")
   public void refresh() {
     try {
-      values =
+      reading =
           database
               .get()
               .withConnection(
                   connection -> {
-                    Map<String, Double> read = new HashMap<>();
+                    Map<String, Double> values = new HashMap<>();
+                    double age = Double.POSITIVE_INFINITY;
                     try (PreparedStatement select =
-                            connection.prepareStatement(
-                                "select name, labels, value from metric_snapshots");
-                        ResultSet rs = select.executeQuery()) {
-                      while (rs.next()) {
-                        read.put(
-                            rs.getString("name") + "\u0000" + rs.getString("labels"),
-                            rs.getDouble("value"));
+                        connection.prepareStatement(
+                            "select name, labels, value,"
+                                + " extract(epoch from now() - computed_at)::float8 as age"
+                                + " from metric_snapshots")) {
+                      long readAt = nanoTime.getAsLong();
+                      try (ResultSet rs = select.executeQuery()) {
+                        while (rs.next()) {
+                          values.put(
+                              rs.getString("name") + "\u0000" + rs.getString("labels"),
+                              rs.getDouble("value"));
+                          // One transaction writes every row with one computed_at.
+                          age = Math.min(age, rs.getDouble("age"));
+                        }
                       }
+                      return new Reading(Map.copyOf(values), Math.max(0, age), readAt);
                     }
-                    return Map.copyOf(read);
                   });
       lastRefreshFailed = false;
-      syncLabelled();
+      syncMeters();
     } catch (DatabaseException | IllegalStateException e) {
-      // Keep the last copy; say so once per outage rather than every few seconds.
+      // Keep the last copy; say so once per outage rather than every second.
       if (!lastRefreshFailed) {
         LOG.warn("Cannot read metric_snapshots; keeping the last values: {}", e.getMessage());
       }

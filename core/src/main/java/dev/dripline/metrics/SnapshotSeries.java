@@ -7,9 +7,10 @@ import java.util.Map;
 /**
  * The series of table {@code metric_snapshots} (PRODUCT §5): names as Prometheus shows them, labels
  * as a canonical {@code key=value[,key=value]} string ({@code ""} for none). The metrics activity
- * writes exactly these series and {@link SnapshotGauges} exports exactly these. Series with fixed
- * labels always exist, so a missing row reads as zero rather than as a missing series; series
- * labelled by backfill ({@link #LABELLED_BY_BACKFILL}) exist exactly as long as their rows do.
+ * writes exactly these series and {@link SnapshotGauges} exports exactly these, as they are in the
+ * last snapshot it read. Every snapshot holds every series with fixed labels (zeros included);
+ * series labelled by backfill ({@link #LABELLED_BY_BACKFILL}) exist exactly as long as their rows
+ * do.
  */
 public final class SnapshotSeries {
   public static final String RUNS = "dripline_runs";
@@ -23,8 +24,9 @@ public final class SnapshotSeries {
 
   /**
    * Batches holding a slot ({@code enqueued} or {@code running}) per backfill. One row per backfill
-   * with an active run (pending, running, paused) or a slot held, 0 when it holds none; backfills
-   * with neither have no row, so the series of finished backfills go stale instead of piling up.
+   * of the catalogue (table {@code backfill_definitions}), 0 when it holds none, so a dashboard
+   * shows an idle backfill at 0 rather than "No data"; and one per backfill outside the catalogue
+   * while it has an active run (pending, running, paused) or a slot held.
    */
   public static final String BATCHES_INFLIGHT = "dripline_batches_inflight";
 
@@ -33,6 +35,13 @@ public final class SnapshotSeries {
    * outcomes of every backfill that has counted one.
    */
   public static final String BATCHES_FINISHED_TOTAL = "dripline_batches_finished_total";
+
+  /**
+   * How old the snapshot a process serves is (now − its {@code computed_at}, on PostgreSQL's
+   * clock). Not a row of the table: each process computes it from the snapshot it read ({@link
+   * SnapshotGauges#snapshotAgeSeconds}).
+   */
+  public static final String METRICS_SNAPSHOT_AGE_SECONDS = "dripline_metrics_snapshot_age_seconds";
 
   /** The series whose labels come from the rows (a backfill's name), not from fixed lists. */
   public static final List<String> LABELLED_BY_BACKFILL =

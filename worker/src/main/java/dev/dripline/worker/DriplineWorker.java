@@ -1,11 +1,8 @@
 package dev.dripline.worker;
 
 import dev.dripline.catalogue.CataloguePublisher;
-import dev.dripline.config.TargetConfig;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.metrics.MetricsActivitiesImpl;
-import dev.dripline.metrics.MetricsInput;
-import dev.dripline.metrics.MetricsWorkflow;
 import dev.dripline.metrics.MetricsWorkflowImpl;
 import dev.dripline.run.BackfillRunWorkflowImpl;
 import dev.dripline.run.BatchActivitiesImpl;
@@ -17,9 +14,6 @@ import dev.dripline.target.TargetWorkflowImpl;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
-import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -32,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Temporal worker of this process: registers the run, target and metrics workflows and their
  * activities on the task queue, and polls from start-up to shutdown. Once polling, it makes sure
- * the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running.
+ * the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running; {@link
+ * WorkflowReconciler} keeps it so.
  *
  * <p>The catalogue is published before polling starts, so the app never accepts a run for a
  * definition no worker has announced, and this worker never takes a batch whose definition it has
@@ -52,8 +47,7 @@ public class DriplineWorker {
   private final BatchActivitiesImpl batchActivities;
   private final TargetActivitiesImpl targetActivities;
   private final MetricsActivitiesImpl metricsActivities;
-  private final WorkflowClient client;
-  private final TargetConfig targets;
+  private final MetricsWorkflowStarter metricsWorkflow;
 
   public DriplineWorker(
       WorkerFactory factory,
@@ -65,8 +59,7 @@ public class DriplineWorker {
       BatchActivitiesImpl batchActivities,
       TargetActivitiesImpl targetActivities,
       MetricsActivitiesImpl metricsActivities,
-      WorkflowClient client,
-      TargetConfig targets) {
+      MetricsWorkflowStarter metricsWorkflow) {
     this.factory = factory;
     this.config = config;
     this.temporal = temporal;
@@ -76,8 +69,7 @@ public class DriplineWorker {
     this.batchActivities = batchActivities;
     this.targetActivities = targetActivities;
     this.metricsActivities = metricsActivities;
-    this.client = client;
-    this.targets = targets;
+    this.metricsWorkflow = metricsWorkflow;
   }
 
   @EventListener
@@ -110,28 +102,21 @@ public class DriplineWorker {
   /**
    * Starts the metrics workflow unless it is already running (a second worker, or a restart, finds
    * it and changes nothing). Runs off the start-up thread and never fails start-up: while Temporal
-   * is unreachable the gauges merely go stale, and the next worker start tries again.
+   * is unreachable the gauges merely go stale ({@code dripline_metrics_snapshot_age_seconds}
+   * grows), and {@link WorkflowReconciler}'s next pass tries again.
    */
   private void startMetricsWorkflow() {
     Thread starter =
         new Thread(
             () -> {
-              String id = TargetWorkflowIds.metrics(temporal.taskQueue());
               try {
-                MetricsWorkflow metrics =
-                    client.newWorkflowStub(
-                        MetricsWorkflow.class,
-                        WorkflowOptions.newBuilder()
-                            .setWorkflowId(id)
-                            .setTaskQueue(temporal.taskQueue())
-                            .setWorkflowIdConflictPolicy(
-                                WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
-                            .build());
-                WorkflowClient.start(
-                    metrics::run, new MetricsInput(targets.metricsInterval().toMillis()));
-                LOG.info("Metrics workflow {} is running", id);
+                metricsWorkflow.ensureRunning();
+                LOG.info("Metrics workflow {} is running", metricsWorkflow.workflowId());
               } catch (RuntimeException e) {
-                LOG.warn("Cannot start metrics workflow {}: {}", id, e.getMessage());
+                LOG.warn(
+                    "Cannot start metrics workflow {}: {}",
+                    metricsWorkflow.workflowId(),
+                    e.getMessage());
               }
             },
             "dripline-metrics-start");

@@ -9,6 +9,7 @@ import dev.dripline.run.RunWorkflowInput;
 import dev.dripline.target.TargetRef;
 import dev.dripline.target.TargetWorkflow;
 import dev.dripline.target.TargetWorkflowIds;
+import io.grpc.Status;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.scheduling.annotation.Scheduled;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -21,11 +22,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes sure every active run and every target has a workflow driving it (PRODUCT R12).
+ * Makes sure every active run, every target and the metrics snapshot have a workflow driving them
+ * (PRODUCT R12, §5).
  *
  * <p>PostgreSQL is the source of truth; a workflow can nevertheless be missing — the app died
  * between recording a run and starting its workflow, a signal-with-start after a retry failed while
@@ -33,7 +36,13 @@ import org.slf4j.LoggerFactory;
  * workflow of each such record with {@code USE_EXISTING}: a running workflow is left alone, a
  * missing one starts afresh and picks the run up from its record (recovering any slots the lost
  * execution held). Records younger than a minute are skipped so that the app's own start is never
- * raced. Any number of workers may run it: the starts are idempotent.
+ * raced. The metrics workflow is ensured the same way ({@link MetricsWorkflowStarter}), first and
+ * whatever PostgreSQL answers: without it every PostgreSQL-derived gauge freezes at its last value.
+ * Any number of workers may run it: the starts are idempotent.
+ *
+ * <p>Each workflow is ensured on its own: a start that fails (Temporal refuses one record) is
+ * logged and tried again next pass, and the pass goes on with the others; a list that cannot be
+ * read is skipped likewise. Only Temporal itself not answering ends a pass early.
  */
 @Singleton
 @Requires(property = "dripline.worker.enabled", value = "true", defaultValue = "true")
@@ -44,26 +53,124 @@ public class WorkflowReconciler {
   private final Database database;
   private final WorkflowClient client;
   private final TemporalConfig temporal;
+  private final MetricsWorkflowStarter metrics;
 
-  public WorkflowReconciler(Database database, WorkflowClient client, TemporalConfig temporal) {
+  public WorkflowReconciler(
+      Database database,
+      WorkflowClient client,
+      TemporalConfig temporal,
+      MetricsWorkflowStarter metrics) {
     this.database = database;
     this.client = client;
     this.temporal = temporal;
+    this.metrics = metrics;
   }
 
   private record ActiveRun(long id, String backfill, String status, String target) {}
 
-  /** One pass over every active run and every target. */
+  /**
+   * What one pass did.
+   *
+   * @param ensured workflows found running or started
+   * @param failed workflows whose start failed, and lists that could not be read
+   * @param temporalUnreachable the pass ended early because Temporal did not answer
+   */
+  record Pass(int ensured, int failed, boolean temporalUnreachable) {}
+
+  /**
+   * One pass: the metrics workflow, then every active run, then every target, each on its own; what
+   * fails is logged and left to the next pass.
+   */
   @Scheduled(
       fixedDelay = "${dripline.worker.reconcile-interval:60s}",
       initialDelay = "${dripline.worker.reconcile-interval:60s}")
   public void reconcile() {
-    try {
-      activeRuns().forEach(this::ensureRun);
-      targets().forEach(this::ensureTarget);
-    } catch (RuntimeException e) {
-      LOG.warn("reconciling workflows failed; the next pass tries again: {}", e.getMessage());
+    Pass pass = pass();
+    if (pass.failed() > 0) {
+      LOG.warn(
+          "reconciling: {} workflow(s) ensured, {} failed{}; the next pass tries again",
+          pass.ensured(),
+          pass.failed(),
+          pass.temporalUnreachable() ? " (Temporal does not answer: pass ended early)" : "");
     }
+  }
+
+  /** One pass, as {@link #reconcile}; says what it did. */
+  Pass pass() {
+    PassCount count = new PassCount();
+    if (!count.ensure(metrics.workflowId(), metrics::ensureRunning)) {
+      return count.outcome();
+    }
+    for (ActiveRun run : count.read("active runs", this::activeRuns)) {
+      if (!count.ensure(RunWorkflowIds.forRun(run.id()), () -> ensureRun(run))) {
+        return count.outcome();
+      }
+    }
+    for (String target : count.read("targets", this::targets)) {
+      if (!count.ensure(TargetWorkflowIds.forTarget(target), () -> ensureTarget(target))) {
+        return count.outcome();
+      }
+    }
+    return count.outcome();
+  }
+
+  /**
+   * Counts a pass's outcomes. A start that fails is that record's problem (Temporal refused it: an
+   * id or a search attribute over the server's limits, say) and the pass goes on; one that finds
+   * Temporal unreachable or not answering in time ({@code UNAVAILABLE}, {@code DEADLINE_EXCEEDED})
+   * ends the pass, since every other start would wait out the client's retries (15 s each) only to
+   * fail the same way.
+   */
+  private static final class PassCount {
+    private int ensured;
+    private int failed;
+    private boolean temporalUnreachable;
+
+    /** Ensures one workflow; false only when the pass should end. */
+    boolean ensure(String workflowId, Runnable start) {
+      try {
+        start.run();
+        ensured++;
+        return true;
+      } catch (RuntimeException e) {
+        failed++;
+        LOG.warn("cannot ensure workflow {}: {}", abbreviate(workflowId, 100), reason(e));
+        Status.Code code = Status.fromThrowable(e).getCode();
+        temporalUnreachable =
+            code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        return !temporalUnreachable;
+      }
+    }
+
+    /** Reads the records to reconcile; none (logged) if they cannot be read. */
+    <T> List<T> read(String what, Supplier<List<T>> query) {
+      try {
+        return query.get();
+      } catch (RuntimeException e) {
+        failed++;
+        LOG.warn("cannot read the {} to reconcile: {}", what, reason(e));
+        return List.of();
+      }
+    }
+
+    Pass outcome() {
+      return new Pass(ensured, failed, temporalUnreachable);
+    }
+  }
+
+  /** The innermost cause's message: Temporal's client wraps the server's answer. */
+  private static String reason(Throwable failure) {
+    Throwable cause = failure;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return abbreviate(cause.getClass().getSimpleName() + ": " + cause.getMessage(), 300);
+  }
+
+  private static String abbreviate(String text, int length) {
+    return text.length() <= length
+        ? text
+        : text.substring(0, length) + "… (" + text.length() + " characters)";
   }
 
   private List<ActiveRun> activeRuns() {

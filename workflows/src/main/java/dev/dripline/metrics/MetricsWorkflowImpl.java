@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 
 /**
  * Runs {@link MetricsActivities#snapshot} every interval, forever. A snapshot that keeps failing is
- * logged and skipped: the next tick tries again, so a database outage never ends the workflow and
- * the gauges simply stay at their last stored values meanwhile.
+ * logged and skipped: the next tick tries again, so a database outage never ends the workflow; the
+ * gauges stay at their last stored values meanwhile, and {@code
+ * dripline_metrics_snapshot_age_seconds} says how old those are.
  */
 public class MetricsWorkflowImpl implements MetricsWorkflow {
   private static final Logger log = Workflow.getLogger(MetricsWorkflowImpl.class);
