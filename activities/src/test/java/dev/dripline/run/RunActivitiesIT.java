@@ -43,6 +43,17 @@ class RunActivitiesIT {
   }
 
   @Test
+  void loadRunReportsAStopRecordedForTheRun() {
+    catalogue.publish();
+    long runId = fixtures.runningRun(100, 10);
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isFalse();
+
+    activities.recordStopRequested(new RunRef(runId));
+
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isTrue();
+  }
+
+  @Test
   void loadRunOfMissingRunIsNotFound() {
     assertThat(activities.loadRun(new RunRef(-42)).found()).isFalse();
   }

@@ -38,6 +38,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Bound of the part of the plan-ahead window sized by the chains' pace, in batches. */
   private static final int MAX_PLAN_AHEAD = 10_000;
 
+  /**
+   * Change id: a stop or retry handled by a new execution before it loaded the run is kept (the
+   * carried flags are added to it, not assigned over it), and a new execution of a live run goes on
+   * with a stop its record holds.
+   */
+  static final String KEEP_EARLY_STOP_AND_RETRY = "keep-early-stop-retry";
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
@@ -134,6 +141,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         runs.recoverSlots(new RunRef(runId));
         paused = status == RunStatus.PAUSED;
         pauseRecorded = paused;
+        if (settings.stopRequested() && keepsEarlyStopAndRetry()) {
+          // The execution that took the stop is gone; its record remembers it.
+          stopRequested = true;
+        }
       }
     }
     initialised = true;
@@ -215,8 +226,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     cap = carried.effectiveCap();
     paused = carried.paused();
     pauseRecorded = paused;
-    stopRequested = carried.stopRequested();
-    retryRequested = carried.retryRequested();
+    if (keepsEarlyStopAndRetry()) {
+      // A stop or retry may have been handled already, delivered before this execution loaded the
+      // run (at the continue-as-new boundary, or while loadRun waited for the database).
+      stopRequested |= carried.stopRequested() || settings.stopRequested();
+      retryRequested |= carried.retryRequested();
+    } else {
+      stopRequested = carried.stopRequested();
+      retryRequested = carried.retryRequested();
+    }
     planningDone = carried.planningDone();
     totalKeys = carried.totalKeys();
     // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
@@ -226,6 +244,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
     claimSequence = carried.claimSequence();
     status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
+  }
+
+  private static boolean keepsEarlyStopAndRetry() {
+    return Workflow.getVersion(KEEP_EARLY_STOP_AND_RETRY, Workflow.DEFAULT_VERSION, 1)
+        != Workflow.DEFAULT_VERSION;
   }
 
   /** Waits until {@code startAt}; false if a stop came first. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -46,12 +47,13 @@ class BackfillRunWorkflowTest {
   }
 
   private BackfillRunWorkflow newRun() {
+    return newRun(WorkflowOptions.newBuilder());
+  }
+
+  private BackfillRunWorkflow newRun(WorkflowOptions.Builder options) {
     return client.newWorkflowStub(
         BackfillRunWorkflow.class,
-        WorkflowOptions.newBuilder()
-            .setWorkflowId(RunWorkflowIds.forRun(store.runId))
-            .setTaskQueue(QUEUE)
-            .build());
+        options.setWorkflowId(RunWorkflowIds.forRun(store.runId)).setTaskQueue(QUEUE).build());
   }
 
   private BackfillRunWorkflow existingRun() {
@@ -69,9 +71,45 @@ class BackfillRunWorkflowTest {
   }
 
   private BackfillRunWorkflow startRun() {
-    BackfillRunWorkflow run = newRun();
+    return startRun(WorkflowOptions.newBuilder());
+  }
+
+  private BackfillRunWorkflow startRun(WorkflowOptions.Builder options) {
+    BackfillRunWorkflow run = newRun(options);
     WorkflowClient.start(run::run, RunWorkflowInput.fresh(store.runId));
     return existingRun();
+  }
+
+  /** Waits until the run's record shows it ended (its workflow may stay open). */
+  private RunStatus awaitEnded() {
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.status().isTerminal());
+    return store.status();
+  }
+
+  /**
+   * Waits until the run's current execution has completed a workflow task after receiving signal
+   * {@code name}: its handler has run.
+   */
+  private void awaitSignalHandled(String name) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              boolean signalled = false;
+              for (HistoryEvent event :
+                  client.fetchHistory(RunWorkflowIds.forRun(store.runId)).getEvents()) {
+                if (event.hasWorkflowExecutionSignaledEventAttributes()
+                    && event
+                        .getWorkflowExecutionSignaledEventAttributes()
+                        .getSignalName()
+                        .equals(name)) {
+                  signalled = true;
+                } else if (signalled && event.hasWorkflowTaskCompletedEventAttributes()) {
+                  return true;
+                }
+              }
+              return false;
+            });
   }
 
   @Test
@@ -581,5 +619,72 @@ class BackfillRunWorkflowTest {
 
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.recordedCap).isZero();
+  }
+
+  /**
+   * A stop handled by a new execution before it has loaded the run (sent at the continue-as-new
+   * boundary, or while {@code loadRun} is retried through a database outage) used to be overwritten
+   * by the carried flags: answered 202, then ignored, and the run completed.
+   */
+  @Test
+  void aStopReceivedByANewExecutionBeforeItLoadedTheRunIsKept() {
+    store.items = 30;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 3;
+    store.planPageBatches = 5;
+    // The second execution's load waits (PostgreSQL not answering), its workflow task heartbeats.
+    store.blockedLoad = 2;
+    BackfillRunWorkflow run =
+        startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBlocked.getCount() == 0);
+
+    run.stop();
+    awaitSignalHandled("stop");
+    store.loadRelease.countDown();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.STOPPED)).isPositive();
+    assertThat(store.count(BatchStatus.PENDING)).isZero();
+  }
+
+  /** The same for a retry: the failed batch is re-queued and the run completes. */
+  @Test
+  void aRetryReceivedByANewExecutionBeforeItLoadedTheRunIsKept() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 3;
+    store.planPageBatches = 5;
+    store.failing.add(1);
+    store.blockedLoad = 2;
+    BackfillRunWorkflow run =
+        startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBlocked.getCount() == 0);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+
+    store.failing.clear();
+    run.retry();
+    awaitSignalHandled("retry");
+    store.loadRelease.countDown();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.executions(1)).isEqualTo(2);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(12);
+  }
+
+  /**
+   * A new execution of a live run (revived after its execution was lost, started by the reconciler)
+   * honours a stop its record holds, instead of running the run to completion.
+   */
+  @Test
+  void aNewExecutionOfALiveRunKeepsAStopRecordedInItsRecord() {
+    store.items = 10;
+    store.requestedCap = 1;
+    store.status = RunStatus.RUNNING;
+    store.stopRecorded = true;
+
+    startRun();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isZero();
   }
 }

@@ -58,6 +58,18 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Batch numbers that wait for {@link #release} before finishing. */
   final Map<Integer, CountDownLatch> gates = new HashMap<>();
 
+  /**
+   * The call of {@link #loadRun} (1 = the first execution's) that waits for {@link #loadRelease}
+   * before answering, as while PostgreSQL does not answer; 0 for none.
+   */
+  volatile int blockedLoad;
+
+  /** Counted down when the blocked load has begun. */
+  final CountDownLatch loadBlocked = new CountDownLatch(1);
+
+  /** Counted down by the test to let the blocked load answer. */
+  final CountDownLatch loadRelease = new CountDownLatch(1);
+
   // Recorded state.
   RunStatus status = RunStatus.PENDING;
   boolean stopRecorded;
@@ -124,9 +136,29 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   // RunActivities
 
+  synchronized RunStatus status() {
+    return status;
+  }
+
   @Override
-  public synchronized RunSettings loadRun(RunRef run) {
-    loads++;
+  public RunSettings loadRun(RunRef run) {
+    int load;
+    synchronized (this) {
+      load = ++loads;
+    }
+    if (load == blockedLoad) {
+      loadBlocked.countDown();
+      try {
+        loadRelease.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    return settings(run);
+  }
+
+  private synchronized RunSettings settings(RunRef run) {
     if (!exists) {
       return RunSettings.notFound(run.runId());
     }
@@ -147,7 +179,8 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         new BatchPolicy(3_600_000, 3_600_000, maxAttempts, 100, 1_000),
         planPageBatches,
         maxBatchesPerExecution,
-        chainMillis);
+        chainMillis,
+        stopRecorded);
   }
 
   @Override
@@ -220,6 +253,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if ((status == RunStatus.FAILED || status == RunStatus.STOPPED)
         && (requeued > 0 || !planDone)) {
       status = RunStatus.RUNNING;
+      stopRecorded = false;
       statusChanges.add(status);
     }
     return new RequeueResult(requeued, status);
