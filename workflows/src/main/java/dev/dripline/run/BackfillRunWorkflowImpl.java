@@ -45,6 +45,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    */
   static final String KEEP_EARLY_STOP_AND_RETRY = "keep-early-stop-retry";
 
+  /**
+   * Change id: each execution takes the effective cap from what {@code loadRun} returns (the
+   * definition's cap, the run's requested cap and the engine's safety cap of the worker running
+   * it), not from the carry-over, so a cap lowered by a redeploy binds from the next execution.
+   */
+  static final String CAP_FROM_SETTINGS = "cap-from-settings";
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
@@ -223,7 +230,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private void restore(RunCarryOver carried) {
-    cap = carried.effectiveCap();
+    if (Workflow.getVersion(CAP_FROM_SETTINGS, Workflow.DEFAULT_VERSION, 1)
+        == Workflow.DEFAULT_VERSION) {
+      cap = carried.effectiveCap();
+    }
+    // Else the cap configure() computed stands: the record's requested cap (kept current by every
+    // cap change, recorded before the hand-over) or one signalled before the load, bounded by the
+    // definition's and the engine's caps as deployed now.
     paused = carried.paused();
     pauseRecorded = paused;
     if (keepsEarlyStopAndRetry()) {

@@ -687,4 +687,59 @@ class BackfillRunWorkflowTest {
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.COMPLETED)).isZero();
   }
+
+  /**
+   * Item 7 of the redeploy review: a definition's (or the engine's) cap lowered by a redeploy used
+   * never to reach an in-flight run, whose executions carried their cap across continue-as-new.
+   */
+  @Test
+  void aDefinitionCapLoweredByARedeployBindsFromTheNextExecution() {
+    store.items = 80;
+    store.definitionCap = 4;
+    store.maxBatchesPerExecution = 8;
+    store.planPageBatches = 8;
+    store.batchMillis = 50;
+    startRun();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loads >= 2);
+
+    int loadsAtRedeploy;
+    synchronized (store) {
+      store.definitionCap = 2;
+      loadsAtRedeploy = store.loads;
+    }
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    List<Integer> perExecution = store.maxExecutingSinceLoad();
+    assertThat(perExecution.subList(0, loadsAtRedeploy)).contains(4);
+    assertThat(perExecution.size()).isGreaterThan(loadsAtRedeploy + 1);
+    assertThat(perExecution.subList(loadsAtRedeploy, perExecution.size()))
+        .as("most batches executing at once in each execution after the redeploy's next")
+        .allMatch(most -> most <= 2);
+    assertThat(existingRun().progress().maxParallelBatches()).isEqualTo(2);
+  }
+
+  /** The same for the engine's safety cap, with the run's own cap above both. */
+  @Test
+  void anEngineSafetyCapLoweredByARedeployBindsFromTheNextExecution() {
+    store.items = 80;
+    store.requestedCap = 10;
+    store.safetyCap = 4;
+    store.maxBatchesPerExecution = 8;
+    store.planPageBatches = 8;
+    store.batchMillis = 50;
+    startRun();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loads >= 2);
+
+    int loadsAtRedeploy;
+    synchronized (store) {
+      store.safetyCap = 3;
+      loadsAtRedeploy = store.loads;
+    }
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    List<Integer> perExecution = store.maxExecutingSinceLoad();
+    assertThat(perExecution.size()).isGreaterThan(loadsAtRedeploy + 1);
+    assertThat(perExecution.subList(loadsAtRedeploy, perExecution.size()))
+        .allMatch(most -> most <= 3);
+  }
 }

@@ -104,6 +104,13 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   private int executing;
   private int maxExecuting;
 
+  /** Most batches executing at once since each call of {@link #loadRun} (one per execution). */
+  private final List<Integer> maxExecutingSinceLoad = new ArrayList<>();
+
+  synchronized List<Integer> maxExecutingSinceLoad() {
+    return List.copyOf(maxExecutingSinceLoad);
+  }
+
   synchronized int maxExecuting() {
     return maxExecuting;
   }
@@ -145,6 +152,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     int load;
     synchronized (this) {
       load = ++loads;
+      maxExecutingSinceLoad.add(executing);
     }
     if (load == blockedLoad) {
       loadBlocked.countDown();
@@ -434,6 +442,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       batch.executions++;
       executing++;
       maxExecuting = Math.max(maxExecuting, executing);
+      int last = maxExecutingSinceLoad.size() - 1;
+      if (last >= 0) {
+        maxExecutingSinceLoad.set(last, Math.max(maxExecutingSinceLoad.get(last), executing));
+      }
       gate = gates.get(batch.ref.number());
     }
     try {
