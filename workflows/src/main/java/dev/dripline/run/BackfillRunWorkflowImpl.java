@@ -52,6 +52,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    */
   static final String CAP_FROM_SETTINGS = "cap-from-settings";
 
+  /**
+   * Change id: when {@code finish} refuses with nothing of this execution in flight and no planning
+   * under way, the slots PostgreSQL still shows held have no live holder here; the workflow asks
+   * {@code recoverSlots} for them (those whose holder is provably dead) instead of only sleeping,
+   * and checks for continue-as-new on that path too.
+   */
+  static final String RECOVER_ORPHAN_SLOTS = "recover-orphan-slots";
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
@@ -312,6 +320,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             publishStatus();
             return new RunOutcome(status, processedKeys);
           }
+          if (Workflow.getVersion(RECOVER_ORPHAN_SLOTS, Workflow.DEFAULT_VERSION, 1)
+              != Workflow.DEFAULT_VERSION) {
+            awaitOrRecoverSlots();
+            if (continueAsNewDue()) {
+              continueAsNew();
+            }
+            continue;
+          }
           // A batch appeared (a retry raced the finish): go on, without spinning.
           if (fruitlessFinishes++ > 0) {
             Workflow.sleep(Duration.ofSeconds(5));
@@ -340,6 +356,23 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       handlePlanned();
       handleCompletions();
     }
+  }
+
+  /**
+   * After a refused {@code finish} with nothing in flight here: a batch is pending (a retry raced
+   * the finish) or holds a slot in PostgreSQL that no activity of this execution holds (one of a
+   * lost execution, or of a worker that died). Slots whose holder is provably dead are recovered
+   * (back to pending, then claimed or stopped); while none is, the workflow waits between looks
+   * instead of spinning.
+   */
+  private void awaitOrRecoverSlots() {
+    int recovered = runs.recoverSlots(new RunRef(runId));
+    if (recovered > 0) {
+      log.info("run {}: recovered {} slots held by no live batch", runId, recovered);
+    } else if (fruitlessFinishes++ > 0) {
+      Workflow.sleep(Duration.ofSeconds(5));
+    }
+    mayHavePending = true;
   }
 
   /** Applies what signals asked for, in the workflow's own thread. */

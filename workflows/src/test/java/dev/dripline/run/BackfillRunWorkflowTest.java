@@ -14,6 +14,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,7 +83,11 @@ class BackfillRunWorkflowTest {
 
   /** Waits until the run's record shows it ended (its workflow may stay open). */
   private RunStatus awaitEnded() {
-    await().atMost(Duration.ofSeconds(60)).until(() -> store.status().isTerminal());
+    return awaitEnded(Duration.ofSeconds(60));
+  }
+
+  private RunStatus awaitEnded(Duration atMost) {
+    await().atMost(atMost).until(() -> store.status().isTerminal());
     return store.status();
   }
 
@@ -741,5 +746,65 @@ class BackfillRunWorkflowTest {
     assertThat(perExecution.size()).isGreaterThan(loadsAtRedeploy + 1);
     assertThat(perExecution.subList(loadsAtRedeploy, perExecution.size()))
         .allMatch(most -> most <= 3);
+  }
+
+  /**
+   * A slot recorded in PostgreSQL with no live holder (an activity of a lost execution, a worker
+   * that died) left {@code finish} refusing forever: the workflow slept 5 s at a time and never
+   * ended. It now recovers such slots itself.
+   */
+  @Test
+  void aSlotHeldByNoLiveBatchIsRecoveredAndTheRunCompletes() throws Exception {
+    store.requestedCap = 2;
+    store.planned(BatchStatus.PENDING, BatchStatus.ENQUEUED, BatchStatus.PENDING);
+
+    startRun();
+    RunOutcome outcome =
+        WorkflowStub.fromTyped(existingRun()).getResult(30, TimeUnit.SECONDS, RunOutcome.class);
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+    assertThat(store.executions(2)).isEqualTo(1);
+  }
+
+  /** The same on the stop path: the recovered batch is stopped with the other pending ones. */
+  @Test
+  void aSlotHeldByNoLiveBatchIsRecoveredWhenTheRunStops() {
+    store.requestedCap = 1;
+    store.planned(
+        BatchStatus.PENDING, BatchStatus.RUNNING, BatchStatus.PENDING, BatchStatus.PENDING);
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+
+    run.stop();
+    await().until(() -> store.stopRecorded);
+    store.release(1);
+
+    assertThat(awaitEnded(Duration.ofSeconds(30))).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(3);
+    assertThat(store.executions(2)).isZero();
+  }
+
+  /**
+   * While the slot's holder is not provably dead the workflow waits for it, without spinning, and
+   * still continues as new when due, so its history stays bounded.
+   */
+  @Test
+  void waitingForASlotsHolderStillContinuesAsNewWhenDue() throws Exception {
+    store.requestedCap = 2;
+    store.maxBatchesPerExecution = 2;
+    store.planned(BatchStatus.PENDING, BatchStatus.ENQUEUED, BatchStatus.PENDING);
+    store.holderAliveFor = 5;
+
+    startRun();
+    RunOutcome outcome =
+        WorkflowStub.fromTyped(existingRun()).getResult(30, TimeUnit.SECONDS, RunOutcome.class);
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+    assertThat(store.recoverSlotsCalls).isEqualTo(6);
+    assertThat(store.loads).as("executions of the workflow").isGreaterThanOrEqualTo(2);
   }
 }

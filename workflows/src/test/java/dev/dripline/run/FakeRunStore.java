@@ -55,6 +55,15 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Calls of {@link #claimPending} still to fail, as while PostgreSQL is down. */
   int claimFailures;
 
+  /**
+   * Calls of {@link #recoverSlots} still to find the slots' holder alive (not provably dead), so
+   * they recover nothing.
+   */
+  int holderAliveFor;
+
+  /** Calls of {@link #recoverSlots} so far. */
+  int recoverSlotsCalls;
+
   /** Batch numbers that wait for {@link #release} before finishing. */
   final Map<Integer, CountDownLatch> gates = new HashMap<>();
 
@@ -139,6 +148,27 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       latch = gates.get(number);
     }
     latch.countDown();
+  }
+
+  /**
+   * Records batches of one key each as planned already (the plan done), in these statuses: a batch
+   * {@code enqueued} or {@code running} holds a slot that no activity holds.
+   */
+  synchronized void planned(BatchStatus... statuses) {
+    for (BatchStatus wanted : statuses) {
+      long key = plannedKeys + 1;
+      Batch batch = new Batch(new BatchRef(nextNumber++, key, key, 1));
+      batch.status = wanted;
+      if (wanted.holdsSlot()) {
+        batch.claimToken = -1L;
+      }
+      batches.put(batch.ref.number(), batch);
+      plannedKeys++;
+      planCursor = key;
+    }
+    items = plannedKeys;
+    planDone = true;
+    totalKeys = plannedKeys;
   }
 
   // RunActivities
@@ -288,6 +318,11 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized int recoverSlots(RunRef run) {
+    recoverSlotsCalls++;
+    if (holderAliveFor > 0) {
+      holderAliveFor--;
+      return 0;
+    }
     int recovered = 0;
     for (Batch batch : batches.values()) {
       if (batch.status.holdsSlot()) {
