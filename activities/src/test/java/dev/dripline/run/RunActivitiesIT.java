@@ -205,6 +205,22 @@ class RunActivitiesIT {
   }
 
   @Test
+  void requeueOfARunBeingStoppedRequeuesNothing() {
+    long runId = fixtures.run("running", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        runId);
+    activities.recordStopRequested(new RunRef(runId));
+
+    RequeueResult result = activities.requeue(new RunRef(runId));
+
+    assertThat(result).isEqualTo(new RequeueResult(0, RunStatus.RUNNING));
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "failed", "completed");
+  }
+
+  @Test
   void requeueOfMissingRunRequeuesNothing() {
     assertThat(activities.requeue(new RunRef(-42))).isEqualTo(new RequeueResult(0, null));
   }

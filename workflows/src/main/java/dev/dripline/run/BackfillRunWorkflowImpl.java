@@ -60,6 +60,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    */
   static final String RECOVER_ORPHAN_SLOTS = "recover-orphan-slots";
 
+  /**
+   * Change id: a retry while a stop is under way is ignored (and logged) — the stop's finish would
+   * stop what it re-queued; retry the run once it has stopped — and a retry that raced the finish
+   * applies to the run as it ended, whose stop is over.
+   */
+  static final String RETRY_IGNORED_WHILE_STOPPING = "retry-ignored-while-stopping";
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
@@ -272,6 +279,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         != Workflow.DEFAULT_VERSION;
   }
 
+  private static boolean ignoresRetryWhileStopping() {
+    return Workflow.getVersion(RETRY_IGNORED_WHILE_STOPPING, Workflow.DEFAULT_VERSION, 1)
+        != Workflow.DEFAULT_VERSION;
+  }
+
   /** Waits until {@code startAt}; false if a stop came first. */
   private boolean awaitStartTime() {
     if (settings.startAt() != null) {
@@ -319,6 +331,19 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             takeProcessedKeys(finish);
             publishStatus();
             return new RunOutcome(status, processedKeys);
+          }
+          if (finish.finished() && ignoresRetryWhileStopping()) {
+            // A retry raced the finish: it applies to the run as it ended, whose stop is over.
+            if (finish.status() == null) {
+              log.info("run {} no longer exists; nothing to do", runId);
+              return new RunOutcome(null, processedKeys);
+            }
+            status = finish.status();
+            finishedAt = finish.finishedAt();
+            takeProcessedKeys(finish);
+            stopRequested = false;
+            stopRecorded = false;
+            continue;
           }
           if (Workflow.getVersion(RECOVER_ORPHAN_SLOTS, Workflow.DEFAULT_VERSION, 1)
               != Workflow.DEFAULT_VERSION) {
@@ -381,6 +406,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       // Chains read it before taking their next batch.
       stopRecorded = true;
       runs.recordStopRequested(new RunRef(runId));
+    }
+    if (retryRequested && stopRequested && !status.isTerminal() && ignoresRetryWhileStopping()) {
+      retryRequested = false;
+      log.info("run {}: retry ignored, the run is stopping; retry it once it has stopped", runId);
     }
     if (retryRequested) {
       retryRequested = false;

@@ -807,4 +807,35 @@ class BackfillRunWorkflowTest {
     assertThat(store.recoverSlotsCalls).isEqualTo(6);
     assertThat(store.loads).as("executions of the workflow").isGreaterThanOrEqualTo(2);
   }
+
+  /**
+   * Item 5 of the review: a retry while a stop was under way re-queued the failed batches, and the
+   * stop's finish then stopped them again (F5 saw a run stay stopped after its final retry). A
+   * retry signal while stopping is now ignored (and logged); retry the run once it has stopped.
+   */
+  @Test
+  void aRetrySignalWhileTheRunIsStoppingIsIgnored() {
+    store.planned(
+        BatchStatus.PENDING, BatchStatus.PENDING, BatchStatus.PENDING, BatchStatus.PENDING);
+    store.requestedCap = 2;
+    store.failing.add(1);
+    store.gate(2);
+    store.gate(3);
+    BackfillRunWorkflow run = startRun();
+    await()
+        .until(() -> store.batches.get(1).status == BatchStatus.FAILED && store.executing() == 2);
+
+    run.stop();
+    await().until(() -> store.stopRecorded);
+    store.failing.clear();
+    run.retry();
+    awaitSignalHandled("retry");
+    store.release(2);
+    store.release(3);
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+    assertThat(store.batches.get(4).status).isEqualTo(BatchStatus.STOPPED);
+    assertThat(store.executions(1)).isEqualTo(1);
+  }
 }

@@ -277,6 +277,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
       return new RequeueResult(0, status);
     }
+    if (stopRecorded && status.isActive()) {
+      // Being stopped: refused until it has stopped, as BatchRequeue does.
+      return new RequeueResult(0, status);
+    }
     boolean includeStopped = status == RunStatus.STOPPED;
     int requeued = 0;
     for (Batch batch : batches.values()) {
