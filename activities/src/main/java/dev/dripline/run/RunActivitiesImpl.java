@@ -73,7 +73,8 @@ public class RunActivitiesImpl implements RunActivities {
                   engine.planPageBatches(),
                   engine.maxBatchesPerExecution(),
                   engine.batchChainTime().toMillis(),
-                  rs.getBoolean("stop_requested"));
+                  rs.getBoolean("stop_requested"),
+                  engine.endedRunRetryWindow().toMillis());
             }
           }
         });

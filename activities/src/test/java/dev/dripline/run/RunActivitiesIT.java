@@ -7,6 +7,7 @@ import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,8 @@ class RunActivitiesIT {
     assertThat(settings.effectiveCap()).isEqualTo(3);
     assertThat(settings.startedAt()).isNotNull();
     assertThat(settings.batchPolicy().maxAttempts()).isEqualTo(3);
+    // dripline.engine.ended-run-retry-window, DRIPLINE_ENDED_RUN_RETRY_WINDOW: 7d by default.
+    assertThat(settings.endedRunRetryWindowMillis()).isEqualTo(Duration.ofDays(7).toMillis());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.dripline.run;
 
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +46,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   int planPageBatches = 100;
   long batchMillis = 20;
   int maxAttempts = 1;
+  long endedRunRetryWindowMillis = Duration.ofDays(7).toMillis();
 
   /** Chain time given to batch activities; chains are simulated as BatchExecution runs them. */
   long chainMillis;
@@ -218,7 +220,8 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         planPageBatches,
         maxBatchesPerExecution,
         chainMillis,
-        stopRecorded);
+        stopRecorded,
+        endedRunRetryWindowMillis);
   }
 
   @Override
