@@ -44,7 +44,8 @@ public class RunActivitiesImpl implements RunActivities {
               connection.prepareStatement(
                   "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
                       + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at,"
-                      + " r.total_keys, r.plan_done, "
+                      + " r.total_keys, r.plan_done,"
+                      + " r.stop_requested_at is not null as stop_requested, "
                       + ShardedCounters.PROCESSED_KEYS_OF_R
                       + " as processed_keys"
                       + " from runs r left join backfill_definitions d on d.name = r.backfill"
@@ -71,7 +72,9 @@ public class RunActivitiesImpl implements RunActivities {
                   engine.batchPolicy(),
                   engine.planPageBatches(),
                   engine.maxBatchesPerExecution(),
-                  engine.batchChainTime().toMillis());
+                  engine.batchChainTime().toMillis(),
+                  rs.getBoolean("stop_requested"),
+                  engine.endedRunRetryWindow().toMillis());
             }
           }
         });

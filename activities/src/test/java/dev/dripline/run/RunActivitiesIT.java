@@ -7,6 +7,7 @@ import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -46,6 +47,19 @@ class RunActivitiesIT {
     assertThat(settings.effectiveCap()).isEqualTo(3);
     assertThat(settings.startedAt()).isNotNull();
     assertThat(settings.batchPolicy().maxAttempts()).isEqualTo(3);
+    // dripline.engine.ended-run-retry-window, DRIPLINE_ENDED_RUN_RETRY_WINDOW: 7d by default.
+    assertThat(settings.endedRunRetryWindowMillis()).isEqualTo(Duration.ofDays(7).toMillis());
+  }
+
+  @Test
+  void loadRunReportsAStopRecordedForTheRun() {
+    catalogue.publish();
+    long runId = fixtures.runningRun(100, 10);
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isFalse();
+
+    activities.recordStopRequested(new RunRef(runId));
+
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isTrue();
   }
 
   @Test
@@ -262,6 +276,22 @@ class RunActivitiesIT {
     assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending", "completed");
     assertThat(fixtures.batchRows(runId).get(1).get("error")).isNull();
     assertThat(fixtures.runRow(runId).get("status")).isEqualTo("running");
+  }
+
+  @Test
+  void requeueOfARunBeingStoppedRequeuesNothing() {
+    long runId = fixtures.run("running", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        runId);
+    activities.recordStopRequested(new RunRef(runId));
+
+    RequeueResult result = activities.requeue(new RunRef(runId));
+
+    assertThat(result).isEqualTo(new RequeueResult(0, RunStatus.RUNNING));
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "failed", "completed");
   }
 
   @Test

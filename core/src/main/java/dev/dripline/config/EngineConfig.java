@@ -22,6 +22,9 @@ import java.time.Duration;
  *     run in the same slot, without a round trip through Temporal per batch (0 turns chaining off)
  * @param databaseOutageWait how long a batch or planning attempt waits for PostgreSQL to answer
  *     again after it lost its connection, before the attempt fails (and counts) as usual
+ * @param endedRunRetryWindow how long the workflow of a run that ended failed or stopped stays open
+ *     for a {@code retry} signal (from the Temporal CLI or Web UI as from the API) before it
+ *     completes; 0 closes it at once. After it, the API's retry still revives the run.
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -34,7 +37,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "100") int planPageBatches,
     @Bindable(defaultValue = "500") int maxBatchesPerExecution,
     @Bindable(defaultValue = "10s") Duration batchChainTime,
-    @Bindable(defaultValue = "10m") Duration databaseOutageWait) {
+    @Bindable(defaultValue = "10m") Duration databaseOutageWait,
+    @Bindable(defaultValue = "7d") Duration endedRunRetryWindow) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(

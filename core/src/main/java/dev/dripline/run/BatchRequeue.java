@@ -10,7 +10,9 @@ import java.util.List;
  * Retry of a run (PRODUCT R8), shared by the HTTP API and the workflow's {@code retry} signal so
  * both behave the same: failed batches — and, for a stopped run, stopped batches — go back to
  * pending with their error cleared; a failed or stopped run with anything to do again is re-opened
- * as running. A completed run is never touched.
+ * as running. A completed run is never touched, nor is a live run being stopped ({@code
+ * stop_requested_at} set): the stop's finish would stop what a retry re-queued, so such a retry is
+ * refused until the run has stopped.
  */
 public final class BatchRequeue {
   private BatchRequeue() {}
@@ -23,13 +25,15 @@ public final class BatchRequeue {
    * @param requeued batches moved back to pending
    * @param reopened true if planning was unfinished and the run is re-opened for it
    * @param statusAfter the run's status after
+   * @param stopping true if nothing was done because the run is live and being stopped
    */
   public record Outcome(
       boolean found,
       RunStatus statusBefore,
       int requeued,
       boolean reopened,
-      RunStatus statusAfter) {
+      RunStatus statusAfter,
+      boolean stopping) {
 
     /** Whether the retry changed anything (else the API answers 409). */
     public boolean didSomething() {
@@ -41,19 +45,27 @@ public final class BatchRequeue {
   public static Outcome requeue(Connection connection, long runId) throws SQLException {
     RunStatus status;
     boolean planDone;
+    boolean stopRequested;
+    // The row lock serialises a retry against the stop being recorded and the run's finish.
     try (PreparedStatement select =
-        connection.prepareStatement("select status, plan_done from runs where id = ? for update")) {
+        connection.prepareStatement(
+            "select status, plan_done, stop_requested_at is not null from runs where id = ?"
+                + " for update")) {
       select.setLong(1, runId);
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
-          return new Outcome(false, null, 0, false, null);
+          return new Outcome(false, null, 0, false, null, false);
         }
         status = RunStatus.fromWire(rs.getString(1));
         planDone = rs.getBoolean(2);
+        stopRequested = rs.getBoolean(3);
       }
     }
     if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
-      return new Outcome(true, status, 0, false, status);
+      return new Outcome(true, status, 0, false, status, false);
+    }
+    if (stopRequested && status.isActive()) {
+      return new Outcome(true, status, 0, false, status, true);
     }
     List<String> from =
         status == RunStatus.STOPPED ? List.of("failed", "stopped") : List.of("failed");
@@ -86,6 +98,6 @@ public final class BatchRequeue {
         touch.executeUpdate();
       }
     }
-    return new Outcome(true, status, requeued, reopened, after);
+    return new Outcome(true, status, requeued, reopened, after, false);
   }
 }

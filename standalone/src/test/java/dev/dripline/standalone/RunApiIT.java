@@ -10,7 +10,9 @@ import dev.dripline.run.RunWorkflowIds;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -150,6 +152,48 @@ class RunApiIT implements TestPropertyProvider {
     assertThat(counts.path("completed").asInt() + counts.path("stopped").asInt()).isEqualTo(20);
   }
 
+  /**
+   * Item 9 of the review: an operator with only the Temporal CLI (or the Web UI's "Send a signal")
+   * retries a stopped run. The signal used to fail ("workflow execution already completed"); the
+   * stopped run's workflow now waits for it, and the run completes.
+   */
+  @Test
+  void aRetrySignalSentThroughTemporalRevivesAStoppedRun() {
+    Map<String, Object> body = sleepRun(40, 100, "signal-retry");
+    body.put("batchSize", 4);
+    body.put("maxParallelBatches", 1);
+    long id = create(body).id();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                api.get("/api/runs/" + id).body().path("batchCounts").path("completed").asInt()
+                    >= 1);
+    assertThat(api.post("/api/runs/" + id + "/stop", Map.of()).status()).isEqualTo(202);
+    JsonNode stopped = awaitStatus(id, "stopped");
+    assertThat(stopped.path("batchCounts").path("stopped").asInt()).isPositive();
+    WorkflowStub workflow = temporal.newUntypedWorkflowStub(RunWorkflowIds.forRun(id));
+    assertThat(workflow.describe().getStatus())
+        .as("the stopped run's workflow waits for a retry")
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+
+    // What `temporal workflow signal --workflow-id dripline-run-<id> --name retry` sends.
+    workflow.signal("retry");
+
+    JsonNode run = awaitStatus(id, "completed");
+    assertThat(run.path("batchCounts").path("completed").asInt()).isEqualTo(10);
+    assertThat(run.path("batchCounts").path("stopped").asInt()).isZero();
+    assertThat(run.path("progress").path("processedKeys").asLong()).isEqualTo(40);
+    // A completed run's workflow closes at once.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                workflow.describe().getStatus()
+                    == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+    assertThat(api.post("/api/runs/" + id + "/retry", Map.of()).status()).isEqualTo(409);
+  }
+
   @Test
   void secondIdenticalActiveRunIsAConflictNamingTheFirst() {
     Map<String, Object> body = sleepRun(100, 200, "duplicate");
@@ -260,6 +304,10 @@ class RunApiIT implements TestPropertyProvider {
 
     assertThat(api.delete("/api/runs/" + running).status()).isEqualTo(204);
     assertThat(TestDb.queryLong("select count(*) from batches where run_id = ?", running)).isZero();
+    // The stopped run's workflow, waiting for a retry, is ended by the delete.
+    assertThat(
+            temporal.newUntypedWorkflowStub(RunWorkflowIds.forRun(running)).describe().getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
     assertThat(api.delete("/api/runs/" + running).status()).isEqualTo(404);
   }
 

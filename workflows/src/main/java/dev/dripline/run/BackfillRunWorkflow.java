@@ -12,12 +12,18 @@ import io.temporal.workflow.WorkflowMethod;
  * cursor and counters, and continues as new after draining its slots so history stays bounded.
  *
  * <p>Signals are safe to send from the Temporal CLI: one that does not apply to the run's current
- * state is logged and ignored, never a failed workflow.
+ * state is logged and ignored, never a failed workflow. When the run ends failed or stopped its
+ * workflow stays open for a {@code retry} signal for the engine's {@code ended-run-retry-window} (7
+ * days by default), so the CLI and the Web UI can retry it as the API does; a completed run's
+ * workflow closes at once.
  */
 @WorkflowInterface
 public interface BackfillRunWorkflow {
 
-  /** Runs (or, after a retry of an ended run, resumes) the run until it is terminal. */
+  /**
+   * Runs (or, after a retry of an ended run, resumes) the run until it is completed, or until it
+   * has ended failed or stopped and no retry came within the ended-run retry window.
+   */
   @WorkflowMethod(name = "BackfillRun")
   RunOutcome run(RunWorkflowInput input);
 
@@ -31,8 +37,9 @@ public interface BackfillRunWorkflow {
   /** Re-queues failed batches (and, for a stopped run, stopped ones) through the same cap. */
   @SignalMethod(
       description =
-          "Re-queue failed batches (and, for a stopped run, stopped ones) through the same cap."
-              + " Like POST /api/runs/{id}/retry.")
+          "Re-queue failed batches (and, for a stopped run, stopped ones) through the same cap;"
+              + " also re-opens a failed or stopped run whose workflow is still open. Ignored while"
+              + " the run is stopping. Like POST /api/runs/{id}/retry.")
   void retry();
 
   /** No new batch starts; in-flight ones finish; pending ones stay pending. */

@@ -38,6 +38,51 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Bound of the part of the plan-ahead window sized by the chains' pace, in batches. */
   private static final int MAX_PLAN_AHEAD = 10_000;
 
+  /**
+   * Change id: a stop or retry handled by a new execution before it loaded the run is kept (the
+   * carried flags are added to it, not assigned over it), and a new execution of a live run goes on
+   * with a stop its record holds.
+   */
+  static final String KEEP_EARLY_STOP_AND_RETRY = "keep-early-stop-retry";
+
+  /**
+   * Change id: each execution takes the effective cap from what {@code loadRun} returns (the
+   * definition's cap, the run's requested cap and the engine's safety cap of the worker running
+   * it), not from the carry-over, so a cap lowered by a redeploy binds from the next execution.
+   */
+  static final String CAP_FROM_SETTINGS = "cap-from-settings";
+
+  /**
+   * Change id: when {@code finish} refuses with nothing of this execution in flight and no planning
+   * under way, the slots PostgreSQL still shows held have no live holder here; the workflow asks
+   * {@code recoverSlots} for them (those whose holder is provably dead) instead of only sleeping,
+   * and checks for continue-as-new on that path too.
+   */
+  static final String RECOVER_ORPHAN_SLOTS = "recover-orphan-slots";
+
+  /**
+   * Change id: a retry while a stop is under way is ignored (and logged) — the stop's finish would
+   * stop what it re-queued; retry the run once it has stopped — and a retry that raced the finish
+   * applies to the run as it ended, whose stop is over.
+   */
+  static final String RETRY_IGNORED_WHILE_STOPPING = "retry-ignored-while-stopping";
+
+  /**
+   * Change id: the workflow of a run that ended failed or stopped stays open for a {@code retry}
+   * signal (the Temporal CLI's or Web UI's as the API's) for {@code ended-run-retry-window},
+   * instead of completing at once.
+   */
+  static final String ENDED_RUN_WAITS_FOR_RETRY = "ended-run-waits-for-retry";
+
+  /**
+   * How often an ended run's workflow looks at the run's record while it waits for a retry: a retry
+   * the API recorded while Temporal could not be told (503) re-opens the run without a signal.
+   */
+  static final Duration ENDED_RUN_LOOK = Duration.ofMinutes(10);
+
+  /** Wake-ups of an ended run's workflow per execution before it continues as new. */
+  static final int MAX_WAKES_WHILE_ENDED = 100;
+
   /** Short database operations; retried until the database answers (R12). */
   private final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
@@ -76,8 +121,30 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    */
   private boolean initialised;
 
-  /** A pause (true) or resume (false) signalled before {@link #initialised}; the last one wins. */
+  /**
+   * A pause (true) or resume (false) signalled before {@link #initialised}, or after a retry that
+   * has not yet re-opened an ended run; the last one wins.
+   */
   private Boolean earlyPause;
+
+  /**
+   * True while the run has ended (failed or stopped) and its workflow waits for a retry. A stop,
+   * pause, resume or cap change then does not apply and is ignored, unless it comes after a retry
+   * not yet handled: it is kept for when that retry has re-opened the run.
+   */
+  private boolean waitingForRetry;
+
+  /** Until when (workflow time) an ended run's workflow waits for a retry. */
+  private Long retryDeadlineMillis;
+
+  /** Wake-ups of this execution while the run had ended. */
+  private int wakesWhileEnded;
+
+  /** A stop that came after a retry not yet handled while the run had ended. */
+  private boolean stopAfterRetry;
+
+  /** A cap change that came after a retry not yet handled while the run had ended. */
+  private Integer capAfterRetry;
 
   private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
   private final Map<Integer, Integer> laneOf = new HashMap<>();
@@ -113,20 +180,35 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     RunCarryOver carried = input.carried();
     if (carried != null) {
       restore(carried);
+      if (carried.endedStatus() != null && !goesOnAfterContinuingEnded(carried)) {
+        return new RunOutcome(status, processedKeys);
+      }
     } else {
       status = settings.status();
       if (status == RunStatus.PENDING) {
         publishStatus();
         if (!awaitStartTime()) {
-          return endStoppedWhilePending();
+          RunOutcome stopped = endStoppedWhilePending();
+          if (stopped != null) {
+            return stopped;
+          }
+        } else {
+          StartResult start = runs.markRunning(new RunRef(runId));
+          if (start.started()) {
+            startedAt = start.startedAt();
+            status = RunStatus.RUNNING;
+          } else {
+            log.info("run {} did not start: it is {}", runId, start.status());
+            if (start.status() == null || !waitsForRetry(start.status())) {
+              return new RunOutcome(start.status(), processedKeys);
+            }
+            status = start.status();
+            publishStatus();
+            if (!awaitRetryWhileEnded()) {
+              return new RunOutcome(status, processedKeys);
+            }
+          }
         }
-        StartResult start = runs.markRunning(new RunRef(runId));
-        if (!start.started()) {
-          log.info("run {} did not start: it is {}", runId, start.status());
-          return new RunOutcome(start.status(), processedKeys);
-        }
-        startedAt = start.startedAt();
-        status = RunStatus.RUNNING;
       } else if (status.isTerminal()) {
         return new RunOutcome(status, processedKeys);
       } else {
@@ -134,12 +216,48 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         runs.recoverSlots(new RunRef(runId));
         paused = status == RunStatus.PAUSED;
         pauseRecorded = paused;
+        if (settings.stopRequested() && keepsEarlyStopAndRetry()) {
+          // The execution that took the stop is gone; its record remembers it.
+          stopRequested = true;
+        }
       }
     }
     initialised = true;
     applyEarlyPause();
     publishStatus();
     return loop();
+  }
+
+  /**
+   * The execution that follows one whose ended run waited for a retry: it waits on, unless the run
+   * was re-opened in its record meanwhile (a retry recorded by the API whose signal never reached
+   * the workflow). Signals received before the load apply only after a retry received with them.
+   *
+   * @return true if the run goes on, false if the workflow completes
+   */
+  private boolean goesOnAfterContinuingEnded(RunCarryOver carried) {
+    status = carried.endedStatus();
+    finishedAt =
+        carried.endedAtMillis() == null ? null : Instant.ofEpochMilli(carried.endedAtMillis());
+    retryDeadlineMillis = carried.retryDeadlineMillis();
+    paused = false;
+    pauseRecorded = false;
+    stopAfterRetry = stopRequested && retryRequested;
+    if (capChanged) {
+      capAfterRetry = retryRequested ? requestedCap : null;
+      capChanged = false;
+      requestedCap = settings.requestedCap();
+      cap = effectiveCap();
+    }
+    initialised = true;
+    publishStatus();
+    if (settings.status().isActive()) {
+      log.info("run {} was re-opened in its record; it goes on", runId);
+      stopAfterRetry |= settings.stopRequested();
+      revive(settings.status());
+      return true;
+    }
+    return awaitRetryWhileEnded();
   }
 
   /** Applies a pause or resume that arrived before the run's status was known. */
@@ -212,11 +330,26 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private void restore(RunCarryOver carried) {
-    cap = carried.effectiveCap();
+    if (Workflow.getVersion(CAP_FROM_SETTINGS, Workflow.DEFAULT_VERSION, 1)
+        == Workflow.DEFAULT_VERSION) {
+      cap = carried.effectiveCap();
+    }
+    // Else the cap configure() computed stands: the record's requested cap (kept current by every
+    // cap change, recorded before the hand-over) or one signalled before the load, bounded by the
+    // definition's and the engine's caps as deployed now.
     paused = carried.paused();
     pauseRecorded = paused;
-    stopRequested = carried.stopRequested();
-    retryRequested = carried.retryRequested();
+    if (keepsEarlyStopAndRetry()) {
+      // A stop or retry may have been handled already, delivered before this execution loaded the
+      // run (at the continue-as-new boundary, or while loadRun waited for the database). The
+      // record's stop counts for a live run only: a stopped run's record keeps it until a retry.
+      stopRequested |=
+          carried.stopRequested() || (carried.endedStatus() == null && settings.stopRequested());
+      retryRequested |= carried.retryRequested();
+    } else {
+      stopRequested = carried.stopRequested();
+      retryRequested = carried.retryRequested();
+    }
     planningDone = carried.planningDone();
     totalKeys = carried.totalKeys();
     // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
@@ -226,6 +359,16 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
     claimSequence = carried.claimSequence();
     status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
+  }
+
+  private static boolean keepsEarlyStopAndRetry() {
+    return Workflow.getVersion(KEEP_EARLY_STOP_AND_RETRY, Workflow.DEFAULT_VERSION, 1)
+        != Workflow.DEFAULT_VERSION;
+  }
+
+  private static boolean ignoresRetryWhileStopping() {
+    return Workflow.getVersion(RETRY_IGNORED_WHILE_STOPPING, Workflow.DEFAULT_VERSION, 1)
+        != Workflow.DEFAULT_VERSION;
   }
 
   /** Waits until {@code startAt}; false if a stop came first. */
@@ -250,13 +393,164 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
   }
 
+  /** Ends a run stopped before it started; null if a retry re-opened it meanwhile. */
   private RunOutcome endStoppedWhilePending() {
     FinishResult finish = runs.finish(new FinishRequest(runId, true, null));
     status = finish.status() == null ? RunStatus.STOPPED : finish.status();
     finishedAt = finish.finishedAt();
     takeProcessedKeys(finish);
     publishStatus();
+    if (finish.status() != null && waitsForRetry(status) && awaitRetryWhileEnded()) {
+      return null;
+    }
     return new RunOutcome(status, processedKeys);
+  }
+
+  /** Whether the workflow of a run that ended in {@code ended} stays open for a retry. */
+  private boolean waitsForRetry(RunStatus ended) {
+    return (ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
+        && settings.endedRunRetryWindowMillis() > 0
+        && Workflow.getVersion(ENDED_RUN_WAITS_FOR_RETRY, Workflow.DEFAULT_VERSION, 1)
+            != Workflow.DEFAULT_VERSION;
+  }
+
+  /**
+   * Waits, the run having ended failed or stopped, for a {@code retry} signal — the same as the
+   * API's retry — until the window ends, continuing as new as history grows. A retry re-queues like
+   * the endpoint ({@code requeue}) and, if it re-opened the run, the run goes on in this workflow;
+   * a retry with nothing to re-queue is ignored and logged. Every {@link #ENDED_RUN_LOOK} the run's
+   * record is read: deleted, the workflow ends; re-opened (a retry the API recorded but could not
+   * signal), the run goes on.
+   *
+   * @return true if the run goes on, false if the workflow completes
+   */
+  private boolean awaitRetryWhileEnded() {
+    waitingForRetry = true;
+    initialised = true;
+    // The stop that ended the run is over; a signal from now on applies only after a retry.
+    stopRequested = false;
+    stopRecorded = false;
+    if (!retryRequested) {
+      earlyPause = null;
+    }
+    if (retryDeadlineMillis == null) {
+      retryDeadlineMillis = Workflow.currentTimeMillis() + settings.endedRunRetryWindowMillis();
+      log.info(
+          "run {} is {}; its workflow waits for a retry until {}",
+          runId,
+          status.wire(),
+          Instant.ofEpochMilli(retryDeadlineMillis));
+    }
+    Workflow.setCurrentDetails(details());
+    while (true) {
+      if (retryRequested) {
+        retryRequested = false;
+        RequeueResult requeue = runs.requeue(new RunRef(runId));
+        if (requeue.status() == null) {
+          log.info("run {} no longer exists; its workflow ends", runId);
+          waitingForRetry = false;
+          return false;
+        }
+        if (requeue.status().isActive()) {
+          log.info(
+              "run {}: retry re-queued {} batches; the run goes on", runId, requeue.requeued());
+          revive(requeue.status());
+          return true;
+        }
+        log.info(
+            "run {}: retry ignored, the run is {} and has nothing to re-queue",
+            runId,
+            requeue.status().wire());
+        stopAfterRetry = false;
+        capAfterRetry = null;
+        earlyPause = null;
+      }
+      long left = retryDeadlineMillis - Workflow.currentTimeMillis();
+      if (left <= 0) {
+        log.info("run {}: no retry within its window; its workflow completes", runId);
+        waitingForRetry = false;
+        return false;
+      }
+      if (wakesWhileEnded >= MAX_WAKES_WHILE_ENDED
+          || Workflow.getInfo().isContinueAsNewSuggested()) {
+        continueAsNewWhileEnded();
+        continue;
+      }
+      boolean signalled =
+          Workflow.await(
+              Duration.ofMillis(Math.min(left, ENDED_RUN_LOOK.toMillis())), () -> retryRequested);
+      wakesWhileEnded++;
+      if (!signalled) {
+        RunSettings record = runs.loadRun(new RunRef(runId));
+        if (!record.found()) {
+          log.info("run {} no longer exists; its workflow ends", runId);
+          waitingForRetry = false;
+          return false;
+        }
+        if (record.status().isActive()) {
+          log.info("run {} was re-opened in its record; it goes on", runId);
+          // A stop or cap change the API recorded since then reached this workflow as ignored.
+          stopAfterRetry |= record.stopRequested();
+          if (record.requestedCap() != null && !record.requestedCap().equals(requestedCap)) {
+            capAfterRetry = record.requestedCap();
+          }
+          revive(record.status());
+          return true;
+        }
+      }
+    }
+  }
+
+  /**
+   * The run goes on after it had ended: re-opened by a retry ({@code status} as recorded). A stop,
+   * pause, resume or cap change that came after the retry applies now.
+   */
+  private void revive(RunStatus recorded) {
+    waitingForRetry = false;
+    retryDeadlineMillis = null;
+    status = recorded == RunStatus.PAUSED ? RunStatus.PAUSED : RunStatus.RUNNING;
+    paused = status == RunStatus.PAUSED;
+    pauseRecorded = paused;
+    stopRequested = stopAfterRetry;
+    stopAfterRetry = false;
+    stopRecorded = false;
+    if (capAfterRetry != null) {
+      requestedCap = capAfterRetry;
+      capChanged = true;
+      capAfterRetry = null;
+    }
+    planningError = null;
+    mayHavePending = true;
+    finishedAt = null;
+    fruitlessFinishes = 0;
+    lookSoon();
+    publishStatus();
+    applyEarlyPause();
+  }
+
+  /** Continues as new while the run has ended and waits for a retry (history stays small). */
+  private void continueAsNewWhileEnded() {
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    if (retryRequested) {
+      // Handled first, in this execution.
+      return;
+    }
+    RunCarryOver carry =
+        new RunCarryOver(
+            cap,
+            false,
+            false,
+            false,
+            planningDone,
+            totalKeys,
+            processedKeys,
+            startedAt == null ? null : startedAt.toEpochMilli(),
+            claimSequence,
+            status,
+            finishedAt == null ? null : finishedAt.toEpochMilli(),
+            retryDeadlineMillis);
+    log.info("run {}: continuing as new while it waits for a retry", runId);
+    Workflow.continueAsNew(new RunWorkflowInput(runId, carry));
   }
 
   private RunOutcome loop() {
@@ -269,12 +563,37 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         if (stopRequested
             || (planningDone || planningError != null) && !mayHavePending && !paused) {
           FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
-          if (finish.finished() && !retryRequested) {
+          if (finish.finished() && (!retryRequested || waitsForRetry(finish.status()))) {
             status = finish.status();
             finishedAt = finish.finishedAt();
             takeProcessedKeys(finish);
             publishStatus();
-            return new RunOutcome(status, processedKeys);
+            if (status == null || !waitsForRetry(status) || !awaitRetryWhileEnded()) {
+              return new RunOutcome(status, processedKeys);
+            }
+            // Re-opened by a retry.
+            continue;
+          }
+          if (finish.finished() && ignoresRetryWhileStopping()) {
+            // A retry raced the finish: it applies to the run as it ended, whose stop is over.
+            if (finish.status() == null) {
+              log.info("run {} no longer exists; nothing to do", runId);
+              return new RunOutcome(null, processedKeys);
+            }
+            status = finish.status();
+            finishedAt = finish.finishedAt();
+            takeProcessedKeys(finish);
+            stopRequested = false;
+            stopRecorded = false;
+            continue;
+          }
+          if (Workflow.getVersion(RECOVER_ORPHAN_SLOTS, Workflow.DEFAULT_VERSION, 1)
+              != Workflow.DEFAULT_VERSION) {
+            awaitOrRecoverSlots();
+            if (continueAsNewDue()) {
+              continueAsNew();
+            }
+            continue;
           }
           // A batch appeared (a retry raced the finish): go on, without spinning.
           if (fruitlessFinishes++ > 0) {
@@ -306,12 +625,33 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
   }
 
+  /**
+   * After a refused {@code finish} with nothing in flight here: a batch is pending (a retry raced
+   * the finish) or holds a slot in PostgreSQL that no activity of this execution holds (one of a
+   * lost execution, or of a worker that died). Slots whose holder is provably dead are recovered
+   * (back to pending, then claimed or stopped); while none is, the workflow waits between looks
+   * instead of spinning.
+   */
+  private void awaitOrRecoverSlots() {
+    int recovered = runs.recoverSlots(new RunRef(runId));
+    if (recovered > 0) {
+      log.info("run {}: recovered {} slots held by no live batch", runId, recovered);
+    } else if (fruitlessFinishes++ > 0) {
+      Workflow.sleep(Duration.ofSeconds(5));
+    }
+    mayHavePending = true;
+  }
+
   /** Applies what signals asked for, in the workflow's own thread. */
   private void applyRequests() {
     if (stopRequested && !stopRecorded) {
       // Chains read it before taking their next batch.
       stopRecorded = true;
       runs.recordStopRequested(new RunRef(runId));
+    }
+    if (retryRequested && stopRequested && !status.isTerminal() && ignoresRetryWhileStopping()) {
+      retryRequested = false;
+      log.info("run {}: retry ignored, the run is stopping; retry it once it has stopped", runId);
     }
     if (retryRequested) {
       retryRequested = false;
@@ -589,7 +929,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             totalKeys,
             processedKeys,
             startedAt == null ? null : startedAt.toEpochMilli(),
-            claimSequence);
+            claimSequence,
+            null,
+            null,
+            null);
     log.info("run {}: continuing as new after {} batches", runId, batchesStartedHere);
     Workflow.continueAsNew(new RunWorkflowInput(runId, carry));
   }
@@ -612,6 +955,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     text.append(" · ").append(inFlight.size()).append(" of ").append(cap).append(" slots in use");
     if (planningError != null) {
       text.append(" · ").append(planningError);
+    }
+    if (waitingForRetry && retryDeadlineMillis != null) {
+      text.append(" · waits for a retry signal until ")
+          .append(Instant.ofEpochMilli(retryDeadlineMillis));
     }
     return text.toString();
   }
@@ -640,8 +987,20 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     return String.valueOf(cause.getMessage());
   }
 
+  /**
+   * Whether a signal arrives while the run has ended and after a retry that may re-open it, not yet
+   * handled: the signal then applies once that retry has re-opened the run.
+   */
+  private boolean afterPendingRetry() {
+    return waitingForRetry && retryRequested;
+  }
+
   @Override
   public void stop() {
+    if (afterPendingRetry()) {
+      stopAfterRetry = true;
+      return;
+    }
     if (status.isTerminal()) {
       log.info("run {}: stop ignored, the run is {}", runId, status.wire());
       return;
@@ -658,7 +1017,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public void pause() {
-    if (!initialised) {
+    if (!initialised || afterPendingRetry()) {
       earlyPause = true;
       return;
     }
@@ -675,7 +1034,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public void resume() {
-    if (!initialised) {
+    if (!initialised || afterPendingRetry()) {
       earlyPause = false;
       return;
     }
@@ -691,6 +1050,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   public void setMaxParallelBatches(CapChange change) {
     if (change == null || change.maxParallelBatches() < 1) {
       log.warn("run {}: cap change ignored, maxParallelBatches must be at least 1", runId);
+      return;
+    }
+    if (afterPendingRetry()) {
+      capAfterRetry = change.maxParallelBatches();
       return;
     }
     if (status.isTerminal()) {

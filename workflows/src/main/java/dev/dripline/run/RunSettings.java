@@ -22,6 +22,10 @@ import java.time.Instant;
  * @param planPageBatches batches planned per planning call
  * @param maxBatchesPerExecution batches started before the workflow drains and continues as new
  * @param chainMillis how long one batch activity may chain further batches (0: never)
+ * @param stopRequested whether a stop of the run is recorded ({@code runs.stop_requested_at}), so
+ *     that a new execution of a live run goes on stopping it
+ * @param endedRunRetryWindowMillis how long the workflow of a run that ended failed or stopped
+ *     waits for a {@code retry} signal before it completes (0: it completes at once)
  */
 public record RunSettings(
     long runId,
@@ -40,11 +44,14 @@ public record RunSettings(
     BatchPolicy batchPolicy,
     int planPageBatches,
     int maxBatchesPerExecution,
-    long chainMillis) {
+    long chainMillis,
+    boolean stopRequested,
+    long endedRunRetryWindowMillis) {
 
   public static RunSettings notFound(long runId) {
     return new RunSettings(
-        runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0, 0);
+        runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0, 0,
+        false, 0);
   }
 
   /** The effective cap (PRODUCT R5). */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -13,6 +15,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,12 +49,13 @@ class BackfillRunWorkflowTest {
   }
 
   private BackfillRunWorkflow newRun() {
+    return newRun(WorkflowOptions.newBuilder());
+  }
+
+  private BackfillRunWorkflow newRun(WorkflowOptions.Builder options) {
     return client.newWorkflowStub(
         BackfillRunWorkflow.class,
-        WorkflowOptions.newBuilder()
-            .setWorkflowId(RunWorkflowIds.forRun(store.runId))
-            .setTaskQueue(QUEUE)
-            .build());
+        options.setWorkflowId(RunWorkflowIds.forRun(store.runId)).setTaskQueue(QUEUE).build());
   }
 
   private BackfillRunWorkflow existingRun() {
@@ -69,9 +73,73 @@ class BackfillRunWorkflowTest {
   }
 
   private BackfillRunWorkflow startRun() {
-    BackfillRunWorkflow run = newRun();
+    return startRun(WorkflowOptions.newBuilder());
+  }
+
+  private BackfillRunWorkflow startRun(WorkflowOptions.Builder options) {
+    BackfillRunWorkflow run = newRun(options);
     WorkflowClient.start(run::run, RunWorkflowInput.fresh(store.runId));
     return existingRun();
+  }
+
+  /**
+   * What {@code POST /api/runs/{id}/retry} does: re-queue in the run's record, then
+   * signal-with-start {@code retry} (which reaches the ended run's waiting workflow, or starts a
+   * new execution).
+   */
+  private RequeueResult retryLikeTheApi() {
+    RequeueResult requeue = store.requeue(new RunRef(store.runId));
+    BackfillRunWorkflow run = newRun();
+    BatchRequest request = client.newSignalWithStartRequest();
+    request.add(run::run, RunWorkflowInput.fresh(store.runId));
+    request.add(run::retry);
+    client.signalWithStart(request);
+    return requeue;
+  }
+
+  /** The keys processed as the workflow's {@code progress} query reports them. */
+  private long processedKeysOfTheWorkflow() {
+    return existingRun().progress().progress().processedKeys();
+  }
+
+  private WorkflowExecutionStatus workflowStatus() {
+    return client.newUntypedWorkflowStub(RunWorkflowIds.forRun(store.runId)).describe().getStatus();
+  }
+
+  /** Waits until the run's record shows it ended (its workflow may stay open). */
+  private RunStatus awaitEnded() {
+    return awaitEnded(Duration.ofSeconds(60));
+  }
+
+  private RunStatus awaitEnded(Duration atMost) {
+    await().atMost(atMost).until(() -> store.status().isTerminal());
+    return store.status();
+  }
+
+  /**
+   * Waits until the run's current execution has completed a workflow task after receiving signal
+   * {@code name}: its handler has run.
+   */
+  private void awaitSignalHandled(String name) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              boolean signalled = false;
+              for (HistoryEvent event :
+                  client.fetchHistory(RunWorkflowIds.forRun(store.runId)).getEvents()) {
+                if (event.hasWorkflowExecutionSignaledEventAttributes()
+                    && event
+                        .getWorkflowExecutionSignaledEventAttributes()
+                        .getSignalName()
+                        .equals(name)) {
+                  signalled = true;
+                } else if (signalled && event.hasWorkflowTaskCompletedEventAttributes()) {
+                  return true;
+                }
+              }
+              return false;
+            });
   }
 
   @Test
@@ -141,9 +209,8 @@ class BackfillRunWorkflowTest {
     int calls = store.planningCalls - callsBefore;
     double seconds = (System.nanoTime() - from) / 1e9;
     run.stop();
-    RunOutcome outcome = resultOf();
 
-    assertThat(outcome.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.chainedBatches).isPositive();
     // A look every 500 ms would have made about 16 calls; about one in 2 s makes 4 or 5.
     assertThat(calls).as("planning calls in %.1f s", seconds).isLessThanOrEqualTo(8);
@@ -174,9 +241,8 @@ class BackfillRunWorkflowTest {
     await().until(() -> store.count(BatchStatus.COMPLETED) >= 5);
 
     run.stop();
-    RunOutcome outcome = resultOf();
 
-    assertThat(outcome.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.stopRecorded).isTrue();
     assertThat(store.count(BatchStatus.STOPPED)).isPositive();
     assertThat(store.count(BatchStatus.COMPLETED) + store.count(BatchStatus.STOPPED))
@@ -192,12 +258,12 @@ class BackfillRunWorkflowTest {
     store.chainMillis = 60_000;
     store.failing.add(4);
 
-    RunOutcome outcome = runToEnd();
+    startRun();
 
-    assertThat(outcome.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
     assertThat(store.batches.get(4).status).isEqualTo(BatchStatus.FAILED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(9);
-    assertThat(outcome.processedKeys()).isEqualTo(9);
+    assertThat(processedKeysOfTheWorkflow()).isEqualTo(9);
     assertThat(store.maxExecuting()).isEqualTo(1);
   }
 
@@ -274,8 +340,7 @@ class BackfillRunWorkflowTest {
     assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
     assertThat(store.claimOrder).containsExactly(1, 2, 3);
     IntStream.of(2, 3, 4).forEach(store::release);
-    RunOutcome outcome = resultOf();
-    assertThat(outcome.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
     assertThat(store.batches.get(1).error).contains("injected failure of batch 1");
   }
@@ -293,8 +358,7 @@ class BackfillRunWorkflowTest {
     store.release(1);
     store.release(2);
 
-    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
-    assertThat(store.status).isEqualTo(RunStatus.STOPPED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(2);
     assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(8);
     assertThat(store.count(BatchStatus.PENDING)).isZero();
@@ -307,13 +371,14 @@ class BackfillRunWorkflowTest {
     store.requestedCap = 2;
     store.batchMillis = 30;
     store.failing.addAll(List.of(2, 5, 7));
-    assertThat(runToEnd().status()).isEqualTo(RunStatus.FAILED);
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(5);
 
     store.failing.clear();
-    RequeueResult requeue = store.requeue(new RunRef(store.runId));
+    RequeueResult requeue = retryLikeTheApi();
     assertThat(requeue.requeued()).isEqualTo(3);
-    RunOutcome outcome = runToEnd();
+    RunOutcome outcome = resultOf();
 
     assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(8);
@@ -353,11 +418,11 @@ class BackfillRunWorkflowTest {
     await().until(() -> store.executing() == 1);
     run.stop();
     store.release(1);
-    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(5);
 
-    RequeueResult requeue = store.requeue(new RunRef(store.runId));
-    RunOutcome outcome = runToEnd();
+    RequeueResult requeue = retryLikeTheApi();
+    RunOutcome outcome = resultOf();
 
     assertThat(requeue.requeued()).isEqualTo(5);
     assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
@@ -506,7 +571,7 @@ class BackfillRunWorkflowTest {
 
     run.stop();
 
-    assertThat(resultOf().status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.batches).isEmpty();
     assertThat(store.startedAt).isNull();
   }
@@ -581,5 +646,452 @@ class BackfillRunWorkflowTest {
 
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.recordedCap).isZero();
+  }
+
+  /**
+   * A stop handled by a new execution before it has loaded the run (sent at the continue-as-new
+   * boundary, or while {@code loadRun} is retried through a database outage) used to be overwritten
+   * by the carried flags: answered 202, then ignored, and the run completed.
+   */
+  @Test
+  void aStopReceivedByANewExecutionBeforeItLoadedTheRunIsKept() {
+    store.items = 30;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 3;
+    store.planPageBatches = 5;
+    // The second execution's load waits (PostgreSQL not answering), its workflow task heartbeats.
+    store.blockedLoad = 2;
+    BackfillRunWorkflow run =
+        startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBlocked.getCount() == 0);
+
+    run.stop();
+    awaitSignalHandled("stop");
+    store.loadRelease.countDown();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.STOPPED)).isPositive();
+    assertThat(store.count(BatchStatus.PENDING)).isZero();
+  }
+
+  /** The same for a retry: the failed batch is re-queued and the run completes. */
+  @Test
+  void aRetryReceivedByANewExecutionBeforeItLoadedTheRunIsKept() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 3;
+    store.planPageBatches = 5;
+    store.failing.add(1);
+    store.blockedLoad = 2;
+    BackfillRunWorkflow run =
+        startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBlocked.getCount() == 0);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+
+    store.failing.clear();
+    run.retry();
+    awaitSignalHandled("retry");
+    store.loadRelease.countDown();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.executions(1)).isEqualTo(2);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(12);
+  }
+
+  /**
+   * A new execution of a live run (revived after its execution was lost, started by the reconciler)
+   * honours a stop its record holds, instead of running the run to completion.
+   */
+  @Test
+  void aNewExecutionOfALiveRunKeepsAStopRecordedInItsRecord() {
+    store.items = 10;
+    store.requestedCap = 1;
+    store.status = RunStatus.RUNNING;
+    store.stopRecorded = true;
+
+    startRun();
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isZero();
+  }
+
+  /**
+   * Item 7 of the redeploy review: a definition's (or the engine's) cap lowered by a redeploy used
+   * never to reach an in-flight run, whose executions carried their cap across continue-as-new.
+   */
+  @Test
+  void aDefinitionCapLoweredByARedeployBindsFromTheNextExecution() {
+    store.items = 80;
+    store.definitionCap = 4;
+    store.maxBatchesPerExecution = 8;
+    store.planPageBatches = 8;
+    store.batchMillis = 50;
+    startRun();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loads >= 2);
+
+    int loadsAtRedeploy;
+    synchronized (store) {
+      store.definitionCap = 2;
+      loadsAtRedeploy = store.loads;
+    }
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    List<Integer> perExecution = store.maxExecutingSinceLoad();
+    assertThat(perExecution.subList(0, loadsAtRedeploy)).contains(4);
+    assertThat(perExecution.size()).isGreaterThan(loadsAtRedeploy + 1);
+    assertThat(perExecution.subList(loadsAtRedeploy, perExecution.size()))
+        .as("most batches executing at once in each execution after the redeploy's next")
+        .allMatch(most -> most <= 2);
+    assertThat(existingRun().progress().maxParallelBatches()).isEqualTo(2);
+  }
+
+  /** The same for the engine's safety cap, with the run's own cap above both. */
+  @Test
+  void anEngineSafetyCapLoweredByARedeployBindsFromTheNextExecution() {
+    store.items = 80;
+    store.requestedCap = 10;
+    store.safetyCap = 4;
+    store.maxBatchesPerExecution = 8;
+    store.planPageBatches = 8;
+    store.batchMillis = 50;
+    startRun();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.loads >= 2);
+
+    int loadsAtRedeploy;
+    synchronized (store) {
+      store.safetyCap = 3;
+      loadsAtRedeploy = store.loads;
+    }
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    List<Integer> perExecution = store.maxExecutingSinceLoad();
+    assertThat(perExecution.size()).isGreaterThan(loadsAtRedeploy + 1);
+    assertThat(perExecution.subList(loadsAtRedeploy, perExecution.size()))
+        .allMatch(most -> most <= 3);
+  }
+
+  /**
+   * A slot recorded in PostgreSQL with no live holder (an activity of a lost execution, a worker
+   * that died) left {@code finish} refusing forever: the workflow slept 5 s at a time and never
+   * ended. It now recovers such slots itself.
+   */
+  @Test
+  void aSlotHeldByNoLiveBatchIsRecoveredAndTheRunCompletes() throws Exception {
+    store.requestedCap = 2;
+    store.planned(BatchStatus.PENDING, BatchStatus.ENQUEUED, BatchStatus.PENDING);
+
+    startRun();
+    RunOutcome outcome =
+        WorkflowStub.fromTyped(existingRun()).getResult(30, TimeUnit.SECONDS, RunOutcome.class);
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+    assertThat(store.executions(2)).isEqualTo(1);
+  }
+
+  /** The same on the stop path: the recovered batch is stopped with the other pending ones. */
+  @Test
+  void aSlotHeldByNoLiveBatchIsRecoveredWhenTheRunStops() {
+    store.requestedCap = 1;
+    store.planned(
+        BatchStatus.PENDING, BatchStatus.RUNNING, BatchStatus.PENDING, BatchStatus.PENDING);
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+
+    run.stop();
+    await().until(() -> store.stopRecorded);
+    store.release(1);
+
+    assertThat(awaitEnded(Duration.ofSeconds(30))).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(3);
+    assertThat(store.executions(2)).isZero();
+  }
+
+  /**
+   * While the slot's holder is not provably dead the workflow waits for it, without spinning, and
+   * still continues as new when due, so its history stays bounded.
+   */
+  @Test
+  void waitingForASlotsHolderStillContinuesAsNewWhenDue() throws Exception {
+    store.requestedCap = 2;
+    store.maxBatchesPerExecution = 2;
+    store.planned(BatchStatus.PENDING, BatchStatus.ENQUEUED, BatchStatus.PENDING);
+    store.holderAliveFor = 5;
+
+    startRun();
+    RunOutcome outcome =
+        WorkflowStub.fromTyped(existingRun()).getResult(30, TimeUnit.SECONDS, RunOutcome.class);
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+    assertThat(store.recoverSlotsCalls).isEqualTo(6);
+    assertThat(store.loads).as("executions of the workflow").isGreaterThanOrEqualTo(2);
+  }
+
+  /**
+   * Item 5 of the review: a retry while a stop was under way re-queued the failed batches, and the
+   * stop's finish then stopped them again (F5 saw a run stay stopped after its final retry). A
+   * retry signal while stopping is now ignored (and logged); retry the run once it has stopped.
+   */
+  @Test
+  void aRetrySignalWhileTheRunIsStoppingIsIgnored() {
+    store.planned(
+        BatchStatus.PENDING, BatchStatus.PENDING, BatchStatus.PENDING, BatchStatus.PENDING);
+    store.requestedCap = 2;
+    store.failing.add(1);
+    store.gate(2);
+    store.gate(3);
+    BackfillRunWorkflow run = startRun();
+    await()
+        .until(() -> store.batches.get(1).status == BatchStatus.FAILED && store.executing() == 2);
+
+    run.stop();
+    await().until(() -> store.stopRecorded);
+    store.failing.clear();
+    run.retry();
+    awaitSignalHandled("retry");
+    store.release(2);
+    store.release(3);
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+    assertThat(store.batches.get(4).status).isEqualTo(BatchStatus.STOPPED);
+    assertThat(store.executions(1)).isEqualTo(1);
+  }
+
+  /**
+   * Item 9 of the review: a {@code retry} signal sent with the Temporal CLI or the Web UI to a
+   * stopped run failed ("workflow execution already completed") while the endpoint revived it. The
+   * ended run's workflow now stays open and a plain signal re-opens the run.
+   */
+  @Test
+  void aStoppedRunsWorkflowStaysOpenAndARetrySignalAloneRevivesIt() {
+    store.items = 6;
+    store.requestedCap = 1;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+    run.stop();
+    store.release(1);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(workflowStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.STOPPED);
+
+    // What `temporal workflow signal --workflow-id dripline-run-1 --name retry` sends.
+    client.newUntypedWorkflowStub(RunWorkflowIds.forRun(store.runId)).signal("retry");
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
+    assertThat(store.executions(1)).isEqualTo(1);
+    assertThat(store.statusChanges)
+        .containsSubsequence(RunStatus.STOPPED, RunStatus.RUNNING, RunStatus.COMPLETED);
+  }
+
+  /** The same for a failed run, once the fault is healed. */
+  @Test
+  void aFailedRunsWorkflowStaysOpenAndARetrySignalAloneRevivesIt() {
+    store.items = 5;
+    store.requestedCap = 2;
+    store.failing.add(3);
+    BackfillRunWorkflow run = startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+
+    store.failing.clear();
+    run.retry();
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.executions(3)).isEqualTo(2);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(5);
+  }
+
+  /**
+   * While the run has ended, a retry with nothing to re-queue and a stop, pause or resume do not
+   * apply: each is ignored (and logged), and the workflow waits on for a retry that does.
+   */
+  @Test
+  void signalsThatDoNotApplyToAnEndedRunAreIgnoredAndItsWorkflowWaitsOn() {
+    store.items = 3;
+    store.requestedCap = 1;
+    store.failing.add(2);
+    BackfillRunWorkflow run = startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    synchronized (store) {
+      // Repaired by hand: a retry now has nothing to re-queue.
+      store.batches.get(2).status = BatchStatus.COMPLETED;
+    }
+    List<RunStatus> changes = List.copyOf(store.statusChanges);
+
+    run.retry();
+    run.stop();
+    run.pause();
+    run.resume();
+    run.setMaxParallelBatches(new CapChange(3));
+    awaitSignalHandled("setMaxParallelBatches");
+
+    assertThat(store.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(store.statusChanges).isEqualTo(changes);
+    assertThat(store.recordedCap).isZero();
+    assertThat(workflowStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.FAILED);
+  }
+
+  /** Once its window has passed, an ended run's workflow completes. */
+  @Test
+  void anEndedRunsWorkflowCompletesWhenItsRetryWindowHasPassed() {
+    store.items = 3;
+    store.failing.add(1);
+    store.endedRunRetryWindowMillis = Duration.ofHours(1).toMillis();
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    long endedAt = env.currentTimeMillis();
+
+    RunOutcome outcome = resultOf();
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(env.currentTimeMillis() - endedAt)
+        .isGreaterThanOrEqualTo(Duration.ofMinutes(59).toMillis());
+  }
+
+  /** With a window of 0 an ended run's workflow completes at once, as before. */
+  @Test
+  void aRetryWindowOfZeroCompletesAnEndedRunsWorkflowAtOnce() {
+    store.items = 3;
+    store.failing.add(1);
+    store.endedRunRetryWindowMillis = 0;
+
+    assertThat(runToEnd().status()).isEqualTo(RunStatus.FAILED);
+  }
+
+  /**
+   * Waiting for days, the workflow continues as new (its history stays small) and still retries.
+   */
+  @Test
+  void anEndedRunsWorkflowContinuesAsNewWhileItWaits() {
+    store.items = 3;
+    store.requestedCap = 1;
+    store.failing.add(2);
+    BackfillRunWorkflow run = startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    int loadsAtEnd = store.loads;
+
+    env.sleep(Duration.ofDays(1));
+
+    // A look at the record every 10 minutes, and at least one new execution.
+    assertThat(store.loads).isGreaterThanOrEqualTo(loadsAtEnd + 144);
+    List<HistoryEvent> current =
+        client.fetchHistory(RunWorkflowIds.forRun(store.runId)).getEvents();
+    assertThat(
+            current
+                .get(0)
+                .getWorkflowExecutionStartedEventAttributes()
+                .getContinuedExecutionRunId())
+        .as("the current execution continued an earlier one")
+        .isNotEmpty();
+    assertThat(current).as("events of the current execution").hasSizeLessThan(1_000);
+    assertThat(workflowStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    store.failing.clear();
+    run.retry();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(3);
+  }
+
+  /**
+   * A retry the API recorded but could not signal (Temporal unreachable: 503, "re-queued and run
+   * when the workflow next runs") is seen in the record at the waiting workflow's next look.
+   */
+  @Test
+  void aRetryRecordedWithoutItsSignalIsSeenAtTheNextLook() {
+    store.items = 4;
+    store.requestedCap = 1;
+    store.failing.add(1);
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+
+    store.failing.clear();
+    assertThat(store.requeue(new RunRef(store.runId)).requeued()).isEqualTo(1);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
+  }
+
+  /** A run deleted while its workflow waited (the terminate lost) ends the workflow at its look. */
+  @Test
+  void aDeletedRunsWaitingWorkflowEndsAtItsNextLook() {
+    store.items = 2;
+    store.failing.add(1);
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+
+    synchronized (store) {
+      store.exists = false;
+    }
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.FAILED);
+    assertThat(workflowStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+  }
+
+  /**
+   * The API's retry re-opens the run and signals; a pause sent right after it may reach the
+   * workflow before it has handled the retry: it is kept and applies to the re-opened run.
+   */
+  @Test
+  void aPauseSentRightAfterARetryOfAnEndedRunPausesTheReopenedRun() {
+    store.items = 4;
+    store.requestedCap = 1;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+    run.stop();
+    store.release(1);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+
+    BackfillRunWorkflow revived = newRun();
+    BatchRequest request = client.newSignalWithStartRequest();
+    request.add(revived::run, RunWorkflowInput.fresh(store.runId));
+    request.add(revived::retry);
+    store.requeue(new RunRef(store.runId));
+    client.signalWithStart(request);
+    run.pause();
+
+    await().until(() -> store.status() == RunStatus.PAUSED);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
+    run.resume();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
+  }
+
+  /** The same for a stop sent right after the retry: the re-opened run stops again. */
+  @Test
+  void aStopSentRightAfterARetryOfAnEndedRunStopsTheReopenedRun() {
+    store.items = 40;
+    store.requestedCap = 1;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+    run.stop();
+    store.release(1);
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+
+    run.retry();
+    run.stop();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              synchronized (store) {
+                return store.statusChanges.lastIndexOf(RunStatus.STOPPED)
+                    > store.statusChanges.indexOf(RunStatus.STOPPED);
+              }
+            });
+    assertThat(store.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.count(BatchStatus.STOPPED)).isPositive();
+    assertThat(store.count(BatchStatus.PENDING)).isZero();
   }
 }

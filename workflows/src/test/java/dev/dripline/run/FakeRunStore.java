@@ -1,6 +1,7 @@
 package dev.dripline.run;
 
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +46,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   int planPageBatches = 100;
   long batchMillis = 20;
   int maxAttempts = 1;
+  long endedRunRetryWindowMillis = Duration.ofDays(7).toMillis();
 
   /** Chain time given to batch activities; chains are simulated as BatchExecution runs them. */
   long chainMillis;
@@ -55,8 +57,29 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Calls of {@link #claimPending} still to fail, as while PostgreSQL is down. */
   int claimFailures;
 
+  /**
+   * Calls of {@link #recoverSlots} still to find the slots' holder alive (not provably dead), so
+   * they recover nothing.
+   */
+  int holderAliveFor;
+
+  /** Calls of {@link #recoverSlots} so far. */
+  int recoverSlotsCalls;
+
   /** Batch numbers that wait for {@link #release} before finishing. */
   final Map<Integer, CountDownLatch> gates = new HashMap<>();
+
+  /**
+   * The call of {@link #loadRun} (1 = the first execution's) that waits for {@link #loadRelease}
+   * before answering, as while PostgreSQL does not answer; 0 for none.
+   */
+  volatile int blockedLoad;
+
+  /** Counted down when the blocked load has begun. */
+  final CountDownLatch loadBlocked = new CountDownLatch(1);
+
+  /** Counted down by the test to let the blocked load answer. */
+  final CountDownLatch loadRelease = new CountDownLatch(1);
 
   // Recorded state.
   RunStatus status = RunStatus.PENDING;
@@ -92,6 +115,13 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   private int executing;
   private int maxExecuting;
 
+  /** Most batches executing at once since each call of {@link #loadRun} (one per execution). */
+  private final List<Integer> maxExecutingSinceLoad = new ArrayList<>();
+
+  synchronized List<Integer> maxExecutingSinceLoad() {
+    return List.copyOf(maxExecutingSinceLoad);
+  }
+
   synchronized int maxExecuting() {
     return maxExecuting;
   }
@@ -122,11 +152,53 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     latch.countDown();
   }
 
+  /**
+   * Records batches of one key each as planned already (the plan done), in these statuses: a batch
+   * {@code enqueued} or {@code running} holds a slot that no activity holds.
+   */
+  synchronized void planned(BatchStatus... statuses) {
+    for (BatchStatus wanted : statuses) {
+      long key = plannedKeys + 1;
+      Batch batch = new Batch(new BatchRef(nextNumber++, key, key, 1));
+      batch.status = wanted;
+      if (wanted.holdsSlot()) {
+        batch.claimToken = -1L;
+      }
+      batches.put(batch.ref.number(), batch);
+      plannedKeys++;
+      planCursor = key;
+    }
+    items = plannedKeys;
+    planDone = true;
+    totalKeys = plannedKeys;
+  }
+
   // RunActivities
 
+  synchronized RunStatus status() {
+    return status;
+  }
+
   @Override
-  public synchronized RunSettings loadRun(RunRef run) {
-    loads++;
+  public RunSettings loadRun(RunRef run) {
+    int load;
+    synchronized (this) {
+      load = ++loads;
+      maxExecutingSinceLoad.add(executing);
+    }
+    if (load == blockedLoad) {
+      loadBlocked.countDown();
+      try {
+        loadRelease.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    return settings(run);
+  }
+
+  private synchronized RunSettings settings(RunRef run) {
     if (!exists) {
       return RunSettings.notFound(run.runId());
     }
@@ -147,7 +219,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         new BatchPolicy(3_600_000, 3_600_000, maxAttempts, 100, 1_000),
         planPageBatches,
         maxBatchesPerExecution,
-        chainMillis);
+        chainMillis,
+        stopRecorded,
+        endedRunRetryWindowMillis);
   }
 
   @Override
@@ -206,6 +280,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
       return new RequeueResult(0, status);
     }
+    if (stopRecorded && status.isActive()) {
+      // Being stopped: refused until it has stopped, as BatchRequeue does.
+      return new RequeueResult(0, status);
+    }
     boolean includeStopped = status == RunStatus.STOPPED;
     int requeued = 0;
     for (Batch batch : batches.values()) {
@@ -220,6 +298,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if ((status == RunStatus.FAILED || status == RunStatus.STOPPED)
         && (requeued > 0 || !planDone)) {
       status = RunStatus.RUNNING;
+      stopRecorded = false;
       statusChanges.add(status);
     }
     return new RequeueResult(requeued, status);
@@ -246,6 +325,11 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized int recoverSlots(RunRef run) {
+    recoverSlotsCalls++;
+    if (holderAliveFor > 0) {
+      holderAliveFor--;
+      return 0;
+    }
     int recovered = 0;
     for (Batch batch : batches.values()) {
       if (batch.status.holdsSlot()) {
@@ -400,6 +484,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       batch.executions++;
       executing++;
       maxExecuting = Math.max(maxExecuting, executing);
+      int last = maxExecutingSinceLoad.size() - 1;
+      if (last >= 0) {
+        maxExecutingSinceLoad.set(last, Math.max(maxExecutingSinceLoad.get(last), executing));
+      }
       gate = gates.get(batch.ref.number());
     }
     try {

@@ -296,6 +296,32 @@ public class RunRepository {
         id);
   }
 
+  /**
+   * Records that a live (running or paused) run is being stopped ({@code stop_requested_at}, a
+   * compare-and-set on its status that holds the run's row until the commit) and then tells its
+   * workflow ({@code tell}), in one transaction: from the commit on, a retry is refused until the
+   * run has stopped (see {@link BatchRequeue}), and chains take no further batch. If {@code tell}
+   * throws, nothing is recorded.
+   *
+   * @return false if the run is gone or not live
+   */
+  boolean recordStopRequested(long id, Runnable tell) {
+    return database.inTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set stop_requested_at = coalesce(stop_requested_at, now()),"
+                      + " updated_at = now() where id = ? and status in ('running', 'paused')")) {
+            update.setLong(1, id);
+            if (update.executeUpdate() != 1) {
+              return false;
+            }
+          }
+          tell.run();
+          return true;
+        });
+  }
+
   /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */
   boolean deleteIfDeletable(long id) {
     return update(

@@ -167,27 +167,34 @@ public class RunService {
 
   /**
    * Stops a run (R7). A pending run is stopped in PostgreSQL at once (R2: it cannot fail), and its
-   * waiting workflow is told if it can be; a live run is stopped by its workflow.
+   * waiting workflow is told if it can be; a live run is stopped by its workflow. The stop of a
+   * live run is recorded ({@code stop_requested_at}) under the run's row lock before its workflow
+   * is told, in one transaction, so that a retry from then on is a 409 until the run has stopped;
+   * if Temporal cannot be told, nothing is recorded (503).
    */
   void stop(long id) {
-    RunRow run = find(id);
-    if (run.status() == RunStatus.PENDING) {
+    RunRow found = find(id);
+    if (found.status() == RunStatus.PENDING) {
       if (runs.stopPending(id)) {
         workflows.signalQuietly(id, Signal.STOP);
         return;
       }
       // It started (or ended) between the read and the compare-and-set: look again.
-      run = find(id);
+      found = find(id);
     }
-    if (run.status().isTerminal()) {
-      throw new ConflictProblem("run " + id + " is already " + run.status().wire());
+    RunRow run = found;
+    if (run.status().isTerminal()
+        || !runs.recordStopRequested(id, () -> workflows.signalWithStart(run, Signal.STOP))) {
+      // Ended, possibly between the read and the compare-and-set.
+      RunRow now = find(id);
+      throw new ConflictProblem("run " + id + " is already " + now.status().wire());
     }
-    workflows.signalWithStart(run, Signal.STOP);
   }
 
   /**
    * Retries a run (R8): re-queues failed (and for a stopped run, stopped) batches in PostgreSQL,
-   * then signals {@code retry}, reviving an ended run as a new execution of the same workflow id.
+   * then signals {@code retry}, reviving an ended run as a new execution of the same workflow id. A
+   * retry while a stop is under way is a 409: the stop would stop what it re-queued.
    *
    * @return batches re-queued
    */
@@ -198,6 +205,9 @@ public class RunService {
     }
     if (outcome.statusBefore() == RunStatus.COMPLETED) {
       throw new ConflictProblem("run " + id + " is completed; there is nothing to retry");
+    }
+    if (outcome.stopping()) {
+      throw new ConflictProblem("run " + id + " is stopping; retry it once it has stopped");
     }
     if (!outcome.didSomething()) {
       throw new ConflictProblem(

@@ -217,11 +217,37 @@ class RunsWithTemporalIT {
     return last;
   }
 
+  /**
+   * Item 5 of the review: the stop of a live run is recorded before its workflow is told, so a
+   * retry from then on is refused (409) until the run has stopped, instead of answering 202 for
+   * batches that the stop's finish then stops again.
+   */
+  @Test
+  void aRetryWhileAStopIsUnderWayIs409() {
+    long id = data.run(backfill, "running", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
+    started.add(id);
+    data.sql("update runs set plan_done = true where id = ?", id);
+    data.batch(id, 1, 1, 1, "running");
+    data.batch(id, 2, 2, 2, "failed");
+
+    Api.Reply stop = api.post("/api/runs/" + id + "/stop", "");
+    Api.Reply retry = api.post("/api/runs/" + id + "/retry", "");
+
+    assertThat(stop.status()).isEqualTo(202);
+    assertThat(data.text("select stop_requested_at::text from runs where id = ?", id)).isNotNull();
+    assertThat(retry.status()).isEqualTo(409);
+    assertThat((String) retry.object().get("detail"))
+        .isEqualTo("run " + id + " is stopping; retry it once it has stopped");
+    assertThat(data.text("select status from batches where run_id = ? and number = 2", id))
+        .isEqualTo("failed");
+  }
+
   @Test
   void retryingAStoppedRunRequeuesAndRevivesItsWorkflow() {
     long id = data.run(backfill, "stopped", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
     started.add(id);
-    data.sql("update runs set plan_done = true where id = ?", id);
+    // The stop that ended it is still recorded; once the run has stopped, a retry is allowed.
+    data.sql("update runs set plan_done = true, stop_requested_at = now() where id = ?", id);
     data.batch(id, 1, 1, 1, "completed");
     data.batch(id, 2, 2, 2, "stopped");
 
@@ -230,6 +256,7 @@ class RunsWithTemporalIT {
     assertThat(reply.status()).isEqualTo(202);
     assertThat(reply.object()).containsEntry("requeued", 1);
     assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("running");
+    assertThat(data.text("select stop_requested_at::text from runs where id = ?", id)).isNull();
     assertThat(describe(id).getStatus())
         .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
   }

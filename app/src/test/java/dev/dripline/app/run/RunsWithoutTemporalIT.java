@@ -156,6 +156,36 @@ class RunsWithoutTemporalIT {
         .isEqualTo("pending");
   }
 
+  /**
+   * A retry while a stop is under way would be undone by the stop (its finish stops what the retry
+   * re-queued): 409, and nothing is re-queued.
+   */
+  @Test
+  void retryingARunThatIsStoppingIs409AndRequeuesNothing() {
+    long id = data.run(backfill, "running", "{\"items\":2}");
+    data.sql("update runs set plan_done = true, stop_requested_at = now() where id = ?", id);
+    data.batch(id, 1, 1, 1, "running");
+    data.batch(id, 2, 2, 2, "failed");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
+
+    assertThat(reply.status()).isEqualTo(409);
+    assertThat((String) reply.object().get("detail"))
+        .contains("run " + id + " is stopping; retry it once it has stopped");
+    assertThat(data.text("select status from batches where run_id = ? and number = 2", id))
+        .isEqualTo("failed");
+  }
+
+  @Test
+  void stoppingALiveRunWhenTemporalIsDownIs503AndRecordsNoStop() {
+    long id = data.run(backfill, "running", "{\"items\":1}");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
+
+    assertThat(reply.status()).isEqualTo(503);
+    assertThat(data.text("select stop_requested_at::text from runs where id = ?", id)).isNull();
+  }
+
   @Test
   void pausingARunThatIsNotRunningIs409() {
     long id = data.run(backfill, "pending", "{\"items\":1}");
