@@ -149,10 +149,11 @@ public class RunActivitiesImpl implements RunActivities {
           if (!already.isEmpty()) {
             return new ClaimResult(already);
           }
-          int limit =
-              Math.min(request.limit(), cap - RunSlots.holders(connection, request.runId()));
+          int room = cap - RunSlots.holders(connection, request.runId());
+          int limit = Math.min(request.limit(), room);
+          boolean slotsFull = room < request.limit();
           if (limit < 1) {
-            return new ClaimResult(List.of());
+            return new ClaimResult(List.of(), slotsFull);
           }
           // Two statements, not an UPDATE over "IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)": that
           // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
@@ -172,7 +173,7 @@ public class RunActivitiesImpl implements RunActivities {
             }
           }
           if (picked.isEmpty()) {
-            return new ClaimResult(List.of());
+            return new ClaimResult(List.of(), false);
           }
           List<BatchRef> claimed = new ArrayList<>();
           try (PreparedStatement claim =
@@ -197,7 +198,7 @@ public class RunActivitiesImpl implements RunActivities {
                 "claim of run " + request.runId() + " took " + claimed.size() + " > " + limit);
           }
           claimed.sort(Comparator.comparingInt(BatchRef::number));
-          return new ClaimResult(List.copyOf(claimed));
+          return new ClaimResult(List.copyOf(claimed), slotsFull && claimed.size() == limit);
         });
   }
 

@@ -53,6 +53,18 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   static final String CAP_FROM_SETTINGS = "cap-from-settings";
 
   /**
+   * Change id: a claim that found the run's slots full in PostgreSQL — held by batches this
+   * execution does not hold (of a lost execution, or attempts not yet stopped) — is tried again
+   * after {@link #SLOTS_FULL_LOOK} or the next completion, instead of at once through another
+   * planning call: the claims and planning calls would otherwise follow each other without pause
+   * until those slots free.
+   */
+  static final String WAIT_FOR_FULL_SLOTS = "wait-for-full-slots";
+
+  /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
+  static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
+
+  /**
    * Change id: when {@code finish} refuses with nothing of this execution in flight and no planning
    * under way, the slots PostgreSQL still shows held have no live holder here; the workflow asks
    * {@code recoverSlots} for them (those whose holder is provably dead) instead of only sleeping,
@@ -112,6 +124,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private boolean pauseRecorded;
   private boolean capChanged;
   private boolean woken;
+
+  /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
+  private boolean slotsFull;
 
   /**
    * False until {@link #run} has read the run's record (or its carry-over). Signals are delivered
@@ -614,9 +629,18 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         if (!happened) {
           planNextPage();
         }
+      } else if (slotsFull) {
+        boolean happened =
+            Workflow.await(
+                SLOTS_FULL_LOOK, () -> !completions.isEmpty() || woken || planned != null);
+        if (!happened && inFlight.isEmpty() && !planningUnderWay) {
+          // Nothing of this execution holds a slot: those that fill them may be dead by now.
+          runs.recoverSlots(new RunRef(runId));
+        }
       } else {
         Workflow.await(() -> !completions.isEmpty() || woken || planned != null);
       }
+      slotsFull = false;
       if (!completions.isEmpty()) {
         fruitlessFinishes = 0;
       }
@@ -697,6 +721,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         start(batch, lowestFreeLane(), batchOptions);
       }
       if (claim.batches().size() < free) {
+        if (claim.slotsFull()
+            && Workflow.getVersion(WAIT_FOR_FULL_SLOTS, Workflow.DEFAULT_VERSION, 1) == 1) {
+          slotsFull = true;
+          break;
+        }
         mayHavePending = false;
       }
     }

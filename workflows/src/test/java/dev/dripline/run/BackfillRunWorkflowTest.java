@@ -831,6 +831,32 @@ class BackfillRunWorkflowTest {
   }
 
   /**
+   * Slots held in PostgreSQL by a batch this execution does not hold (an attempt of a lost
+   * execution, not yet stopped) fill the cap while planning goes on: the workflow claims again
+   * after a pause — recovering the slot once its holder is dead — instead of claiming and planning
+   * again at once, page after page, while the slot stays held.
+   */
+  @Test
+  void aClaimThatFindsTheSlotsFullIsTriedAgainAfterAPauseNotInALoop() throws Exception {
+    store.requestedCap = 1;
+    store.planned(BatchStatus.RUNNING);
+    store.planDone = false;
+    store.totalKeys = null;
+    store.items = 2_000;
+    store.holderAliveFor = 3;
+
+    startRun();
+    RunOutcome outcome =
+        WorkflowStub.fromTyped(existingRun()).getResult(60, TimeUnit.SECONDS, RunOutcome.class);
+
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(2_000);
+    assertThat(store.claimsFindingSlotsFull)
+        .as("claims that found the slots full")
+        .isLessThanOrEqualTo(6);
+  }
+
+  /**
    * Item 5 of the review: a retry while a stop was under way re-queued the failed batches, and the
    * stop's finish then stopped them again (F5 saw a run stay stopped after its final retry). A
    * retry signal while stopping is now ignored (and logged); retry the run once it has stopped.

@@ -63,6 +63,11 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
    */
   int holderAliveFor;
 
+  /**
+   * Calls of {@link #claimPending} that found the slots full of batches the caller does not hold.
+   */
+  int claimsFindingSlotsFull;
+
   /** Calls of {@link #recoverSlots} so far. */
   int recoverSlotsCalls;
 
@@ -252,8 +257,12 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     if (!claimed.isEmpty()) {
       return new ClaimResult(claimed);
     }
+    // As in PostgreSQL (RunActivitiesImpl): at most the cap less the batches holding a slot.
+    int holders = (int) batches.values().stream().filter(b -> b.status.holdsSlot()).count();
+    int room = CapPolicy.effective(definitionCap, requestedCap, safetyCap) - holders;
+    int limit = Math.min(request.limit(), room);
     for (Batch batch : batches.values()) {
-      if (claimed.size() == request.limit()) {
+      if (claimed.size() >= limit) {
         break;
       }
       if (batch.status == BatchStatus.PENDING) {
@@ -263,7 +272,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         claimOrder.add(batch.ref.number());
       }
     }
-    return new ClaimResult(claimed);
+    if (room < request.limit()) {
+      claimsFindingSlotsFull++;
+    }
+    return new ClaimResult(claimed, room < request.limit() && claimed.size() == Math.max(0, limit));
   }
 
   @Override
