@@ -20,9 +20,12 @@ import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.failure.ApplicationFailure;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.sql.Connection;
@@ -32,6 +35,10 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +50,11 @@ import org.slf4j.LoggerFactory;
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
  * backoff arithmetic therefore lives in one place, shared with the workflow tests.
+ *
+ * <p><b>One run per planning attempt</b>: taking a slot starts a planning attempt ({@code
+ * targets.attempt_id}, from a sequence), and the run a planning call saves carries it ({@code
+ * runs.target_attempt}). A call repeated because its answer was lost finds that run, whatever
+ * became of it, instead of saving a second one.
  *
  * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
@@ -70,6 +82,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   private static final Argument<Map<String, Object>> OPTIONS =
       Argument.mapOf(String.class, Object.class);
   private static final String ACTIVE_RUN = "('pending', 'running', 'paused')";
+  private static final String RUN_COLUMNS = "id, backfill, batch_size";
 
   private final Database database;
   private final BackfillRegistry registry;
@@ -77,6 +90,15 @@ public class TargetActivitiesImpl implements TargetActivities {
   private final EngineConfig engine;
   private final TargetConfig targets;
   private final WorkflowClient client;
+
+  /** Heartbeats of planning calls. */
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-target-plan-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public TargetActivitiesImpl(
       Database database,
@@ -93,8 +115,14 @@ public class TargetActivitiesImpl implements TargetActivities {
     this.client = client;
   }
 
+  @PreDestroy
+  void close() {
+    ticker.shutdownNow();
+  }
+
+  /** The target settings, with planning calls heartbeating like runs' planning and batches. */
   private TargetSettings settings() {
-    return targets.settings();
+    return targets.settings().withPlanHeartbeatMillis(engine.batchHeartbeatTimeout().toMillis());
   }
 
   @Override
@@ -113,8 +141,9 @@ public class TargetActivitiesImpl implements TargetActivities {
   /**
    * {@inheritDoc}
    *
-   * <p>A repeated call for a target this call already moved answers {@code acquired=true} again:
-   * only the target's own workflow moves it to backfilling.
+   * <p>Winning starts a planning attempt (a new {@code attempt_id}). A repeated call for a target
+   * this call already moved answers {@code acquired=true} again: only the target's own workflow
+   * moves it to backfilling.
    */
   @Override
   public CapacityResult acquireCapacity(TargetRef target) {
@@ -148,6 +177,12 @@ public class TargetActivitiesImpl implements TargetActivities {
           }
           TargetSnapshot after = TargetTransitions.backfilling(t);
           TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
+          try (PreparedStatement attempt =
+              connection.prepareStatement(
+                  "update targets set attempt_id = nextval('target_attempts') where name = ?")) {
+            attempt.setString(1, target.name());
+            attempt.executeUpdate();
+          }
           return new CapacityResult(true, after);
         });
   }
@@ -168,24 +203,38 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Planning (T3, T4)
+  // Planning (T3, T4, T5)
 
   /**
    * {@inheritDoc}
    *
-   * <p>Idempotent: while the target's current run is active, a repeated call returns that run. The
-   * definition is probed with {@code keysAfter(context, null, 1)} outside any transaction (user
-   * code never runs while a target row is locked); its context has run id 0, as no run exists yet.
+   * <p>Idempotent by target and planning attempt: a repeated call (the engine retries one whose
+   * answer was lost) returns the run this attempt saved, whatever its status, or the target's
+   * current run while it is active. Otherwise the definition is probed with {@code
+   * keysAfter(context, null, 1)} outside any transaction (user code never runs while a target row
+   * is locked); its context has run id 0, as no run exists yet. Run by Temporal, the call
+   * heartbeats from a background ticker, so a call whose worker died is retried within the
+   * heartbeat timeout.
    */
   @Override
   public PlannedRun plan(TargetRef target) {
-    String name = target.name();
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(target.name());
+    try {
+      return planAttempt(target.name());
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  private PlannedRun planAttempt(String name) {
     TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
-    PlannedRun existing = database.withConnection(c -> currentActiveRun(c, row.snapshot()));
+    PlannedRun existing = database.inTransaction(c -> adoptAttemptRun(c, name));
     if (existing != null) {
       return existing;
     }
@@ -213,6 +262,59 @@ public class TargetActivitiesImpl implements TargetActivities {
     return database.inTransaction(connection -> saveRun(connection, name, definition, options));
   }
 
+  /**
+   * The run of this planning attempt if an earlier call of it saved one (its answer was lost) —
+   * whatever became of the run since — else the target's current run while it is active.
+   */
+  private PlannedRun attemptRun(Connection connection, TargetRows.Row row) throws SQLException {
+    TargetSnapshot t = row.snapshot();
+    if (t.state() != TargetState.BACKFILLING) {
+      return null;
+    }
+    if (row.attemptId() != null) {
+      try (PreparedStatement select =
+          connection.prepareStatement(
+              "select "
+                  + RUN_COLUMNS
+                  + " from runs where target_attempt = ? and target_name = ?")) {
+        select.setLong(1, row.attemptId());
+        select.setString(2, t.name());
+        try (ResultSet rs = select.executeQuery()) {
+          if (rs.next()) {
+            return plannedRun(rs, t.name());
+          }
+        }
+      }
+    }
+    return currentActiveRun(connection, t);
+  }
+
+  /**
+   * {@link #attemptRun}, made the target's current run again if the target lost track of it (only a
+   * target backfilling since before planning calls were retried can have).
+   */
+  private PlannedRun adoptAttemptRun(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      return null;
+    }
+    PlannedRun run = attemptRun(connection, row);
+    TargetSnapshot t = row.snapshot();
+    if (run != null && !Long.valueOf(run.runId()).equals(t.currentRunId())) {
+      TargetRows.write(
+          connection,
+          TargetState.BACKFILLING,
+          TargetTransitions.planned(t, run.runId(), row.now()));
+    }
+    return run;
+  }
+
+  private static PlannedRun plannedRun(ResultSet rs, String target) throws SQLException {
+    String backfill = rs.getString("backfill");
+    return new PlannedRun(
+        rs.getLong("id"), backfill, summary(backfill, target, rs.getInt("batch_size")));
+  }
+
   private PlannedRun saveRun(
       Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
       throws SQLException {
@@ -222,11 +324,11 @@ public class TargetActivitiesImpl implements TargetActivities {
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
     TargetSnapshot t = row.snapshot();
-    PlannedRun existing = currentActiveRun(connection, t);
+    requireBackfilling(t);
+    PlannedRun existing = attemptRun(connection, row);
     if (existing != null) {
       return existing;
     }
-    requireBackfilling(t);
     // Another active run of the target: either one an operator cancelled (replan) that is still
     // finishing its in-flight batches, or a run created by an attempt whose result never reached
     // the workflow (still pending, never started). The first must finish before a new run may
@@ -256,6 +358,22 @@ public class TargetActivitiesImpl implements TargetActivities {
         }
       }
     }
+    long attempt;
+    if (row.attemptId() != null) {
+      attempt = row.attemptId();
+    } else {
+      // Backfilling since before attempts were recorded.
+      try (PreparedStatement next =
+          connection.prepareStatement(
+              "update targets set attempt_id = nextval('target_attempts') where name = ?"
+                  + " returning attempt_id")) {
+        next.setString(1, name);
+        try (ResultSet rs = next.executeQuery()) {
+          rs.next();
+          attempt = rs.getLong(1);
+        }
+      }
+    }
     long runId;
     try (PreparedStatement next =
             connection.prepareStatement("select nextval(pg_get_serial_sequence('runs', 'id'))");
@@ -269,8 +387,8 @@ public class TargetActivitiesImpl implements TargetActivities {
     try (PreparedStatement insert =
         connection.prepareStatement(
             "insert into runs (id, backfill, options, options_key, batch_size,"
-                + " max_parallel_batches, created_by, status, workflow_id, target_name)"
-                + " values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?)")) {
+                + " max_parallel_batches, created_by, status, workflow_id, target_name,"
+                + " target_attempt) values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?, ?)")) {
       insert.setLong(1, runId);
       insert.setString(2, definition.name());
       insert.setString(3, optionsJson);
@@ -280,6 +398,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       insert.setString(7, "target:" + name);
       insert.setString(8, RunWorkflowIds.forRun(runId));
       insert.setString(9, name);
+      insert.setLong(10, attempt);
       insert.executeUpdate();
     }
     TargetRows.write(
@@ -293,6 +412,32 @@ public class TargetActivitiesImpl implements TargetActivities {
     return new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize));
   }
 
+  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
+  private ScheduledFuture<?> heartbeatWhileInAnActivity(String name) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException notInAnActivity) {
+      return null;
+    }
+    java.time.Duration timeout = context.getInfo().getHeartbeatTimeout();
+    long every =
+        timeout == null || timeout.isZero() || timeout.isNegative()
+            ? 10_000
+            : Math.max(100, Math.min(timeout.toMillis() / 3, 10_000));
+    return ticker.scheduleAtFixedRate(
+        () -> {
+          try {
+            context.heartbeat(null);
+          } catch (RuntimeException e) {
+            LOG.debug("Heartbeat of planning target {} failed: {}", name, e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
   private static String summary(String backfill, String target, int batchSize) {
     return backfill + " · target " + target + " · batch size " + batchSize;
   }
@@ -304,15 +449,10 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     try (PreparedStatement select =
         connection.prepareStatement(
-            "select backfill, batch_size from runs where id = ? and status in " + ACTIVE_RUN)) {
+            "select " + RUN_COLUMNS + " from runs where id = ? and status in " + ACTIVE_RUN)) {
       select.setLong(1, t.currentRunId());
       try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        String backfill = rs.getString("backfill");
-        return new PlannedRun(
-            t.currentRunId(), backfill, summary(backfill, t.name(), rs.getInt("batch_size")));
+        return rs.next() ? plannedRun(rs, t.name()) : null;
       }
     }
   }
@@ -391,33 +531,36 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
-    return database.inTransaction(
-        connection -> {
-          TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
-          if (row == null) {
-            return TargetSnapshot.notFound(failure.name());
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() != TargetState.BACKFILLING) {
-            return t;
-          }
-          TargetSnapshot after =
-              TargetTransitions.planningFailed(
-                  t,
-                  ErrorText.truncate(failure.error()),
-                  failure.permanent(),
-                  failure.jitterDraw(),
-                  row.now());
-          TargetRows.write(connection, t.state(), after);
-          try (PreparedStatement count =
-              connection.prepareStatement(
-                  "insert into dripline_counters (name, value) values (?, 1)"
-                      + " on conflict (name) do update set value = dripline_counters.value + 1")) {
-            count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
-            count.executeUpdate();
-          }
-          return after;
-        });
+    TargetSnapshot recorded =
+        database.inTransaction(
+            connection -> {
+              TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
+              if (row == null) {
+                return TargetSnapshot.notFound(failure.name());
+              }
+              TargetSnapshot t = row.snapshot();
+              if (t.state() != TargetState.BACKFILLING) {
+                return t;
+              }
+              TargetSnapshot after =
+                  TargetTransitions.planningFailed(
+                      t,
+                      ErrorText.truncate(failure.error()),
+                      failure.permanent(),
+                      failure.jitterDraw(),
+                      row.now());
+              TargetRows.write(connection, t.state(), after);
+              try (PreparedStatement count =
+                  connection.prepareStatement(
+                      "insert into dripline_counters (name, value) values (?, 1)"
+                          + " on conflict (name) do update set value ="
+                          + " dripline_counters.value + 1")) {
+                count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
+                count.executeUpdate();
+              }
+              return after;
+            });
+    return recorded;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -425,64 +568,66 @@ public class TargetActivitiesImpl implements TargetActivities {
 
   @Override
   public TargetSnapshot observeRun(RunObservation observation) {
-    return database.inTransaction(
-        connection -> {
-          TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
-          if (row == null) {
-            return TargetSnapshot.notFound(observation.name());
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() != TargetState.BACKFILLING
-              || t.currentRunId() == null
-              || t.currentRunId() != observation.runId()) {
-            // Superseded (replan, a newer run) or already moved on by an earlier call: the
-            // transition below happens once, on backfilling -> elsewhere.
-            return t;
-          }
-          String status;
-          long processed;
-          String error;
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "select r.status, r.error, "
-                      + ShardedCounters.PROCESSED_KEYS_OF_R
-                      + " as processed_keys from runs r where r.id = ?")) {
-            select.setLong(1, observation.runId());
-            try (ResultSet rs = select.executeQuery()) {
-              if (!rs.next()) {
-                // Deleted by an operator: streak-neutral (T8).
-                return save(connection, t, TargetTransitions.neutral(t), null, false);
-              }
-              status = rs.getString("status");
-              processed = rs.getLong("processed_keys");
-              error = rs.getString("error");
-            }
-          }
-          Long progress = processed > row.observedProcessedKeys() ? processed : null;
-          return switch (status) {
-            case "completed" -> save(connection, t, TargetTransitions.primed(t), progress, true);
-            case "failed" ->
-                save(
-                    connection,
-                    t,
-                    TargetTransitions.runFailed(
-                        t,
-                        ErrorText.truncate(
-                            "run "
-                                + observation.runId()
-                                + " failed"
-                                + (error == null ? "" : ": " + error)),
-                        observation.jitterDraw(),
-                        row.now()),
-                    progress,
-                    false);
-            case "stopped" -> save(connection, t, TargetTransitions.neutral(t), progress, false);
-            default ->
-                progress == null
-                    ? t
-                    : save(connection, t, TargetTransitions.progressed(t), progress, false);
-          };
-        });
+    return database.inTransaction(connection -> observe(connection, observation));
+  }
+
+  private TargetSnapshot observe(Connection connection, RunObservation observation)
+      throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
+    if (row == null) {
+      return TargetSnapshot.notFound(observation.name());
+    }
+    TargetSnapshot t = row.snapshot();
+    if (t.state() != TargetState.BACKFILLING
+        || t.currentRunId() == null
+        || t.currentRunId() != observation.runId()) {
+      // Superseded (replan, a newer run) or already moved on by an earlier call: the
+      // transition below happens once, on backfilling -> elsewhere.
+      return t;
+    }
+    String status;
+    long processed;
+    String error;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select r.status, r.error, "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " as processed_keys from runs r where r.id = ?")) {
+      select.setLong(1, observation.runId());
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          // Deleted by an operator: streak-neutral (T8).
+          return save(connection, t, TargetTransitions.neutral(t), null, false);
+        }
+        status = rs.getString("status");
+        processed = rs.getLong("processed_keys");
+        error = rs.getString("error");
+      }
+    }
+    Long progress = processed > row.observedProcessedKeys() ? processed : null;
+    return switch (status) {
+      case "completed" -> save(connection, t, TargetTransitions.primed(t), progress, true);
+      case "failed" ->
+          save(
+              connection,
+              t,
+              TargetTransitions.runFailed(
+                  t,
+                  ErrorText.truncate(
+                      "run "
+                          + observation.runId()
+                          + " failed"
+                          + (error == null ? "" : ": " + error)),
+                  observation.jitterDraw(),
+                  row.now()),
+              progress,
+              false);
+      case "stopped" -> save(connection, t, TargetTransitions.neutral(t), progress, false);
+      default ->
+          progress == null
+              ? t
+              : save(connection, t, TargetTransitions.progressed(t), progress, false);
+    };
   }
 
   private static TargetSnapshot save(

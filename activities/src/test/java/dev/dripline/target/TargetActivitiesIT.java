@@ -252,7 +252,8 @@ class TargetActivitiesIT {
   void planAdoptsAPendingRunWhoseCreationTheWorkflowNeverLearnedOf() {
     String name = fixtures.target("adopt", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
     PlannedRun lost = activities.plan(new TargetRef(name));
-    // The attempt's result was lost; the workflow recorded a failure, then took a slot again.
+    // The attempt's result was lost, and the target lost track of its run (as a workflow from
+    // before planning calls were retried did, recording a failure); its attempt is the same.
     fixtures.update(
         "update targets set current_run_id = null, consecutive_failures = 1 where name = ?", name);
 
@@ -266,12 +267,37 @@ class TargetActivitiesIT {
   }
 
   @Test
+  void aRetriedPlanAdoptsTheRunItsFirstTrySavedWhateverBecameOfIt() {
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String name =
+        fixtures.target("retried", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    assertThat(capped.acquireCapacity(new TargetRef(name)).acquired()).isTrue();
+    PlannedRun first = capped.plan(new TargetRef(name));
+    // Its answer was lost (the worker died after the commit) and the engine retries the call
+    // later; meanwhile the run was started by the reconciler and has completed.
+    fixtures.update(
+        "update runs set status = 'completed', finished_at = now() where id = ?", first.runId());
+
+    PlannedRun retried = capped.plan(new TargetRef(name));
+
+    assertThat(retried.runId()).isEqualTo(first.runId());
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).hasSize(1);
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("state", "backfilling")
+        .containsEntry("current_run_id", first.runId())
+        .containsEntry("consecutive_failures", 0);
+  }
+
+  @Test
   void planWaitsNeutrallyWhileACancelledRunIsStillStopping() {
     String name = fixtures.target("busy", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
     PlannedRun cancelled = activities.plan(new TargetRef(name));
     fixtures.update("update runs set status = 'running' where id = ?", cancelled.runId());
+    // Replanned, then a slot taken again: a new planning attempt.
     fixtures.update(
-        "update targets set current_run_id = null, consecutive_failures = 2 where name = ?", name);
+        "update targets set current_run_id = null, consecutive_failures = 2,"
+            + " attempt_id = nextval('target_attempts') where name = ?",
+        name);
 
     assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
         .satisfies(

@@ -18,7 +18,7 @@ public interface TargetActivities {
   /**
    * Moves a pending_backfill target to backfilling if global and group capacity allow (T2), in one
    * transaction that serialises capacity decisions. A lost race changes nothing: streak,
-   * firstFailedAt and nextAttemptAt stay as they were.
+   * firstFailedAt and nextAttemptAt stay as they were. Winning starts a new planning attempt.
    */
   @ActivityMethod
   CapacityResult acquireCapacity(TargetRef target);
@@ -26,9 +26,13 @@ public interface TargetActivities {
   /**
    * One planning attempt (T3, T4): validates the target's options against its definition, asks it
    * for the first keys of its scope, and on success creates a pending run for the target (recorded
-   * as its current run, streak reset). Fails with an {@code ApplicationFailure}: type {@code
-   * TARGET_PLANNING_PERMANENT} when the definition can never plan it, else {@code
-   * TARGET_PLANNING_FAILED}. The workflow records failures with {@link #recordPlanningFailure}.
+   * as its current run, streak reset). Idempotent by target and planning attempt: a repeated call —
+   * the engine retries one whose answer was lost — returns the run the attempt saved and never
+   * creates a second one. Fails with an {@code ApplicationFailure}: type {@code
+   * TARGET_PLANNING_PERMANENT} when the definition can never plan it, {@code
+   * TARGET_PLANNING_FAILED} when planning failed, {@code TARGET_SUPERSEDED} or {@code
+   * PREVIOUS_RUN_ACTIVE} when an operator's action is in the way. The workflow records planning
+   * failures with {@link #recordPlanningFailure}.
    */
   @ActivityMethod
   PlannedRun plan(TargetRef target);

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -19,7 +21,8 @@ import java.util.function.Supplier;
  * Every state and streak change goes through {@link TargetTransitions}, so a test of the workflow
  * over this store also exercises the rules the real activities apply. Capacity decisions are
  * serialised by the store's monitor, as the database's transaction serialises them, and the store
- * records the most targets ever backfilling at once, globally and per group.
+ * records the most targets ever backfilling at once, globally and per group. A planning attempt
+ * saves at most one run (found again by the target's attempt id).
  *
  * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
  */
@@ -29,7 +32,12 @@ final class FakeTargetStore implements TargetActivities {
   enum PlanMode {
     SUCCEED,
     FAIL,
-    PERMANENT
+    PERMANENT,
+    /**
+     * The next attempt saves its run and then never answers, as when its worker dies right after
+     * the commit; later attempts succeed.
+     */
+    LOSE_COMPLETION_ONCE
   }
 
   /**
@@ -66,14 +74,20 @@ final class FakeTargetStore implements TargetActivities {
   static final class Run {
     final long id;
     final String target;
+    final long attempt;
     final RunScript script;
     RunStatus status = RunStatus.RUNNING;
     int polls;
 
-    Run(long id, String target, RunScript script) {
+    Run(long id, String target, long attempt, RunScript script) {
       this.id = id;
       this.target = target;
+      this.attempt = attempt;
       this.script = script;
+    }
+
+    boolean active() {
+      return status == RunStatus.RUNNING;
     }
   }
 
@@ -93,9 +107,13 @@ final class FakeTargetStore implements TargetActivities {
   private final Map<String, List<Long>> applied = new HashMap<>();
   private final Map<String, Boolean> liveFailing = new HashMap<>();
   private final Map<String, Integer> capacityLosses = new HashMap<>();
+  private final Map<String, Long> attemptIds = new HashMap<>();
+  private long nextAttemptId = 1;
   final Map<Long, Run> runs = new LinkedHashMap<>();
   private final List<Change> changes = new ArrayList<>();
   private final List<Integer> drainSizes = new ArrayList<>();
+  private final CountDownLatch lostCompletionsReleased = new CountDownLatch(1);
+  private int lostCompletions;
   private long nextRunId = 100;
   private long nextLiveSequence = 1;
   private int loads;
@@ -143,7 +161,7 @@ final class FakeTargetStore implements TargetActivities {
   /** A run recorded for a target, as a previous execution would have left it. */
   synchronized long existingRun(String target, RunScript script) {
     long id = nextRunId++;
-    runs.put(id, new Run(id, target, script));
+    runs.put(id, new Run(id, target, 0, script));
     return id;
   }
 
@@ -172,7 +190,7 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   /** The API's replan (T7) done directly on the record, as the HTTP endpoint would. */
-  synchronized void replanAsApi(String name) {
+  void replanAsApi(String name) {
     replan(new TargetRef(name));
   }
 
@@ -261,21 +279,62 @@ final class FakeTargetStore implements TargetActivities {
       capacityLosses.merge(t.name(), 1, Integer::sum);
       return new CapacityResult(false, save("capacity-lost", TargetTransitions.neutral(t), now));
     }
+    attemptIds.put(t.name(), nextAttemptId++);
     return new CapacityResult(true, save("backfilling", TargetTransitions.backfilling(t), now));
   }
 
   @Override
   public PlannedRun plan(TargetRef target) {
+    PlannedRun planned = planUnderLock(target);
+    if (planned == null) {
+      // The attempt's run is saved; its answer never arrives (the worker died). The thread waits
+      // until the test ends, so the engine has to time the attempt out.
+      try {
+        lostCompletionsReleased.await(10, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("worker died after saving the run");
+    }
+    return planned;
+  }
+
+  /** Lets the threads of attempts whose answer was lost end (call when the test is over). */
+  void releaseLostCompletions() {
+    lostCompletionsReleased.countDown();
+  }
+
+  synchronized int lostCompletions() {
+    return lostCompletions;
+  }
+
+  private PlannedRun planUnderLock(TargetRef target) {
     synchronized (this) {
       TargetSnapshot t = targets.get(target.name());
-      if (t == null || t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
-        throw ApplicationFailure.newFailure(
-            "target " + target.name() + " is not waiting to be planned",
+      if (t == null) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "target " + target.name() + " no longer exists",
             TargetFailure.TARGET_PLANNING_FAILED.name());
       }
       Instant now = clock.get();
       List<Instant> attempts = planAttempts.computeIfAbsent(t.name(), k -> new ArrayList<>());
       attempts.add(now);
+      if (t.state() != TargetState.BACKFILLING) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "target " + t.name() + " is not backfilling", TargetFailure.TARGET_SUPERSEDED.name());
+      }
+      // A repeated call of this attempt (its answer was lost) finds the run the first one saved.
+      Long attempt = attemptIds.get(t.name());
+      for (Run run : runs.values()) {
+        if (run.target.equals(t.name()) && attempt != null && run.attempt == attempt) {
+          return plannedRun(t, run.id);
+        }
+      }
+      if (t.currentRunId() != null && runs.containsKey(t.currentRunId())) {
+        if (runs.get(t.currentRunId()).active()) {
+          return plannedRun(t, t.currentRunId());
+        }
+      }
       PlanMode mode = planModes.getOrDefault(t.name(), PlanMode.SUCCEED);
       if (mode == PlanMode.FAIL) {
         throw ApplicationFailure.newFailure(
@@ -286,19 +345,30 @@ final class FakeTargetStore implements TargetActivities {
         throw ApplicationFailure.newNonRetryableFailure(
             "unknown option 'tenant'", TargetFailure.TARGET_PLANNING_PERMANENT.name());
       }
-      Deque<RunScript> scripts = runScripts.get(t.name());
-      RunScript script;
-      if (scripts == null || scripts.isEmpty()) {
-        script = RunScript.completesAfter(1);
-      } else {
-        script = scripts.size() > 1 ? scripts.poll() : scripts.peek();
-      }
       long runId = nextRunId++;
-      runs.put(runId, new Run(runId, t.name(), script));
+      runs.put(
+          runId, new Run(runId, t.name(), attempt == null ? 0 : attempt, nextScript(t.name())));
       // A plan saved is forward progress (T4): the streak resets and the run becomes current.
       save("planned", TargetTransitions.planned(t, runId, now), now);
-      return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
+      if (mode == PlanMode.LOSE_COMPLETION_ONCE) {
+        planModes.put(t.name(), PlanMode.SUCCEED);
+        lostCompletions++;
+        return null;
+      }
+      return plannedRun(t, runId);
     }
+  }
+
+  private static PlannedRun plannedRun(TargetSnapshot t, long runId) {
+    return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
+  }
+
+  private RunScript nextScript(String name) {
+    Deque<RunScript> scripts = runScripts.get(name);
+    if (scripts == null || scripts.isEmpty()) {
+      return RunScript.completesAfter(1);
+    }
+    return scripts.size() > 1 ? scripts.poll() : scripts.peek();
   }
 
   @Override
@@ -307,7 +377,8 @@ final class FakeTargetStore implements TargetActivities {
     if (t == null) {
       return TargetSnapshot.notFound(failure.name());
     }
-    if (t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
+    // As in PostgreSQL: applied to any backfilling target, whether or not a run was saved.
+    if (t.state() != TargetState.BACKFILLING) {
       return decorate(t);
     }
     Instant now = clock.get();

@@ -69,6 +69,7 @@ class TargetWorkflowTest {
 
   @AfterEach
   void tearDown() {
+    store.releaseLostCompletions();
     env.close();
   }
 
@@ -564,6 +565,27 @@ class TargetWorkflowTest {
 
     assertThat(store.planAttempts("t")).hasSize(1);
     assertThat(store.changes("t", "backfilling")).isEmpty();
+  }
+
+  @Test
+  void aPlanWhoseAnswerWasLostIsRetriedAndAdoptsTheRunItSaved() {
+    // A planning call silent for 2 s is presumed dead (the attempt's thread blocks for real).
+    store.settings = new TargetSettings(BASE.toMillis(), CAP.toMillis(), 5_000, 5_000, 10, 2_000);
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.LOSE_COMPLETION_ONCE);
+    start("t");
+
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(30));
+
+    assertThat(store.lostCompletions()).isEqualTo(1);
+    // Not a planning failure: no streak, nothing counted, no backoff.
+    assertThat(failures("t")).isEmpty();
+    assertThat(store.changes("t", "backfilling")).hasSize(1);
+    // The retried call adopted the run its first try had saved: one run, no orphan.
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    long run = store.runs.values().stream().filter(r -> r.target.equals("t")).findFirst().get().id;
+    assertThat(store.get("t").currentRunId()).isEqualTo(run);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
   }
 
   // Live batches
