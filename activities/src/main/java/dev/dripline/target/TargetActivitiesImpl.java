@@ -5,11 +5,11 @@ import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
+import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
-import dev.dripline.run.BackfillRunWorkflow;
 import dev.dripline.run.CapPolicy;
 import dev.dripline.run.ErrorText;
 import dev.dripline.run.RunWorkflowIds;
@@ -23,7 +23,6 @@ import io.micronaut.serde.ObjectMapper;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -32,6 +31,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>One run per planning attempt</b>: taking a slot starts a planning attempt ({@code
  * targets.attempt_id}, from a sequence), and the run a planning call saves carries it ({@code
  * runs.target_attempt}). A call repeated because its answer was lost finds that run, whatever
- * became of it, instead of saving a second one.
+ * became of it, instead of saving a second one; any other active run of the target (left by an
+ * earlier attempt or by a deleted target of the same name) is stopped, never adopted.
  *
  * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
@@ -90,6 +91,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   private final EngineConfig engine;
   private final TargetConfig targets;
   private final WorkflowClient client;
+  private final TemporalConfig temporal;
 
   /** Heartbeats of planning calls. */
   private final ScheduledExecutorService ticker =
@@ -106,13 +108,15 @@ public class TargetActivitiesImpl implements TargetActivities {
       ObjectMapper objectMapper,
       EngineConfig engine,
       TargetConfig targets,
-      WorkflowClient client) {
+      WorkflowClient client,
+      TemporalConfig temporal) {
     this.database = database;
     this.registry = registry;
     this.objectMapper = objectMapper;
     this.engine = engine;
     this.targets = targets;
     this.client = client;
+    this.temporal = temporal;
   }
 
   @PreDestroy
@@ -206,6 +210,20 @@ public class TargetActivitiesImpl implements TargetActivities {
   // Planning (T3, T4, T5)
 
   /**
+   * A planning call's decision, made in a transaction and acted on after it committed.
+   *
+   * @param run the run planned, retried or adopted; {@code null} if none (see the callers)
+   * @param stopping other runs of the target whose recorded stop is to be delivered
+   * @param stillActive a run of the target that is still stopping, which a new run must wait for
+   */
+  private record Decision(
+      PlannedRun run, List<TargetRunStops.RunToStop> stopping, Long stillActive) {
+    static Decision of(PlannedRun run) {
+      return new Decision(run, List.of(), null);
+    }
+  }
+
+  /**
    * {@inheritDoc}
    *
    * <p>Idempotent by target and planning attempt: a repeated call (the engine retries one whose
@@ -259,7 +277,29 @@ public class TargetActivitiesImpl implements TargetActivities {
           TargetFailure.TARGET_PLANNING_FAILED.name(),
           e);
     }
-    return database.inTransaction(connection -> saveRun(connection, name, definition, options));
+    return act(
+        name, database.inTransaction(connection -> saveRun(connection, name, definition, options)));
+  }
+
+  /**
+   * Delivers the stops a decision recorded; a run of the target still stopping defers planning
+   * (streak-neutral, T8).
+   */
+  private PlannedRun act(String name, Decision decision) {
+    for (TargetRunStops.RunToStop run : decision.stopping()) {
+      try {
+        TargetRunStops.deliver(client, temporal.taskQueue(), name, run);
+      } catch (RuntimeException e) {
+        // Recorded in the run: the next planning call delivers it again.
+        LOG.warn("Target {}: stop of run {} not delivered: {}", name, run.runId(), e.toString());
+      }
+    }
+    if (decision.stillActive() != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "run " + decision.stillActive() + " of target " + name + " is still stopping",
+          TargetFailure.PREVIOUS_RUN_ACTIVE.name());
+    }
+    return decision.run();
   }
 
   /**
@@ -315,7 +355,7 @@ public class TargetActivitiesImpl implements TargetActivities {
         rs.getLong("id"), backfill, summary(backfill, target, rs.getInt("batch_size")));
   }
 
-  private PlannedRun saveRun(
+  private Decision saveRun(
       Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
       throws SQLException {
     TargetRows.Row row = TargetRows.lock(connection, name, settings());
@@ -327,36 +367,16 @@ public class TargetActivitiesImpl implements TargetActivities {
     requireBackfilling(t);
     PlannedRun existing = attemptRun(connection, row);
     if (existing != null) {
-      return existing;
+      return Decision.of(existing);
     }
-    // Another active run of the target: either one an operator cancelled (replan) that is still
-    // finishing its in-flight batches, or a run created by an attempt whose result never reached
-    // the workflow (still pending, never started). The first must finish before a new run may
-    // exist (one active run per target); the second is simply adopted.
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select id, status, backfill, batch_size from runs where target_name = ? and status in "
-                + ACTIVE_RUN
-                + " order by id limit 1")) {
-      select.setString(1, name);
-      try (ResultSet rs = select.executeQuery()) {
-        if (rs.next()) {
-          long previous = rs.getLong("id");
-          if ("pending".equals(rs.getString("status"))) {
-            TargetRows.write(
-                connection,
-                TargetState.BACKFILLING,
-                TargetTransitions.planned(t, previous, row.now()));
-            return new PlannedRun(
-                previous,
-                rs.getString("backfill"),
-                summary(rs.getString("backfill"), name, rs.getInt("batch_size")));
-          }
-          throw ApplicationFailure.newNonRetryableFailure(
-              "run " + previous + " of target " + name + " is still stopping",
-              TargetFailure.PREVIOUS_RUN_ACTIVE.name());
-        }
-      }
+    // Any other active run of the target belongs to no attempt of this one: a run an operator
+    // cancelled (replan) still finishing its in-flight batches, or one left by an earlier attempt
+    // or by a deleted target of the same name. None is adopted: a pending one is stopped here, a
+    // running one must finish stopping before a new run may exist (one active run per target).
+    List<TargetRunStops.RunToStop> others =
+        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), null);
+    if (!others.isEmpty()) {
+      return new Decision(null, others, others.get(0).runId());
     }
     long attempt;
     if (row.attemptId() != null) {
@@ -409,7 +429,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       update.setString(1, name);
       update.executeUpdate();
     }
-    return new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize));
+    return Decision.of(
+        new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize)));
   }
 
   /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
@@ -824,40 +845,29 @@ public class TargetActivitiesImpl implements TargetActivities {
   /**
    * {@inheritDoc}
    *
-   * <p>Uses {@link TargetReplan} (the API's implementation), then signals {@code stop} to the
-   * cancelled run's workflow. A run without a workflow (created by planning but never started) is
-   * stopped in PostgreSQL directly if still pending.
+   * <p>Uses {@link TargetReplan} (the API's implementation), which stops the target's runs in their
+   * records in the same transaction (a pending one ends stopped), then delivers the stop of a
+   * running or paused one to its workflow (signal-with-start: a run whose execution is gone gets a
+   * new one that ends it).
    */
   @Override
   public ReplanResult replan(TargetRef target) {
-    ReplanResult result =
-        database.inTransaction(connection -> TargetReplan.replan(connection, target.name(), false));
-    if (result.cancelledRunId() != null) {
-      stopRun(result.cancelledRunId());
+    TargetReplan.Replanned replanned =
+        database.inTransaction(
+            connection -> TargetReplan.replanAndStopRuns(connection, target.name()));
+    for (TargetRunStops.RunToStop run : replanned.stopping()) {
+      try {
+        TargetRunStops.deliver(client, temporal.taskQueue(), target.name(), run);
+      } catch (RuntimeException e) {
+        // Recorded in the run; the target's next planning call delivers it again.
+        LOG.warn(
+            "Target {}: stop of run {} not delivered: {}",
+            target.name(),
+            run.runId(),
+            e.toString());
+      }
     }
-    return result;
-  }
-
-  private void stopRun(long runId) {
-    try {
-      client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId)).stop();
-    } catch (WorkflowNotFoundException e) {
-      int stopped =
-          database.inTransaction(
-              connection -> {
-                try (PreparedStatement update =
-                    connection.prepareStatement(
-                        "update runs set status = 'stopped', finished_at = now(),"
-                            + " updated_at = now() where id = ? and status = 'pending'")) {
-                  update.setLong(1, runId);
-                  return update.executeUpdate();
-                }
-              });
-      LOG.info(
-          "Run {} has no running workflow{}",
-          runId,
-          stopped == 1 ? "; stopped its pending row" : "");
-    }
+    return replanned.result();
   }
 
   private static String message(Throwable e) {

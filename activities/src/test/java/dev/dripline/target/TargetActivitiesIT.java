@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
+import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.testing.KeysBackfill;
@@ -36,6 +37,7 @@ class TargetActivitiesIT {
   @Inject EngineConfig engine;
   @Inject TargetConfig targetConfig;
   @Inject WorkflowClient client;
+  @Inject TemporalConfig temporalConfig;
 
   @AfterEach
   void cleanUp() {
@@ -59,7 +61,8 @@ class TargetActivitiesIT {
             targetConfig.pollInterval(),
             targetConfig.liveBatchesPerDrain(),
             targetConfig.metricsInterval());
-    return new TargetActivitiesImpl(database, registry, objectMapper, engine, caps, client);
+    return new TargetActivitiesImpl(
+        database, registry, objectMapper, engine, caps, client, temporalConfig);
   }
 
   private Map<String, Object> streakColumns(String name) {
@@ -286,6 +289,22 @@ class TargetActivitiesIT {
         .containsEntry("state", "backfilling")
         .containsEntry("current_run_id", first.runId())
         .containsEntry("consecutive_failures", 0);
+  }
+
+  @Test
+  void planNeverAdoptsARunLeftByAnEarlierTargetOfTheSameName() {
+    String name = fixtures.target("again", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    // A run of a deleted target of the same name, left pending (never started).
+    long old = fixtures.run(name, KeysBackfill.NAME, "pending");
+    fixtures.update("update runs set created_at = now() - interval '1 hour' where id = ?", old);
+
+    PlannedRun planned = activities.plan(new TargetRef(name));
+
+    assertThat(planned.runId()).isNotEqualTo(old);
+    assertThat(fixtures.targetRow(name)).containsEntry("current_run_id", planned.runId());
+    // Nothing is left for the reconciler to revive: the old run ended stopped.
+    assertThat(fixtures.row("select status from runs where id = ?", old))
+        .containsEntry("status", "stopped");
   }
 
   @Test
@@ -634,7 +653,13 @@ class TargetActivitiesIT {
     try {
       TargetActivitiesImpl withTemporal =
           new TargetActivitiesImpl(
-              database, registry, objectMapper, engine, targetConfig, temporal.getWorkflowClient());
+              database,
+              registry,
+              objectMapper,
+              engine,
+              targetConfig,
+              temporal.getWorkflowClient(),
+              temporalConfig);
       String[] target = backfillingWithRun("pending", 3);
 
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));

@@ -61,7 +61,10 @@ public interface TargetActivities {
   @ActivityMethod
   LiveDrain applyLiveBatches(LiveDrainRequest request);
 
-  /** Operator replan (T7), as the API does it; returns the run it cancelled, if any. */
+  /**
+   * Operator replan (T7), as the API does it: the target's runs end stopped (a pending one at once
+   * in its record, a running one through its workflow); returns the run it cancelled, if any.
+   */
   @ActivityMethod
   ReplanResult replan(TargetRef target);
 }

@@ -460,10 +460,12 @@ final class FakeTargetStore implements TargetActivities {
       return new ReplanResult(false, null, 0, null);
     }
     replans++;
-    Long cancelled = t.currentRunId();
-    if (cancelled != null && runs.containsKey(cancelled)) {
-      Run run = runs.get(cancelled);
-      if (run.status == RunStatus.RUNNING) {
+    Long current = t.currentRunId();
+    Long cancelled =
+        current != null && runs.containsKey(current) && runs.get(current).active() ? current : null;
+    // Every active run of the target ends stopped in its record (T7).
+    for (Run run : runs.values()) {
+      if (run.target.equals(t.name()) && run.active()) {
         run.status = RunStatus.STOPPED;
       }
     }
