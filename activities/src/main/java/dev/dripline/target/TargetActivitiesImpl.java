@@ -10,6 +10,7 @@ import dev.dripline.db.Database;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.CapPolicy;
 import dev.dripline.run.ErrorText;
 import dev.dripline.run.RunWorkflowIds;
@@ -56,6 +57,10 @@ import org.slf4j.LoggerFactory;
  * runs.target_attempt}). A call repeated because its answer was lost finds that run, whatever
  * became of it, instead of saving a second one; any other active run of the target (left by an
  * earlier attempt or by a deleted target of the same name) is stopped, never adopted.
+ *
+ * <p><b>A failed run is retried, not replaced</b> (T5): the next attempt after a run failure
+ * re-queues that run's failed batches (R8, {@link BatchRequeue}) and makes it current again,
+ * without resetting the streak; only a batch of the retried run completing does (T4).
  *
  * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
@@ -228,11 +233,11 @@ public class TargetActivitiesImpl implements TargetActivities {
    *
    * <p>Idempotent by target and planning attempt: a repeated call (the engine retries one whose
    * answer was lost) returns the run this attempt saved, whatever its status, or the target's
-   * current run while it is active. Otherwise the definition is probed with {@code
-   * keysAfter(context, null, 1)} outside any transaction (user code never runs while a target row
-   * is locked); its context has run id 0, as no run exists yet. Run by Temporal, the call
-   * heartbeats from a background ticker, so a call whose worker died is retried within the
-   * heartbeat timeout.
+   * current run while it is active. After a run failure it retries that run (T5). Otherwise the
+   * definition is probed with {@code keysAfter(context, null, 1)} outside any transaction (user
+   * code never runs while a target row is locked); its context has run id 0, as no run exists yet.
+   * Run by Temporal, the call heartbeats from a background ticker, so a call whose worker died is
+   * retried within the heartbeat timeout.
    */
   @Override
   public PlannedRun plan(TargetRef target) {
@@ -257,6 +262,14 @@ public class TargetActivitiesImpl implements TargetActivities {
       return existing;
     }
     requireBackfilling(row.snapshot());
+    if (row.snapshot().retryRunId() != null) {
+      PlannedRun retried = act(name, database.inTransaction(c -> retryRun(c, name)));
+      if (retried != null) {
+        return retried;
+      }
+      // The failed run can no longer be retried (deleted, or nothing in it to do again): a new
+      // run, which does not reset the streak (TargetTransitions.planned).
+    }
     BackfillDefinition definition = definition(row.snapshot().backfill(), name);
     ValidatedOptions options = effectiveOptions(definition, name, row.optionsJson());
     BackfillContext context =
@@ -353,6 +366,64 @@ public class TargetActivitiesImpl implements TargetActivities {
     String backfill = rs.getString("backfill");
     return new PlannedRun(
         rs.getLong("id"), backfill, summary(backfill, target, rs.getInt("batch_size")));
+  }
+
+  /**
+   * After a run failure (T5): retries that run — its failed batches, and a stopped run's stopped
+   * ones, go back to pending (R8) — and makes it current again, the streak untouched. A run of the
+   * target that is active again already (an operator retried it) or has completed meanwhile is
+   * adopted as it is. {@code run=null}: nothing left to retry, plan a new run.
+   */
+  private Decision retryRun(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
+    }
+    TargetSnapshot t = row.snapshot();
+    requireBackfilling(t);
+    Long retry = t.retryRunId();
+    if (retry == null) {
+      return Decision.of(null);
+    }
+    // One active run per target: any other active run is not this target's to keep.
+    List<TargetRunStops.RunToStop> others =
+        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), retry);
+    if (!others.isEmpty()) {
+      return new Decision(null, others, others.get(0).runId());
+    }
+    String status;
+    PlannedRun run;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select " + RUN_COLUMNS + ", status from runs where id = ? for update")) {
+      select.setLong(1, retry);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Decision.of(null);
+        }
+        status = rs.getString("status");
+        run = plannedRun(rs, name);
+      }
+    }
+    if ("failed".equals(status) || "stopped".equals(status)) {
+      if (!BatchRequeue.requeue(connection, retry).didSomething()) {
+        return Decision.of(null);
+      }
+    }
+    TargetRows.write(
+        connection, TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.now()));
+    // Forward progress is measured from here: only a batch this retry completes counts (T4).
+    try (PreparedStatement baseline =
+        connection.prepareStatement(
+            "update targets set observed_processed_keys = (select "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " from runs r where r.id = ?) where name = ?")) {
+      baseline.setLong(1, retry);
+      baseline.setString(2, name);
+      baseline.executeUpdate();
+    }
+    return Decision.of(run);
   }
 
   private Decision saveRun(
@@ -587,6 +658,14 @@ public class TargetActivitiesImpl implements TargetActivities {
   // ---------------------------------------------------------------------------------------------
   // Watching the run (T4, T5, T8)
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Forward progress is a rise of the run's processed keys since the last observation (for a
+   * retried run, since the retry): a batch completed. When the same observation finds the run
+   * ended, the progress counts first — a failed run whose retry completed a batch starts a new
+   * streak at 3; one whose retry completed nothing adds one to the streak.
+   */
   @Override
   public TargetSnapshot observeRun(RunObservation observation) {
     return database.inTransaction(connection -> observe(connection, observation));
@@ -626,14 +705,16 @@ public class TargetActivitiesImpl implements TargetActivities {
       }
     }
     Long progress = processed > row.observedProcessedKeys() ? processed : null;
+    // A batch completed: forward progress (T4), before whatever ending the run had.
+    TargetSnapshot base = progress == null ? t : TargetTransitions.progressed(t);
     return switch (status) {
-      case "completed" -> save(connection, t, TargetTransitions.primed(t), progress, true);
+      case "completed" -> save(connection, t, TargetTransitions.primed(base), progress, true);
       case "failed" ->
           save(
               connection,
               t,
               TargetTransitions.runFailed(
-                  t,
+                  base,
                   ErrorText.truncate(
                       "run "
                           + observation.runId()
@@ -643,11 +724,8 @@ public class TargetActivitiesImpl implements TargetActivities {
                   row.now()),
               progress,
               false);
-      case "stopped" -> save(connection, t, TargetTransitions.neutral(t), progress, false);
-      default ->
-          progress == null
-              ? t
-              : save(connection, t, TargetTransitions.progressed(t), progress, false);
+      case "stopped" -> save(connection, t, TargetTransitions.neutral(base), progress, false);
+      default -> progress == null ? t : save(connection, t, base, progress, false);
     };
   }
 

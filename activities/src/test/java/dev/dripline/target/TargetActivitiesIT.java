@@ -482,6 +482,62 @@ class TargetActivitiesIT {
   }
 
   @Test
+  void aFailedRunIsRetriedAtTheNextAttemptAndEachFailedRetryRaisesTheStreak() {
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String[] target = backfillingWithRun("failed", 0);
+    long run = Long.parseLong(target[1]);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status, error)"
+            + " values (?, 1, 1, 10, 10, 'completed', null), (?, 2, 11, 20, 10, 'failed', 'boom')",
+        run,
+        run);
+    fixtures.update(
+        "insert into run_key_counts (run_id, shard, processed_keys) values (?, 1, 10)", run);
+    fixtures.update(
+        "update runs set plan_done = true, error = '1 batch failed', backfill = ? where id = ?",
+        KeysBackfill.NAME,
+        run);
+    assertThat(observe(target, 0.5).consecutiveFailures()).isEqualTo(3);
+    // Its backoff is over and it takes a slot again.
+    fixtures.update(
+        "update targets set next_attempt_at = now() - interval '1 second' where name = ?",
+        target[0]);
+    assertThat(capped.acquireCapacity(new TargetRef(target[0])).acquired()).isTrue();
+
+    PlannedRun retried = capped.plan(new TargetRef(target[0]));
+
+    // R8 retry of its run: the failed batch is pending again, nothing is planned from scratch.
+    assertThat(retried.runId()).isEqualTo(run);
+    assertThat(fixtures.rows("select id from runs where target_name = ?", target[0])).hasSize(1);
+    assertThat(fixtures.row("select status from runs where id = ?", run))
+        .containsEntry("status", "running");
+    assertThat(fixtures.rows("select status from batches where run_id = ? order by number", run))
+        .extracting(row -> row.get("status"))
+        .containsExactly("completed", "pending");
+    // A retry alone proves nothing: the target is still failing while it runs.
+    assertThat(fixtures.targetRow(target[0]))
+        .containsEntry("state", "backfilling")
+        .containsEntry("current_run_id", run)
+        .containsEntry("consecutive_failures", 3);
+
+    // The retried batch fails again: the streak grows, and with it the backoff.
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        run);
+    fixtures.update("update runs set status = 'failed' where id = ?", run);
+    TargetSnapshot again = observe(target, 0.5);
+
+    assertThat(again.consecutiveFailures()).isEqualTo(4);
+    assertThat(again.failing()).isTrue();
+    Map<String, Object> row = fixtures.targetRow(target[0]);
+    assertThat(
+            Duration.between(
+                instant(fixtures.row("select now() as now").get("now")),
+                instant(row.get("next_attempt_at"))))
+        .isBetween(Duration.ofMinutes(4).minusSeconds(5), Duration.ofMinutes(4));
+  }
+
+  @Test
   void observeRunStoppedOrDeletedIsNeutral() {
     String[] stopped = backfillingWithRun("stopped", 2);
     String[] deleted = backfillingWithRun("running", 2);

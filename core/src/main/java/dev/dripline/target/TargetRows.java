@@ -21,7 +21,7 @@ public final class TargetRows {
   private static final String COLUMNS =
       "t.name, t.backfill, t.options::text as options, t.group_name, t.state,"
           + " t.consecutive_failures, t.first_failed_at, t.last_error, t.last_attempt_at,"
-          + " t.next_attempt_at, t.current_run_id, t.observed_processed_keys,"
+          + " t.next_attempt_at, t.current_run_id, t.observed_processed_keys, t.retry_run_id,"
           + " t.attempt_id,"
           + " (select count(*) from live_batches l where l.target_name = t.name"
           + " and l.status = 'queued') as queued_live_batches,"
@@ -90,7 +90,8 @@ public final class TargetRows {
                 currentRunId,
                 rs.getLong("queued_live_batches"),
                 instant(rs, "oldest_queued_at"),
-                settings);
+                settings,
+                nullableLong(rs, "retry_run_id"));
         return new Row(
             snapshot,
             rs.getString("options"),
@@ -102,8 +103,8 @@ public final class TargetRows {
   }
 
   /**
-   * Stores {@code after}'s state, streak, anchors, error, attempt times and current run, if the row
-   * is still in {@code expected} state.
+   * Stores {@code after}'s state, streak, anchors, error, attempt times, current run and run to
+   * retry, if the row is still in {@code expected} state.
    *
    * @return false if the row was not in {@code expected} state (or is gone): nothing was written
    */
@@ -113,7 +114,7 @@ public final class TargetRows {
         connection.prepareStatement(
             "update targets set state = ?, consecutive_failures = ?, first_failed_at = ?,"
                 + " last_error = ?, last_attempt_at = ?, next_attempt_at = ?,"
-                + " current_run_id = ?, updated_at = now()"
+                + " current_run_id = ?, retry_run_id = ?, updated_at = now()"
                 + " where name = ? and state = ?")) {
       update.setString(1, after.state().wire());
       update.setInt(2, after.consecutiveFailures());
@@ -122,8 +123,9 @@ public final class TargetRows {
       setInstant(update, 5, after.lastAttemptAt());
       setInstant(update, 6, after.nextAttemptAt());
       setLong(update, 7, after.currentRunId());
-      update.setString(8, after.name());
-      update.setString(9, expected.wire());
+      setLong(update, 8, after.retryRunId());
+      update.setString(9, after.name());
+      update.setString(10, expected.wire());
       return update.executeUpdate() == 1;
     }
   }

@@ -24,11 +24,13 @@ public interface TargetActivities {
   CapacityResult acquireCapacity(TargetRef target);
 
   /**
-   * One planning attempt (T3, T4): validates the target's options against its definition, asks it
-   * for the first keys of its scope, and on success creates a pending run for the target (recorded
-   * as its current run, streak reset). Idempotent by target and planning attempt: a repeated call —
-   * the engine retries one whose answer was lost — returns the run the attempt saved and never
-   * creates a second one. Fails with an {@code ApplicationFailure}: type {@code
+   * One planning attempt (T3, T4, T5). After a run failure it retries that run (R8: its failed
+   * batches go back to pending) and makes it current again, the streak untouched. Otherwise it
+   * validates the target's options against its definition, asks it for the first keys of its scope,
+   * and on success creates a pending run for the target (recorded as its current run; the streak
+   * resets if it came from planning failures). Idempotent by target and planning attempt: a
+   * repeated call — the engine retries one whose answer was lost — returns the run the attempt
+   * saved and never creates a second one. Fails with an {@code ApplicationFailure}: type {@code
    * TARGET_PLANNING_PERMANENT} when the definition can never plan it, {@code
    * TARGET_PLANNING_FAILED} when planning failed, {@code TARGET_SUPERSEDED} or {@code
    * PREVIOUS_RUN_ACTIVE} when an operator's action is in the way. The workflow records planning
@@ -46,10 +48,11 @@ public interface TargetActivities {
   TargetSnapshot recordPlanningFailure(PlanningFailure failure);
 
   /**
-   * Looks at a backfilling target's run (T4, T5, T8): forward progress resets the streak; a
-   * completed run primes the target; a failed run raises the streak to at least the failing
-   * threshold once and returns the target to pending_backfill with backoff; a run stopped or
-   * deleted by an operator returns it to pending_backfill without touching the streak.
+   * Looks at a backfilling target's run (T4, T5, T8): forward progress (a batch completed) resets
+   * the streak; a completed run primes the target; a failed run — or a failed retry of it — raises
+   * the streak by one and to at least the failing threshold, once per failure, and returns the
+   * target to pending_backfill with backoff, to retry that run; a run stopped or deleted by an
+   * operator returns it to pending_backfill without touching the streak.
    */
   @ActivityMethod
   TargetSnapshot observeRun(RunObservation observation);

@@ -31,7 +31,9 @@ import org.slf4j.Logger;
  * workflow only supplies the jitter draws from {@code Workflow.newRandom()} and waits.
  *
  * <p>The target's run is started as an abandoned child workflow and never awaited: the target polls
- * the run's record instead, which keeps working across continue-as-new and worker restarts.
+ * the run's record instead, which keeps working across continue-as-new and worker restarts. After a
+ * run failure the next planning attempt retries that run (a new execution of the same run
+ * workflow), so the same child id is started again.
  *
  * <p>A planning call is retried by Temporal when its answer is lost ({@link #PLAN_RETRIES}); only
  * the failures it declares are planning failures.

@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * over this store also exercises the rules the real activities apply. Capacity decisions are
  * serialised by the store's monitor, as the database's transaction serialises them, and the store
  * records the most targets ever backfilling at once, globally and per group. A planning attempt
- * saves at most one run (found again by the target's attempt id).
+ * saves at most one run (found again by the target's attempt id), and a target whose run failed
+ * retries that run.
  *
  * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
  */
@@ -75,9 +76,12 @@ final class FakeTargetStore implements TargetActivities {
     final long id;
     final String target;
     final long attempt;
-    final RunScript script;
+    RunScript script;
     RunStatus status = RunStatus.RUNNING;
     int polls;
+
+    /** Executions: the first, then one per retry (R8). */
+    int executions = 1;
 
     Run(long id, String target, long attempt, RunScript script) {
       this.id = id;
@@ -169,7 +173,10 @@ final class FakeTargetStore implements TargetActivities {
     planModes.put(name, mode);
   }
 
-  /** Scripts for the target's next runs, in order; the last one repeats. */
+  /**
+   * Scripts for the target's next run executions — a new run, or a retry of its failed run — in
+   * order; the last one repeats.
+   */
   synchronized void runScripts(String name, RunScript... scripts) {
     runScripts.put(name, new ArrayDeque<>(List.of(scripts)));
   }
@@ -335,6 +342,16 @@ final class FakeTargetStore implements TargetActivities {
           return plannedRun(t, t.currentRunId());
         }
       }
+      if (t.retryRunId() != null && runs.containsKey(t.retryRunId())) {
+        // After a run failure: retry that run's failed batches (R8), no new plan.
+        Run run = runs.get(t.retryRunId());
+        run.status = RunStatus.RUNNING;
+        run.polls = 0;
+        run.executions++;
+        run.script = nextScript(t.name());
+        save("retried", TargetTransitions.retried(t, run.id, now), now);
+        return plannedRun(t, run.id);
+      }
       PlanMode mode = planModes.getOrDefault(t.name(), PlanMode.SUCCEED);
       if (mode == PlanMode.FAIL) {
         throw ApplicationFailure.newFailure(
@@ -348,7 +365,7 @@ final class FakeTargetStore implements TargetActivities {
       long runId = nextRunId++;
       runs.put(
           runId, new Run(runId, t.name(), attempt == null ? 0 : attempt, nextScript(t.name())));
-      // A plan saved is forward progress (T4): the streak resets and the run becomes current.
+      // After planning failures a plan saved is forward progress (T4): the streak resets.
       save("planned", TargetTransitions.planned(t, runId, now), now);
       if (mode == PlanMode.LOSE_COMPLETION_ONCE) {
         planModes.put(t.name(), PlanMode.SUCCEED);
@@ -409,17 +426,18 @@ final class FakeTargetStore implements TargetActivities {
     if (run.status == RunStatus.RUNNING && run.polls >= run.script.pollsBeforeEnd()) {
       run.status = run.script.endsAs();
     }
+    // A batch completed before the run ended: forward progress, then the ending (T4, T5).
+    TargetSnapshot base = progressed ? TargetTransitions.progressed(t) : t;
     return switch (run.status) {
-      case COMPLETED -> save("primed", TargetTransitions.primed(t), now);
+      case COMPLETED -> save("primed", TargetTransitions.primed(base), now);
       case FAILED ->
           save(
               "run-failed",
               TargetTransitions.runFailed(
-                  t, "run " + run.id + " failed", observation.jitterDraw(), now),
+                  base, "run " + run.id + " failed", observation.jitterDraw(), now),
               now);
-      case STOPPED -> save("run-superseded", TargetTransitions.neutral(t), now);
-      default ->
-          progressed ? save("progressed", TargetTransitions.progressed(t), now) : decorate(t);
+      case STOPPED -> save("run-superseded", TargetTransitions.neutral(base), now);
+      default -> progressed ? save("progressed", base, now) : decorate(t);
     };
   }
 
@@ -518,6 +536,7 @@ final class FakeTargetStore implements TargetActivities {
         t.currentRunId(),
         queue.size(),
         queue.isEmpty() ? null : queue.peek().queuedAt(),
-        settings);
+        settings,
+        t.retryRunId());
   }
 }

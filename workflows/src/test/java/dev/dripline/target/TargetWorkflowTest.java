@@ -498,6 +498,91 @@ class TargetWorkflowTest {
     assertThat(store.get("t").consecutiveFailures()).isZero();
   }
 
+  @Test
+  void aRunThatKeepsFailingIsRetriedAndTheTargetStaysFailingWithAGrowingStreak() {
+    store.register("t", "org-1");
+    // Every execution of the target's run ends failed: the first one and each retry.
+    store.runScripts("t", RunScript.failsAfter(2));
+    start("t");
+
+    advanceUntil(() -> store.changes("t", "run-failed").size() >= 5, Duration.ofHours(3));
+
+    List<Change> runFailures = store.changes("t", "run-failed");
+    // Each retry that ends failed again increments the streak (T5), so the backoff grows.
+    assertThat(runFailures.subList(0, 5))
+        .extracting(c -> c.after().consecutiveFailures())
+        .containsExactly(3, 4, 5, 6, 7);
+    Instant firstFailure = runFailures.get(0).at();
+    for (Change failed : runFailures) {
+      int streak = failed.after().consecutiveFailures();
+      Duration raw = BASE.multipliedBy(1L << (streak - 1));
+      raw = raw.compareTo(CAP) > 0 ? CAP : raw;
+      assertThat(between(failed.at(), failed.after().nextAttemptAt()))
+          .as("backoff after streak %d", streak)
+          .isBetween(jittered(raw, 0.8), jittered(raw, 1.2));
+      assertThat(failed.after().firstFailedAt()).isEqualTo(firstFailure);
+    }
+    // The automatic retries re-ran the failed batches of its one run (R8), no new full backfill.
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    // From its first failure on, the target is failing in every record it had: the stuck gauge
+    // (computed from the record alone) counts it all along, not just between a failure and the
+    // next plan.
+    List<Change> all = store.changes("t");
+    List<Change> sinceFirstFailure = all.subList(all.indexOf(runFailures.get(0)), all.size());
+    assertThat(sinceFirstFailure)
+        .allSatisfy(
+            change ->
+                assertThat(change.after().failing())
+                    .as(
+                        "%s at %s with streak %d",
+                        change.kind(), change.at(), change.after().consecutiveFailures())
+                    .isTrue());
+    assertThat(store.get("t").failing()).isTrue();
+    assertThat(failures("t")).as("planning failures").isEmpty();
+  }
+
+  @Test
+  void aBatchOfTheRetriedRunCompletingResetsTheStreakAndTheRunCompletesTheBackfill() {
+    store.register("t", "org-1");
+    store.runScripts(
+        "t",
+        RunScript.failsAfter(2),
+        RunScript.failsAfter(2),
+        new RunScript(3, RunStatus.COMPLETED, true));
+    start("t");
+
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofHours(1));
+
+    assertThat(store.changes("t", "run-failed"))
+        .extracting(c -> c.after().consecutiveFailures())
+        .containsExactly(3, 4);
+    // The second retry completed a batch: forward progress after a run failure (T4).
+    Change progressed = store.changes("t", "progressed").get(0);
+    assertThat(progressed.after().consecutiveFailures()).isZero();
+    assertThat(progressed.after().firstFailedAt()).isNull();
+    assertThat(progressed.after().failing()).isFalse();
+    assertThat(store.changes("t", "retried")).hasSize(2);
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    assertThat(store.runs.values().iterator().next().executions).isEqualTo(3);
+  }
+
+  @Test
+  void aReplanWhileAFailedRunWaitsForItsRetryPlansAFreshRun() {
+    store.register("t", "org-1");
+    store.runScripts("t", RunScript.failsAfter(2), RunScript.completesAfter(1));
+    start("t");
+    advanceUntil(() -> !store.changes("t", "run-failed").isEmpty(), Duration.ofMinutes(5));
+    long failedRun = store.changes("t", "run-failed").get(0).after().retryRunId();
+
+    target("t").replan();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(5));
+
+    assertThat(store.changes("t", "retried")).isEmpty();
+    assertThat(store.get("t").currentRunId()).isNotEqualTo(failedRun);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+    assertThat(store.get("t").retryRunId()).isNull();
+  }
+
   // T2: capacity
 
   @Test
