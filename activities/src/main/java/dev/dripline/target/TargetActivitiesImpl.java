@@ -36,7 +36,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +53,13 @@ import org.slf4j.LoggerFactory;
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
  * backoff arithmetic therefore lives in one place, shared with the workflow tests.
+ *
+ * <p><b>Capacity goes to the target that has waited longest</b> ({@link TargetLine}): a target is
+ * granted a slot only if free capacity serves it after every eligible target ahead of it in line.
+ * That is read without any lock first — most calls are "not yet" and, as a lost race writes
+ * nothing, need none — and decided again under the capacity lock only by a target that may win.
+ * When a target releases its slot, the targets next in line are woken (a signal, best effort: they
+ * also poll).
  *
  * <p><b>One run per planning attempt</b>: taking a slot starts a planning attempt ({@code
  * targets.attempt_id}, from a sequence), and the run a planning call saves carries it ({@code
@@ -107,6 +116,15 @@ public class TargetActivitiesImpl implements TargetActivities {
             return thread;
           });
 
+  /** Wake-ups of targets next in line, sent off the activity's thread (best effort). */
+  private final ExecutorService wakeups =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-target-wakeups");
+            thread.setDaemon(true);
+            return thread;
+          });
+
   public TargetActivitiesImpl(
       Database database,
       BackfillRegistry registry,
@@ -127,6 +145,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   @PreDestroy
   void close() {
     ticker.shutdownNow();
+    wakeups.shutdownNow();
   }
 
   /** The target settings, with planning calls heartbeating like runs' planning and batches. */
@@ -145,17 +164,23 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Capacity (T2)
+  // Capacity (T1, T2)
 
   /**
    * {@inheritDoc}
    *
-   * <p>Winning starts a planning attempt (a new {@code attempt_id}). A repeated call for a target
-   * this call already moved answers {@code acquired=true} again: only the target's own workflow
-   * moves it to backfilling.
+   * <p>Capacity goes to the eligible target that has waited longest ({@link TargetLine}). A target
+   * that free capacity would not serve now is answered from a plain read, without the capacity
+   * lock; only one that may win decides again under it. Winning starts a planning attempt (a new
+   * {@code attempt_id}). A repeated call for a target this call already moved answers {@code
+   * acquired=true} again: only the target's own workflow moves it to backfilling.
    */
   @Override
   public CapacityResult acquireCapacity(TargetRef target) {
+    CapacityResult look = database.inTransaction(c -> decideCapacity(c, target.name(), false));
+    if (look != null) {
+      return look;
+    }
     return database.inTransaction(
         connection -> {
           // Counting and moving must be one decision: without the lock two targets could both see
@@ -165,49 +190,76 @@ public class TargetActivitiesImpl implements TargetActivities {
             lock.setLong(1, CAPACITY_LOCK);
             lock.execute();
           }
-          TargetRows.Row row = TargetRows.lock(connection, target.name(), settings());
-          if (row == null) {
-            return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() == TargetState.BACKFILLING) {
-            return new CapacityResult(true, t);
-          }
-          if (t.state() != TargetState.PENDING_BACKFILL) {
-            return new CapacityResult(false, t);
-          }
-          boolean free =
-              backfilling(connection, null) < targets.globalMaxBackfills()
-                  && (t.group() == null
-                      || backfilling(connection, t.group()) < targets.groupMaxBackfills());
-          if (!free) {
-            // Lost the race: nothing is written, so the streak and its anchors stay byte-identical.
-            return new CapacityResult(false, t);
-          }
-          TargetSnapshot after = TargetTransitions.backfilling(t);
-          TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
-          try (PreparedStatement attempt =
-              connection.prepareStatement(
-                  "update targets set attempt_id = nextval('target_attempts') where name = ?")) {
-            attempt.setString(1, target.name());
-            attempt.executeUpdate();
-          }
-          return new CapacityResult(true, after);
+          return decideCapacity(connection, target.name(), true);
         });
   }
 
-  private static long backfilling(Connection connection, String group) throws SQLException {
-    String sql =
-        "select count(*) from targets where state = 'backfilling'"
-            + (group == null ? "" : " and group_name = ?");
-    try (PreparedStatement count = connection.prepareStatement(sql)) {
-      if (group != null) {
-        count.setString(1, group);
-      }
-      try (ResultSet rs = count.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
+  /**
+   * The capacity decision for one target; without the lock ({@code locked} false) {@code null}
+   * where only a decision under the lock may grant the slot.
+   */
+  private CapacityResult decideCapacity(Connection connection, String name, boolean locked)
+      throws SQLException {
+    TargetRows.Row row =
+        locked
+            ? TargetRows.lock(connection, name, settings())
+            : TargetRows.read(connection, name, settings());
+    if (row == null) {
+      return new CapacityResult(false, TargetSnapshot.notFound(name));
+    }
+    TargetSnapshot t = row.snapshot();
+    if (t.state() == TargetState.BACKFILLING) {
+      return new CapacityResult(true, t);
+    }
+    if (t.state() != TargetState.PENDING_BACKFILL) {
+      return new CapacityResult(false, t);
+    }
+    if (!TargetLine.serves(
+        connection, t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
+      // Lost the race: nothing is written, so the streak, its anchors and the target's place in
+      // line stay byte-identical.
+      return new CapacityResult(false, t);
+    }
+    if (!locked) {
+      return null;
+    }
+    TargetSnapshot after = TargetTransitions.backfilling(t);
+    TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
+    try (PreparedStatement attempt =
+        connection.prepareStatement(
+            "update targets set attempt_id = nextval('target_attempts') where name = ?")) {
+      attempt.setString(1, name);
+      attempt.executeUpdate();
+    }
+    return new CapacityResult(true, after);
+  }
+
+  /**
+   * Wakes the targets that free capacity serves now, after this target released its slot: they need
+   * not wait for their next poll. Best effort, off the caller's thread.
+   */
+  private void wakeNextInLine() {
+    try {
+      wakeups.execute(
+          () -> {
+            try {
+              List<String> next =
+                  database.inTransaction(
+                      connection ->
+                          TargetLine.served(
+                              connection,
+                              targets.globalMaxBackfills(),
+                              targets.groupMaxBackfills()));
+              for (String name : next) {
+                client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
+              }
+            } catch (RuntimeException e) {
+              // Each of them polls anyway.
+              LOG.debug("Waking the targets next in line failed: {}", e.toString());
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      LOG.debug("Not waking the targets next in line: shutting down");
     }
   }
 
@@ -652,6 +704,9 @@ public class TargetActivitiesImpl implements TargetActivities {
               }
               return after;
             });
+    if (recorded.found() && recorded.state() != TargetState.BACKFILLING) {
+      wakeNextInLine();
+    }
     return recorded;
   }
 
@@ -668,10 +723,20 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public TargetSnapshot observeRun(RunObservation observation) {
-    return database.inTransaction(connection -> observe(connection, observation));
+    TargetSnapshot[] before = new TargetSnapshot[1];
+    TargetSnapshot after =
+        database.inTransaction(connection -> observe(connection, observation, before));
+    if (before[0] != null
+        && before[0].state() == TargetState.BACKFILLING
+        && after.found()
+        && after.state() != TargetState.BACKFILLING) {
+      wakeNextInLine();
+    }
+    return after;
   }
 
-  private TargetSnapshot observe(Connection connection, RunObservation observation)
+  private TargetSnapshot observe(
+      Connection connection, RunObservation observation, TargetSnapshot[] before)
       throws SQLException {
     TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
     if (row == null) {
@@ -685,6 +750,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       // transition below happens once, on backfilling -> elsewhere.
       return t;
     }
+    before[0] = t;
     String status;
     long processed;
     String error;
@@ -926,7 +992,7 @@ public class TargetActivitiesImpl implements TargetActivities {
    * <p>Uses {@link TargetReplan} (the API's implementation), which stops the target's runs in their
    * records in the same transaction (a pending one ends stopped), then delivers the stop of a
    * running or paused one to its workflow (signal-with-start: a run whose execution is gone gets a
-   * new one that ends it).
+   * new one that ends it). The targets next in line are woken if the slot was released.
    */
   @Override
   public ReplanResult replan(TargetRef target) {
@@ -944,6 +1010,9 @@ public class TargetActivitiesImpl implements TargetActivities {
             run.runId(),
             e.toString());
       }
+    }
+    if (replanned.result().previousState() == TargetState.BACKFILLING) {
+      wakeNextInLine();
     }
     return replanned.result();
   }

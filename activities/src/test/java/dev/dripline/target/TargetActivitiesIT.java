@@ -18,11 +18,17 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -147,6 +153,74 @@ class TargetActivitiesIT {
     assertThat(fixtures.targetRow(primed)).containsEntry("state", "primed");
     assertThat(activities.acquireCapacity(new TargetRef("no-such-target")).target().found())
         .isFalse();
+  }
+
+  /** A pending target that became eligible now, after those made eligible before it. */
+  private String waitingTarget(String prefix) {
+    String name = fixtures.target(prefix, KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    // It enters pending_backfill through a failed attempt, as a target of the planner does.
+    activities.recordPlanningFailure(new PlanningFailure(name, "boom", false, 0.5));
+    return name;
+  }
+
+  @Test
+  void capacityGoesToTheTargetThatHasWaitedLongest() {
+    // Pending targets left eligible by earlier, interrupted runs would stand in line first.
+    fixtures.update(
+        "delete from targets where name like 'it-%' and state = 'pending_backfill'"
+            + " and created_at < now() - interval '10 minutes'");
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String oldest = waitingTarget("line");
+    String middle = waitingTarget("line");
+    String youngest = waitingTarget("line");
+    // Their backoffs are over: all three are eligible, in the order they started waiting.
+    for (String name : List.of(oldest, middle, youngest)) {
+      fixtures.update(
+          "update targets set next_attempt_at = now() - interval '1 second' where name = ?", name);
+    }
+    Map<String, Object> youngestBefore = streakColumns(youngest);
+
+    CapacityResult youngestAsksFirst = capped.acquireCapacity(new TargetRef(youngest));
+    CapacityResult middleAsksNext = capped.acquireCapacity(new TargetRef(middle));
+    CapacityResult oldestAsksLast = capped.acquireCapacity(new TargetRef(oldest));
+
+    assertThat(youngestAsksFirst.acquired()).as("the youngest waiter takes the slot").isFalse();
+    assertThat(middleAsksNext.acquired()).as("the middle waiter takes the slot").isFalse();
+    assertThat(oldestAsksLast.acquired()).as("the oldest waiter gets the slot").isTrue();
+    assertThat(streakColumns(youngest)).isEqualTo(youngestBefore);
+    assertThat(fixtures.targetRow(oldest)).containsEntry("state", "backfilling");
+  }
+
+  @Test
+  void aTargetThatCannotGetCapacityAsksWithoutWaitingForTheCapacityLock() throws Exception {
+    TargetActivitiesImpl capped = withCaps(0, 100);
+    String waiting =
+        fixtures.target("nolock", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    ExecutorService asker = Executors.newSingleThreadExecutor();
+    try (Connection holder = database.dataSource().getConnection()) {
+      // Another decision holds the capacity lock for as long as it likes.
+      try (PreparedStatement lock = holder.prepareStatement("select pg_advisory_lock(?)")) {
+        lock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+        lock.execute();
+      }
+      try {
+        Future<CapacityResult> answer =
+            asker.submit(() -> capped.acquireCapacity(new TargetRef(waiting)));
+
+        // No capacity is free: the answer needs no lock, so it comes while the lock is held.
+        CapacityResult result = answer.get(60, TimeUnit.SECONDS);
+
+        assertThat(result.acquired()).isFalse();
+        assertThat(result.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+      } finally {
+        try (PreparedStatement unlock = holder.prepareStatement("select pg_advisory_unlock(?)")) {
+          unlock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+          unlock.execute();
+        }
+      }
+    } finally {
+      asker.shutdownNow();
+    }
   }
 
   // --- planning ----------------------------------------------------------------------------

@@ -104,7 +104,9 @@ public final class TargetRows {
 
   /**
    * Stores {@code after}'s state, streak, anchors, error, attempt times, current run and run to
-   * retry, if the row is still in {@code expected} state.
+   * retry, if the row is still in {@code expected} state. A target that enters pending_backfill
+   * joins the end of the line for capacity ({@code waiting_since}, see {@link TargetLine}); one
+   * that stays there keeps its place.
    *
    * @return false if the row was not in {@code expected} state (or is gone): nothing was written
    */
@@ -114,7 +116,9 @@ public final class TargetRows {
         connection.prepareStatement(
             "update targets set state = ?, consecutive_failures = ?, first_failed_at = ?,"
                 + " last_error = ?, last_attempt_at = ?, next_attempt_at = ?,"
-                + " current_run_id = ?, retry_run_id = ?, updated_at = now()"
+                + " current_run_id = ?, retry_run_id = ?,"
+                + " waiting_since = case when ? = 'pending_backfill' and state <> 'pending_backfill'"
+                + " then now() else waiting_since end, updated_at = now()"
                 + " where name = ? and state = ?")) {
       update.setString(1, after.state().wire());
       update.setInt(2, after.consecutiveFailures());
@@ -124,8 +128,9 @@ public final class TargetRows {
       setInstant(update, 6, after.nextAttemptAt());
       setLong(update, 7, after.currentRunId());
       setLong(update, 8, after.retryRunId());
-      update.setString(9, after.name());
-      update.setString(10, expected.wire());
+      update.setString(9, after.state().wire());
+      update.setString(10, after.name());
+      update.setString(11, expected.wire());
       return update.executeUpdate() == 1;
     }
   }

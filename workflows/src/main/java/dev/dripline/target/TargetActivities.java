@@ -16,9 +16,12 @@ public interface TargetActivities {
   TargetSnapshot load(TargetRef target);
 
   /**
-   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2), in one
-   * transaction that serialises capacity decisions. A lost race changes nothing: streak,
-   * firstFailedAt and nextAttemptAt stay as they were. Winning starts a new planning attempt.
+   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2) and it
+   * is its turn (T1): capacity goes to the eligible targets in the order they became eligible, so
+   * the one that has waited longest gets the next free slot. Decided in one transaction that
+   * serialises capacity decisions; a target capacity would not serve is answered without taking
+   * part in that serialisation. A lost race changes nothing: streak, firstFailedAt, nextAttemptAt
+   * and the target's place in line stay as they were. Winning starts a new planning attempt.
    */
   @ActivityMethod
   CapacityResult acquireCapacity(TargetRef target);

@@ -5,6 +5,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,9 +22,10 @@ import java.util.function.Supplier;
  * Every state and streak change goes through {@link TargetTransitions}, so a test of the workflow
  * over this store also exercises the rules the real activities apply. Capacity decisions are
  * serialised by the store's monitor, as the database's transaction serialises them, and the store
- * records the most targets ever backfilling at once, globally and per group. A planning attempt
- * saves at most one run (found again by the target's attempt id), and a target whose run failed
- * retries that run.
+ * records the most targets ever backfilling at once, globally and per group. Capacity goes to the
+ * eligible targets in the order they became eligible, as in PostgreSQL, and a release of capacity
+ * wakes the targets next in line through {@link #waker}. A planning attempt saves at most one run
+ * (found again by the target's attempt id), and a target whose run failed retries that run.
  *
  * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
  */
@@ -103,6 +105,12 @@ final class FakeTargetStore implements TargetActivities {
   /** Called inside the store's monitor after every recorded change, to script a scenario. */
   volatile Consumer<Change> onChange = change -> {};
 
+  /**
+   * Wakes a target's workflow (outside the store's monitor): called for the targets next in line
+   * when capacity is released, as the PostgreSQL activities signal them.
+   */
+  volatile Consumer<String> waker = name -> {};
+
   private final Map<String, TargetSnapshot> targets = new LinkedHashMap<>();
   private final Map<String, PlanMode> planModes = new HashMap<>();
   private final Map<String, Deque<RunScript>> runScripts = new HashMap<>();
@@ -111,6 +119,7 @@ final class FakeTargetStore implements TargetActivities {
   private final Map<String, List<Long>> applied = new HashMap<>();
   private final Map<String, Boolean> liveFailing = new HashMap<>();
   private final Map<String, Integer> capacityLosses = new HashMap<>();
+  private final Map<String, Instant> waitingSince = new HashMap<>();
   private final Map<String, Long> attemptIds = new HashMap<>();
   private long nextAttemptId = 1;
   final Map<Long, Run> runs = new LinkedHashMap<>();
@@ -159,6 +168,7 @@ final class FakeTargetStore implements TargetActivities {
   /** Stores a record as it is, e.g. one left behind by a crash. */
   synchronized void put(TargetSnapshot record) {
     targets.put(record.name(), record);
+    waitingSince.put(record.name(), clock.get());
     track();
   }
 
@@ -276,18 +286,96 @@ final class FakeTargetStore implements TargetActivities {
       return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
     }
     Instant now = clock.get();
+    if (t.state() == TargetState.BACKFILLING) {
+      return new CapacityResult(true, decorate(t));
+    }
     if (t.state() != TargetState.PENDING_BACKFILL
         || t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now)) {
       return new CapacityResult(false, decorate(t));
     }
-    long global = countBackfilling(null);
-    long group = t.group() == null ? 0 : countBackfilling(t.group());
-    if (global >= globalMax || t.group() != null && group >= groupMax) {
+    if (!firstInLine(t, now)) {
       capacityLosses.merge(t.name(), 1, Integer::sum);
       return new CapacityResult(false, save("capacity-lost", TargetTransitions.neutral(t), now));
     }
     attemptIds.put(t.name(), nextAttemptId++);
     return new CapacityResult(true, save("backfilling", TargetTransitions.backfilling(t), now));
+  }
+
+  /** When a pending target became eligible: its place in the line for capacity (T1). */
+  private Instant placeInLine(TargetSnapshot t) {
+    Instant since = waitingSince.getOrDefault(t.name(), Instant.EPOCH);
+    return t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(since)
+        ? t.nextAttemptAt()
+        : since;
+  }
+
+  private final Comparator<TargetSnapshot> line =
+      Comparator.comparing(this::placeInLine).thenComparing(TargetSnapshot::name);
+
+  /**
+   * Whether capacity is free for {@code me} once every eligible target ahead of it in line has
+   * taken what it can: the same walk as the PostgreSQL activities'.
+   */
+  private boolean firstInLine(TargetSnapshot me, Instant now) {
+    List<TargetSnapshot> ahead =
+        targets.values().stream()
+            .filter(t -> t.state() == TargetState.PENDING_BACKFILL && !t.name().equals(me.name()))
+            .filter(t -> !placeInLine(t).isAfter(now) && line.compare(t, me) < 0)
+            .sorted(line)
+            .toList();
+    return servedFrom(ahead, me).contains(me.name());
+  }
+
+  /**
+   * Targets of {@code line} (then {@code last}, if given) served by the free capacity, in order.
+   */
+  private List<String> servedFrom(List<TargetSnapshot> waiting, TargetSnapshot last) {
+    long free = globalMax - countBackfilling(null);
+    Map<String, Long> groupFree = new HashMap<>();
+    List<TargetSnapshot> all = new ArrayList<>(waiting);
+    if (last != null) {
+      all.add(last);
+    }
+    List<String> served = new ArrayList<>();
+    for (TargetSnapshot t : all) {
+      if (free <= 0) {
+        break;
+      }
+      if (t.group() != null) {
+        long left = groupFree.computeIfAbsent(t.group(), g -> groupMax - countBackfilling(g));
+        if (left <= 0) {
+          continue;
+        }
+        groupFree.put(t.group(), left - 1);
+      }
+      free--;
+      served.add(t.name());
+    }
+    return served;
+  }
+
+  /** The eligible targets that free capacity would serve now, head of the line first. */
+  private List<String> nextInLine() {
+    Instant now = clock.get();
+    return servedFrom(
+        targets.values().stream()
+            .filter(t -> t.state() == TargetState.PENDING_BACKFILL)
+            .filter(t -> !placeInLine(t).isAfter(now))
+            .sorted(line)
+            .toList(),
+        null);
+  }
+
+  /** Wakes the targets next in line, outside the monitor (a released slot, T1). */
+  private void wakeNextInLine(boolean released) {
+    if (!released) {
+      return;
+    }
+    List<String> next;
+    synchronized (this) {
+      next = nextInLine();
+    }
+    next.forEach(waker);
   }
 
   @Override
@@ -389,7 +477,13 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   @Override
-  public synchronized TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+  public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+    TargetSnapshot after = recordPlanningFailureUnderLock(failure);
+    wakeNextInLine(after.found() && after.state() != TargetState.BACKFILLING);
+    return after;
+  }
+
+  private synchronized TargetSnapshot recordPlanningFailureUnderLock(PlanningFailure failure) {
     TargetSnapshot t = targets.get(failure.name());
     if (t == null) {
       return TargetSnapshot.notFound(failure.name());
@@ -407,11 +501,23 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   @Override
-  public synchronized TargetSnapshot observeRun(RunObservation observation) {
+  public TargetSnapshot observeRun(RunObservation observation) {
+    TargetSnapshot[] before = new TargetSnapshot[1];
+    TargetSnapshot after = observeRunUnderLock(observation, before);
+    wakeNextInLine(
+        before[0] != null
+            && before[0].state() == TargetState.BACKFILLING
+            && after.state() != TargetState.BACKFILLING);
+    return after;
+  }
+
+  private synchronized TargetSnapshot observeRunUnderLock(
+      RunObservation observation, TargetSnapshot[] before) {
     TargetSnapshot t = targets.get(observation.name());
     if (t == null) {
       return TargetSnapshot.notFound(observation.name());
     }
+    before[0] = t;
     if (t.state() != TargetState.BACKFILLING
         || !Long.valueOf(observation.runId()).equals(t.currentRunId())) {
       return decorate(t);
@@ -472,7 +578,13 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   @Override
-  public synchronized ReplanResult replan(TargetRef target) {
+  public ReplanResult replan(TargetRef target) {
+    ReplanResult result = replanUnderLock(target);
+    wakeNextInLine(result.previousState() == TargetState.BACKFILLING);
+    return result;
+  }
+
+  private synchronized ReplanResult replanUnderLock(TargetRef target) {
     TargetSnapshot t = targets.get(target.name());
     if (t == null) {
       return new ReplanResult(false, null, 0, null);
@@ -494,6 +606,11 @@ final class FakeTargetStore implements TargetActivities {
   // Internals
 
   private TargetSnapshot save(String kind, TargetSnapshot next, Instant at) {
+    TargetSnapshot previous = targets.get(next.name());
+    if (next.state() == TargetState.PENDING_BACKFILL
+        && (previous == null || previous.state() != TargetState.PENDING_BACKFILL)) {
+      waitingSince.put(next.name(), at);
+    }
     targets.put(next.name(), next);
     track();
     TargetSnapshot view = decorate(next);

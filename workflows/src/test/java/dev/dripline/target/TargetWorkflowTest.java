@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
@@ -60,6 +61,15 @@ class TargetWorkflowTest {
             () -> Instant.ofEpochMilli(env.currentTimeMillis()),
             new TargetSettings(
                 BASE.toMillis(), CAP.toMillis(), CAPACITY_RETRY.toMillis(), 5_000, 10));
+    // Capacity released: the targets next in line are woken, as the PostgreSQL activities do.
+    store.waker =
+        name -> {
+          try {
+            target(name).wake();
+          } catch (RuntimeException e) {
+            // Its workflow is not running (yet): it asks when it starts.
+          }
+        };
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(TargetWorkflowImpl.class, FakeRunWorkflow.class);
     worker.registerActivitiesImplementations(store);
@@ -609,6 +619,42 @@ class TargetWorkflowTest {
       losses += store.capacityLosses("t" + i);
     }
     assertThat(losses).as("capacity races lost").isPositive();
+  }
+
+  @Test
+  void capacityGoesToTheTargetThatHasWaitedLongest() {
+    store.globalMax = 1;
+    List<String> names = List.of("t0", "t1", "t2", "t3", "t4");
+    for (String name : names) {
+      store.register(name, null);
+      store.runScripts(name, RunScript.completesAfter(2));
+      env.sleep(Duration.ofSeconds(1));
+    }
+    // The youngest asks first: the oldest must still get the one slot first (T1).
+    for (int i = names.size() - 1; i >= 0; i--) {
+      String name = names.get(i);
+      start(name);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  !store.changes(name, "backfilling").isEmpty() || store.capacityLosses(name) > 0);
+    }
+
+    advanceUntil(() -> store.allInState(TargetState.PRIMED), Duration.ofMinutes(30));
+
+    List<String> served =
+        names.stream()
+            .sorted(
+                Comparator.comparing(
+                    (String name) -> store.changes(name, "backfilling").get(0).at()))
+            .toList();
+    assertThat(served).containsExactlyElementsOf(names);
+    assertThat(store.maxBackfilling()).isEqualTo(1);
+    for (String name : names) {
+      assertThat(store.planAttempts(name)).hasSize(1);
+      assertThat(store.get(name).consecutiveFailures()).isZero();
+    }
   }
 
   @Test
