@@ -5,11 +5,12 @@ import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
+import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
-import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.CapPolicy;
 import dev.dripline.run.ErrorText;
 import dev.dripline.run.RunWorkflowIds;
@@ -20,18 +21,27 @@ import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.failure.ApplicationFailure;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +53,23 @@ import org.slf4j.LoggerFactory;
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
  * backoff arithmetic therefore lives in one place, shared with the workflow tests.
+ *
+ * <p><b>Capacity goes to the target that has waited longest</b> ({@link TargetLine}): a target is
+ * granted a slot only if free capacity serves it after every eligible target ahead of it in line.
+ * That is read without any lock first — most calls are "not yet" and, as a lost race writes
+ * nothing, need none — and decided again under the capacity lock only by a target that may win.
+ * When a target releases its slot, the targets next in line are woken (a signal, best effort: they
+ * also poll).
+ *
+ * <p><b>One run per planning attempt</b>: taking a slot starts a planning attempt ({@code
+ * targets.attempt_id}, from a sequence), and the run a planning call saves carries it ({@code
+ * runs.target_attempt}). A call repeated because its answer was lost finds that run, whatever
+ * became of it, instead of saving a second one; any other active run of the target (left by an
+ * earlier attempt or by a deleted target of the same name) is stopped, never adopted.
+ *
+ * <p><b>A failed run is retried, not replaced</b> (T5): the next attempt after a run failure
+ * re-queues that run's failed batches (R8, {@link BatchRequeue}) and makes it current again,
+ * without resetting the streak; only a batch of the retried run completing does (T4).
  *
  * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
@@ -70,6 +97,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   private static final Argument<Map<String, Object>> OPTIONS =
       Argument.mapOf(String.class, Object.class);
   private static final String ACTIVE_RUN = "('pending', 'running', 'paused')";
+  private static final String RUN_COLUMNS = "id, backfill, batch_size";
 
   private final Database database;
   private final BackfillRegistry registry;
@@ -77,6 +105,25 @@ public class TargetActivitiesImpl implements TargetActivities {
   private final EngineConfig engine;
   private final TargetConfig targets;
   private final WorkflowClient client;
+  private final TemporalConfig temporal;
+
+  /** Heartbeats of planning calls. */
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-target-plan-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** Wake-ups of targets next in line, sent off the activity's thread (best effort). */
+  private final ExecutorService wakeups =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-target-wakeups");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public TargetActivitiesImpl(
       Database database,
@@ -84,17 +131,26 @@ public class TargetActivitiesImpl implements TargetActivities {
       ObjectMapper objectMapper,
       EngineConfig engine,
       TargetConfig targets,
-      WorkflowClient client) {
+      WorkflowClient client,
+      TemporalConfig temporal) {
     this.database = database;
     this.registry = registry;
     this.objectMapper = objectMapper;
     this.engine = engine;
     this.targets = targets;
     this.client = client;
+    this.temporal = temporal;
   }
 
+  @PreDestroy
+  void close() {
+    ticker.shutdownNow();
+    wakeups.shutdownNow();
+  }
+
+  /** The target settings, with planning calls heartbeating like runs' planning and batches. */
   private TargetSettings settings() {
-    return targets.settings();
+    return targets.settings().withPlanHeartbeatMillis(engine.batchHeartbeatTimeout().toMillis());
   }
 
   @Override
@@ -108,16 +164,23 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Capacity (T2)
+  // Capacity (T1, T2)
 
   /**
    * {@inheritDoc}
    *
-   * <p>A repeated call for a target this call already moved answers {@code acquired=true} again:
-   * only the target's own workflow moves it to backfilling.
+   * <p>Capacity goes to the eligible target that has waited longest ({@link TargetLine}). A target
+   * that free capacity would not serve now is answered from a plain read, without the capacity
+   * lock; only one that may win decides again under it. Winning starts a planning attempt (a new
+   * {@code attempt_id}). A repeated call for a target this call already moved answers {@code
+   * acquired=true} again: only the target's own workflow moves it to backfilling.
    */
   @Override
   public CapacityResult acquireCapacity(TargetRef target) {
+    CapacityResult look = database.inTransaction(c -> decideCapacity(c, target.name(), false));
+    if (look != null) {
+      return look;
+    }
     return database.inTransaction(
         connection -> {
           // Counting and moving must be one decision: without the lock two targets could both see
@@ -127,69 +190,138 @@ public class TargetActivitiesImpl implements TargetActivities {
             lock.setLong(1, CAPACITY_LOCK);
             lock.execute();
           }
-          TargetRows.Row row = TargetRows.lock(connection, target.name(), settings());
-          if (row == null) {
-            return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() == TargetState.BACKFILLING) {
-            return new CapacityResult(true, t);
-          }
-          if (t.state() != TargetState.PENDING_BACKFILL) {
-            return new CapacityResult(false, t);
-          }
-          boolean free =
-              backfilling(connection, null) < targets.globalMaxBackfills()
-                  && (t.group() == null
-                      || backfilling(connection, t.group()) < targets.groupMaxBackfills());
-          if (!free) {
-            // Lost the race: nothing is written, so the streak and its anchors stay byte-identical.
-            return new CapacityResult(false, t);
-          }
-          TargetSnapshot after = TargetTransitions.backfilling(t);
-          TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
-          return new CapacityResult(true, after);
+          return decideCapacity(connection, target.name(), true);
         });
   }
 
-  private static long backfilling(Connection connection, String group) throws SQLException {
-    String sql =
-        "select count(*) from targets where state = 'backfilling'"
-            + (group == null ? "" : " and group_name = ?");
-    try (PreparedStatement count = connection.prepareStatement(sql)) {
-      if (group != null) {
-        count.setString(1, group);
-      }
-      try (ResultSet rs = count.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
+  /**
+   * The capacity decision for one target; without the lock ({@code locked} false) {@code null}
+   * where only a decision under the lock may grant the slot.
+   */
+  private CapacityResult decideCapacity(Connection connection, String name, boolean locked)
+      throws SQLException {
+    TargetRows.Row row =
+        locked
+            ? TargetRows.lock(connection, name, settings())
+            : TargetRows.read(connection, name, settings());
+    if (row == null) {
+      return new CapacityResult(false, TargetSnapshot.notFound(name));
+    }
+    TargetSnapshot t = row.snapshot();
+    if (t.state() == TargetState.BACKFILLING) {
+      return new CapacityResult(true, t);
+    }
+    if (t.state() != TargetState.PENDING_BACKFILL) {
+      return new CapacityResult(false, t);
+    }
+    if (!TargetLine.serves(
+        connection, t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
+      // Lost the race: nothing is written, so the streak, its anchors and the target's place in
+      // line stay byte-identical.
+      return new CapacityResult(false, t);
+    }
+    if (!locked) {
+      return null;
+    }
+    TargetSnapshot after = TargetTransitions.backfilling(t);
+    TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
+    try (PreparedStatement attempt =
+        connection.prepareStatement(
+            "update targets set attempt_id = nextval('target_attempts') where name = ?")) {
+      attempt.setString(1, name);
+      attempt.executeUpdate();
+    }
+    return new CapacityResult(true, after);
+  }
+
+  /**
+   * Wakes the targets that free capacity serves now, after this target released its slot: they need
+   * not wait for their next poll. Best effort, off the caller's thread.
+   */
+  private void wakeNextInLine() {
+    try {
+      wakeups.execute(
+          () -> {
+            try {
+              List<String> next =
+                  database.inTransaction(
+                      connection ->
+                          TargetLine.served(
+                              connection,
+                              targets.globalMaxBackfills(),
+                              targets.groupMaxBackfills()));
+              for (String name : next) {
+                client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
+              }
+            } catch (RuntimeException e) {
+              // Each of them polls anyway.
+              LOG.debug("Waking the targets next in line failed: {}", e.toString());
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      LOG.debug("Not waking the targets next in line: shutting down");
     }
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Planning (T3, T4)
+  // Planning (T3, T4, T5)
+
+  /**
+   * A planning call's decision, made in a transaction and acted on after it committed.
+   *
+   * @param run the run planned, retried or adopted; {@code null} if none (see the callers)
+   * @param stopping other runs of the target whose recorded stop is to be delivered
+   * @param stillActive a run of the target that is still stopping, which a new run must wait for
+   */
+  private record Decision(
+      PlannedRun run, List<TargetRunStops.RunToStop> stopping, Long stillActive) {
+    static Decision of(PlannedRun run) {
+      return new Decision(run, List.of(), null);
+    }
+  }
 
   /**
    * {@inheritDoc}
    *
-   * <p>Idempotent: while the target's current run is active, a repeated call returns that run. The
+   * <p>Idempotent by target and planning attempt: a repeated call (the engine retries one whose
+   * answer was lost) returns the run this attempt saved, whatever its status, or the target's
+   * current run while it is active. After a run failure it retries that run (T5). Otherwise the
    * definition is probed with {@code keysAfter(context, null, 1)} outside any transaction (user
    * code never runs while a target row is locked); its context has run id 0, as no run exists yet.
+   * Run by Temporal, the call heartbeats from a background ticker, so a call whose worker died is
+   * retried within the heartbeat timeout.
    */
   @Override
   public PlannedRun plan(TargetRef target) {
-    String name = target.name();
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(target.name());
+    try {
+      return planAttempt(target.name());
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  private PlannedRun planAttempt(String name) {
     TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
-    PlannedRun existing = database.withConnection(c -> currentActiveRun(c, row.snapshot()));
+    PlannedRun existing = database.inTransaction(c -> adoptAttemptRun(c, name));
     if (existing != null) {
       return existing;
     }
     requireBackfilling(row.snapshot());
+    if (row.snapshot().retryRunId() != null) {
+      PlannedRun retried = act(name, database.inTransaction(c -> retryRun(c, name)));
+      if (retried != null) {
+        return retried;
+      }
+      // The failed run can no longer be retried (deleted, or nothing in it to do again): a new
+      // run, which does not reset the streak (TargetTransitions.planned).
+    }
     BackfillDefinition definition = definition(row.snapshot().backfill(), name);
     ValidatedOptions options = effectiveOptions(definition, name, row.optionsJson());
     BackfillContext context =
@@ -210,10 +342,143 @@ public class TargetActivitiesImpl implements TargetActivities {
           TargetFailure.TARGET_PLANNING_FAILED.name(),
           e);
     }
-    return database.inTransaction(connection -> saveRun(connection, name, definition, options));
+    return act(
+        name, database.inTransaction(connection -> saveRun(connection, name, definition, options)));
   }
 
-  private PlannedRun saveRun(
+  /**
+   * Delivers the stops a decision recorded; a run of the target still stopping defers planning
+   * (streak-neutral, T8).
+   */
+  private PlannedRun act(String name, Decision decision) {
+    for (TargetRunStops.RunToStop run : decision.stopping()) {
+      try {
+        TargetRunStops.deliver(client, temporal.taskQueue(), name, run);
+      } catch (RuntimeException e) {
+        // Recorded in the run: the next planning call delivers it again.
+        LOG.warn("Target {}: stop of run {} not delivered: {}", name, run.runId(), e.toString());
+      }
+    }
+    if (decision.stillActive() != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "run " + decision.stillActive() + " of target " + name + " is still stopping",
+          TargetFailure.PREVIOUS_RUN_ACTIVE.name());
+    }
+    return decision.run();
+  }
+
+  /**
+   * The run of this planning attempt if an earlier call of it saved one (its answer was lost) —
+   * whatever became of the run since — else the target's current run while it is active.
+   */
+  private PlannedRun attemptRun(Connection connection, TargetRows.Row row) throws SQLException {
+    TargetSnapshot t = row.snapshot();
+    if (t.state() != TargetState.BACKFILLING) {
+      return null;
+    }
+    if (row.attemptId() != null) {
+      try (PreparedStatement select =
+          connection.prepareStatement(
+              "select "
+                  + RUN_COLUMNS
+                  + " from runs where target_attempt = ? and target_name = ?")) {
+        select.setLong(1, row.attemptId());
+        select.setString(2, t.name());
+        try (ResultSet rs = select.executeQuery()) {
+          if (rs.next()) {
+            return plannedRun(rs, t.name());
+          }
+        }
+      }
+    }
+    return currentActiveRun(connection, t);
+  }
+
+  /**
+   * {@link #attemptRun}, made the target's current run again if the target lost track of it (only a
+   * target backfilling since before planning calls were retried can have).
+   */
+  private PlannedRun adoptAttemptRun(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      return null;
+    }
+    PlannedRun run = attemptRun(connection, row);
+    TargetSnapshot t = row.snapshot();
+    if (run != null && !Long.valueOf(run.runId()).equals(t.currentRunId())) {
+      TargetRows.write(
+          connection,
+          TargetState.BACKFILLING,
+          TargetTransitions.planned(t, run.runId(), row.now()));
+    }
+    return run;
+  }
+
+  private static PlannedRun plannedRun(ResultSet rs, String target) throws SQLException {
+    String backfill = rs.getString("backfill");
+    return new PlannedRun(
+        rs.getLong("id"), backfill, summary(backfill, target, rs.getInt("batch_size")));
+  }
+
+  /**
+   * After a run failure (T5): retries that run — its failed batches, and a stopped run's stopped
+   * ones, go back to pending (R8) — and makes it current again, the streak untouched. A run of the
+   * target that is active again already (an operator retried it) or has completed meanwhile is
+   * adopted as it is. {@code run=null}: nothing left to retry, plan a new run.
+   */
+  private Decision retryRun(Connection connection, String name) throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    if (row == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
+    }
+    TargetSnapshot t = row.snapshot();
+    requireBackfilling(t);
+    Long retry = t.retryRunId();
+    if (retry == null) {
+      return Decision.of(null);
+    }
+    // One active run per target: any other active run is not this target's to keep.
+    List<TargetRunStops.RunToStop> others =
+        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), retry);
+    if (!others.isEmpty()) {
+      return new Decision(null, others, others.get(0).runId());
+    }
+    String status;
+    PlannedRun run;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select " + RUN_COLUMNS + ", status from runs where id = ? for update")) {
+      select.setLong(1, retry);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Decision.of(null);
+        }
+        status = rs.getString("status");
+        run = plannedRun(rs, name);
+      }
+    }
+    if ("failed".equals(status) || "stopped".equals(status)) {
+      if (!BatchRequeue.requeue(connection, retry).didSomething()) {
+        return Decision.of(null);
+      }
+    }
+    TargetRows.write(
+        connection, TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.now()));
+    // Forward progress is measured from here: only a batch this retry completes counts (T4).
+    try (PreparedStatement baseline =
+        connection.prepareStatement(
+            "update targets set observed_processed_keys = (select "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " from runs r where r.id = ?) where name = ?")) {
+      baseline.setLong(1, retry);
+      baseline.setString(2, name);
+      baseline.executeUpdate();
+    }
+    return Decision.of(run);
+  }
+
+  private Decision saveRun(
       Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
       throws SQLException {
     TargetRows.Row row = TargetRows.lock(connection, name, settings());
@@ -222,37 +487,33 @@ public class TargetActivitiesImpl implements TargetActivities {
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
     TargetSnapshot t = row.snapshot();
-    PlannedRun existing = currentActiveRun(connection, t);
-    if (existing != null) {
-      return existing;
-    }
     requireBackfilling(t);
-    // Another active run of the target: either one an operator cancelled (replan) that is still
-    // finishing its in-flight batches, or a run created by an attempt whose result never reached
-    // the workflow (still pending, never started). The first must finish before a new run may
-    // exist (one active run per target); the second is simply adopted.
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select id, status, backfill, batch_size from runs where target_name = ? and status in "
-                + ACTIVE_RUN
-                + " order by id limit 1")) {
-      select.setString(1, name);
-      try (ResultSet rs = select.executeQuery()) {
-        if (rs.next()) {
-          long previous = rs.getLong("id");
-          if ("pending".equals(rs.getString("status"))) {
-            TargetRows.write(
-                connection,
-                TargetState.BACKFILLING,
-                TargetTransitions.planned(t, previous, row.now()));
-            return new PlannedRun(
-                previous,
-                rs.getString("backfill"),
-                summary(rs.getString("backfill"), name, rs.getInt("batch_size")));
-          }
-          throw ApplicationFailure.newNonRetryableFailure(
-              "run " + previous + " of target " + name + " is still stopping",
-              TargetFailure.PREVIOUS_RUN_ACTIVE.name());
+    PlannedRun existing = attemptRun(connection, row);
+    if (existing != null) {
+      return Decision.of(existing);
+    }
+    // Any other active run of the target belongs to no attempt of this one: a run an operator
+    // cancelled (replan) still finishing its in-flight batches, or one left by an earlier attempt
+    // or by a deleted target of the same name. None is adopted: a pending one is stopped here, a
+    // running one must finish stopping before a new run may exist (one active run per target).
+    List<TargetRunStops.RunToStop> others =
+        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), null);
+    if (!others.isEmpty()) {
+      return new Decision(null, others, others.get(0).runId());
+    }
+    long attempt;
+    if (row.attemptId() != null) {
+      attempt = row.attemptId();
+    } else {
+      // Backfilling since before attempts were recorded.
+      try (PreparedStatement next =
+          connection.prepareStatement(
+              "update targets set attempt_id = nextval('target_attempts') where name = ?"
+                  + " returning attempt_id")) {
+        next.setString(1, name);
+        try (ResultSet rs = next.executeQuery()) {
+          rs.next();
+          attempt = rs.getLong(1);
         }
       }
     }
@@ -269,8 +530,8 @@ public class TargetActivitiesImpl implements TargetActivities {
     try (PreparedStatement insert =
         connection.prepareStatement(
             "insert into runs (id, backfill, options, options_key, batch_size,"
-                + " max_parallel_batches, created_by, status, workflow_id, target_name)"
-                + " values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?)")) {
+                + " max_parallel_batches, created_by, status, workflow_id, target_name,"
+                + " target_attempt) values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?, ?)")) {
       insert.setLong(1, runId);
       insert.setString(2, definition.name());
       insert.setString(3, optionsJson);
@@ -280,6 +541,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       insert.setString(7, "target:" + name);
       insert.setString(8, RunWorkflowIds.forRun(runId));
       insert.setString(9, name);
+      insert.setLong(10, attempt);
       insert.executeUpdate();
     }
     TargetRows.write(
@@ -290,7 +552,34 @@ public class TargetActivitiesImpl implements TargetActivities {
       update.setString(1, name);
       update.executeUpdate();
     }
-    return new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize));
+    return Decision.of(
+        new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize)));
+  }
+
+  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
+  private ScheduledFuture<?> heartbeatWhileInAnActivity(String name) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException notInAnActivity) {
+      return null;
+    }
+    java.time.Duration timeout = context.getInfo().getHeartbeatTimeout();
+    long every =
+        timeout == null || timeout.isZero() || timeout.isNegative()
+            ? 10_000
+            : Math.max(100, Math.min(timeout.toMillis() / 3, 10_000));
+    return ticker.scheduleAtFixedRate(
+        () -> {
+          try {
+            context.heartbeat(null);
+          } catch (RuntimeException e) {
+            LOG.debug("Heartbeat of planning target {} failed: {}", name, e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
   }
 
   private static String summary(String backfill, String target, int batchSize) {
@@ -304,15 +593,10 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     try (PreparedStatement select =
         connection.prepareStatement(
-            "select backfill, batch_size from runs where id = ? and status in " + ACTIVE_RUN)) {
+            "select " + RUN_COLUMNS + " from runs where id = ? and status in " + ACTIVE_RUN)) {
       select.setLong(1, t.currentRunId());
       try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        String backfill = rs.getString("backfill");
-        return new PlannedRun(
-            t.currentRunId(), backfill, summary(backfill, t.name(), rs.getInt("batch_size")));
+        return rs.next() ? plannedRun(rs, t.name()) : null;
       }
     }
   }
@@ -391,98 +675,124 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
-    return database.inTransaction(
-        connection -> {
-          TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
-          if (row == null) {
-            return TargetSnapshot.notFound(failure.name());
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() != TargetState.BACKFILLING) {
-            return t;
-          }
-          TargetSnapshot after =
-              TargetTransitions.planningFailed(
-                  t,
-                  ErrorText.truncate(failure.error()),
-                  failure.permanent(),
-                  failure.jitterDraw(),
-                  row.now());
-          TargetRows.write(connection, t.state(), after);
-          try (PreparedStatement count =
-              connection.prepareStatement(
-                  "insert into dripline_counters (name, value) values (?, 1)"
-                      + " on conflict (name) do update set value = dripline_counters.value + 1")) {
-            count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
-            count.executeUpdate();
-          }
-          return after;
-        });
+    TargetSnapshot recorded =
+        database.inTransaction(
+            connection -> {
+              TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
+              if (row == null) {
+                return TargetSnapshot.notFound(failure.name());
+              }
+              TargetSnapshot t = row.snapshot();
+              if (t.state() != TargetState.BACKFILLING) {
+                return t;
+              }
+              TargetSnapshot after =
+                  TargetTransitions.planningFailed(
+                      t,
+                      ErrorText.truncate(failure.error()),
+                      failure.permanent(),
+                      failure.jitterDraw(),
+                      row.now());
+              TargetRows.write(connection, t.state(), after);
+              try (PreparedStatement count =
+                  connection.prepareStatement(
+                      "insert into dripline_counters (name, value) values (?, 1)"
+                          + " on conflict (name) do update set value ="
+                          + " dripline_counters.value + 1")) {
+                count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
+                count.executeUpdate();
+              }
+              return after;
+            });
+    if (recorded.found() && recorded.state() != TargetState.BACKFILLING) {
+      wakeNextInLine();
+    }
+    return recorded;
   }
 
   // ---------------------------------------------------------------------------------------------
   // Watching the run (T4, T5, T8)
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Forward progress is a rise of the run's processed keys since the last observation (for a
+   * retried run, since the retry): a batch completed. When the same observation finds the run
+   * ended, the progress counts first — a failed run whose retry completed a batch starts a new
+   * streak at 3; one whose retry completed nothing adds one to the streak.
+   */
   @Override
   public TargetSnapshot observeRun(RunObservation observation) {
-    return database.inTransaction(
-        connection -> {
-          TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
-          if (row == null) {
-            return TargetSnapshot.notFound(observation.name());
-          }
-          TargetSnapshot t = row.snapshot();
-          if (t.state() != TargetState.BACKFILLING
-              || t.currentRunId() == null
-              || t.currentRunId() != observation.runId()) {
-            // Superseded (replan, a newer run) or already moved on by an earlier call: the
-            // transition below happens once, on backfilling -> elsewhere.
-            return t;
-          }
-          String status;
-          long processed;
-          String error;
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "select r.status, r.error, "
-                      + ShardedCounters.PROCESSED_KEYS_OF_R
-                      + " as processed_keys from runs r where r.id = ?")) {
-            select.setLong(1, observation.runId());
-            try (ResultSet rs = select.executeQuery()) {
-              if (!rs.next()) {
-                // Deleted by an operator: streak-neutral (T8).
-                return save(connection, t, TargetTransitions.neutral(t), null, false);
-              }
-              status = rs.getString("status");
-              processed = rs.getLong("processed_keys");
-              error = rs.getString("error");
-            }
-          }
-          Long progress = processed > row.observedProcessedKeys() ? processed : null;
-          return switch (status) {
-            case "completed" -> save(connection, t, TargetTransitions.primed(t), progress, true);
-            case "failed" ->
-                save(
-                    connection,
-                    t,
-                    TargetTransitions.runFailed(
-                        t,
-                        ErrorText.truncate(
-                            "run "
-                                + observation.runId()
-                                + " failed"
-                                + (error == null ? "" : ": " + error)),
-                        observation.jitterDraw(),
-                        row.now()),
-                    progress,
-                    false);
-            case "stopped" -> save(connection, t, TargetTransitions.neutral(t), progress, false);
-            default ->
-                progress == null
-                    ? t
-                    : save(connection, t, TargetTransitions.progressed(t), progress, false);
-          };
-        });
+    TargetSnapshot[] before = new TargetSnapshot[1];
+    TargetSnapshot after =
+        database.inTransaction(connection -> observe(connection, observation, before));
+    if (before[0] != null
+        && before[0].state() == TargetState.BACKFILLING
+        && after.found()
+        && after.state() != TargetState.BACKFILLING) {
+      wakeNextInLine();
+    }
+    return after;
+  }
+
+  private TargetSnapshot observe(
+      Connection connection, RunObservation observation, TargetSnapshot[] before)
+      throws SQLException {
+    TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
+    if (row == null) {
+      return TargetSnapshot.notFound(observation.name());
+    }
+    TargetSnapshot t = row.snapshot();
+    if (t.state() != TargetState.BACKFILLING
+        || t.currentRunId() == null
+        || t.currentRunId() != observation.runId()) {
+      // Superseded (replan, a newer run) or already moved on by an earlier call: the
+      // transition below happens once, on backfilling -> elsewhere.
+      return t;
+    }
+    before[0] = t;
+    String status;
+    long processed;
+    String error;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select r.status, r.error, "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " as processed_keys from runs r where r.id = ?")) {
+      select.setLong(1, observation.runId());
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          // Deleted by an operator: streak-neutral (T8).
+          return save(connection, t, TargetTransitions.neutral(t), null, false);
+        }
+        status = rs.getString("status");
+        processed = rs.getLong("processed_keys");
+        error = rs.getString("error");
+      }
+    }
+    Long progress = processed > row.observedProcessedKeys() ? processed : null;
+    // A batch completed: forward progress (T4), before whatever ending the run had.
+    TargetSnapshot base = progress == null ? t : TargetTransitions.progressed(t);
+    return switch (status) {
+      case "completed" -> save(connection, t, TargetTransitions.primed(base), progress, true);
+      case "failed" ->
+          save(
+              connection,
+              t,
+              TargetTransitions.runFailed(
+                  base,
+                  ErrorText.truncate(
+                      "run "
+                          + observation.runId()
+                          + " failed"
+                          + (error == null ? "" : ": " + error)),
+                  observation.jitterDraw(),
+                  row.now()),
+              progress,
+              false);
+      case "stopped" -> save(connection, t, TargetTransitions.neutral(base), progress, false);
+      default -> progress == null ? t : save(connection, t, base, progress, false);
+    };
   }
 
   private static TargetSnapshot save(
@@ -679,40 +989,32 @@ public class TargetActivitiesImpl implements TargetActivities {
   /**
    * {@inheritDoc}
    *
-   * <p>Uses {@link TargetReplan} (the API's implementation), then signals {@code stop} to the
-   * cancelled run's workflow. A run without a workflow (created by planning but never started) is
-   * stopped in PostgreSQL directly if still pending.
+   * <p>Uses {@link TargetReplan} (the API's implementation), which stops the target's runs in their
+   * records in the same transaction (a pending one ends stopped), then delivers the stop of a
+   * running or paused one to its workflow (signal-with-start: a run whose execution is gone gets a
+   * new one that ends it). The targets next in line are woken if the slot was released.
    */
   @Override
   public ReplanResult replan(TargetRef target) {
-    ReplanResult result =
-        database.inTransaction(connection -> TargetReplan.replan(connection, target.name(), false));
-    if (result.cancelledRunId() != null) {
-      stopRun(result.cancelledRunId());
+    TargetReplan.Replanned replanned =
+        database.inTransaction(
+            connection -> TargetReplan.replanAndStopRuns(connection, target.name()));
+    for (TargetRunStops.RunToStop run : replanned.stopping()) {
+      try {
+        TargetRunStops.deliver(client, temporal.taskQueue(), target.name(), run);
+      } catch (RuntimeException e) {
+        // Recorded in the run; the target's next planning call delivers it again.
+        LOG.warn(
+            "Target {}: stop of run {} not delivered: {}",
+            target.name(),
+            run.runId(),
+            e.toString());
+      }
     }
-    return result;
-  }
-
-  private void stopRun(long runId) {
-    try {
-      client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId)).stop();
-    } catch (WorkflowNotFoundException e) {
-      int stopped =
-          database.inTransaction(
-              connection -> {
-                try (PreparedStatement update =
-                    connection.prepareStatement(
-                        "update runs set status = 'stopped', finished_at = now(),"
-                            + " updated_at = now() where id = ? and status = 'pending'")) {
-                  update.setLong(1, runId);
-                  return update.executeUpdate();
-                }
-              });
-      LOG.info(
-          "Run {} has no running workflow{}",
-          runId,
-          stopped == 1 ? "; stopped its pending row" : "");
+    if (replanned.result().previousState() == TargetState.BACKFILLING) {
+      wakeNextInLine();
     }
+    return replanned.result();
   }
 
   private static String message(Throwable e) {

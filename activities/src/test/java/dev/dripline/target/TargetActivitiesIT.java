@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
+import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.testing.KeysBackfill;
@@ -17,11 +18,17 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +43,7 @@ class TargetActivitiesIT {
   @Inject EngineConfig engine;
   @Inject TargetConfig targetConfig;
   @Inject WorkflowClient client;
+  @Inject TemporalConfig temporalConfig;
 
   @AfterEach
   void cleanUp() {
@@ -59,7 +67,8 @@ class TargetActivitiesIT {
             targetConfig.pollInterval(),
             targetConfig.liveBatchesPerDrain(),
             targetConfig.metricsInterval());
-    return new TargetActivitiesImpl(database, registry, objectMapper, engine, caps, client);
+    return new TargetActivitiesImpl(
+        database, registry, objectMapper, engine, caps, client, temporalConfig);
   }
 
   private Map<String, Object> streakColumns(String name) {
@@ -144,6 +153,74 @@ class TargetActivitiesIT {
     assertThat(fixtures.targetRow(primed)).containsEntry("state", "primed");
     assertThat(activities.acquireCapacity(new TargetRef("no-such-target")).target().found())
         .isFalse();
+  }
+
+  /** A pending target that became eligible now, after those made eligible before it. */
+  private String waitingTarget(String prefix) {
+    String name = fixtures.target(prefix, KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    // It enters pending_backfill through a failed attempt, as a target of the planner does.
+    activities.recordPlanningFailure(new PlanningFailure(name, "boom", false, 0.5));
+    return name;
+  }
+
+  @Test
+  void capacityGoesToTheTargetThatHasWaitedLongest() {
+    // Pending targets left eligible by earlier, interrupted runs would stand in line first.
+    fixtures.update(
+        "delete from targets where name like 'it-%' and state = 'pending_backfill'"
+            + " and created_at < now() - interval '10 minutes'");
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String oldest = waitingTarget("line");
+    String middle = waitingTarget("line");
+    String youngest = waitingTarget("line");
+    // Their backoffs are over: all three are eligible, in the order they started waiting.
+    for (String name : List.of(oldest, middle, youngest)) {
+      fixtures.update(
+          "update targets set next_attempt_at = now() - interval '1 second' where name = ?", name);
+    }
+    Map<String, Object> youngestBefore = streakColumns(youngest);
+
+    CapacityResult youngestAsksFirst = capped.acquireCapacity(new TargetRef(youngest));
+    CapacityResult middleAsksNext = capped.acquireCapacity(new TargetRef(middle));
+    CapacityResult oldestAsksLast = capped.acquireCapacity(new TargetRef(oldest));
+
+    assertThat(youngestAsksFirst.acquired()).as("the youngest waiter takes the slot").isFalse();
+    assertThat(middleAsksNext.acquired()).as("the middle waiter takes the slot").isFalse();
+    assertThat(oldestAsksLast.acquired()).as("the oldest waiter gets the slot").isTrue();
+    assertThat(streakColumns(youngest)).isEqualTo(youngestBefore);
+    assertThat(fixtures.targetRow(oldest)).containsEntry("state", "backfilling");
+  }
+
+  @Test
+  void aTargetThatCannotGetCapacityAsksWithoutWaitingForTheCapacityLock() throws Exception {
+    TargetActivitiesImpl capped = withCaps(0, 100);
+    String waiting =
+        fixtures.target("nolock", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    ExecutorService asker = Executors.newSingleThreadExecutor();
+    try (Connection holder = database.dataSource().getConnection()) {
+      // Another decision holds the capacity lock for as long as it likes.
+      try (PreparedStatement lock = holder.prepareStatement("select pg_advisory_lock(?)")) {
+        lock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+        lock.execute();
+      }
+      try {
+        Future<CapacityResult> answer =
+            asker.submit(() -> capped.acquireCapacity(new TargetRef(waiting)));
+
+        // No capacity is free: the answer needs no lock, so it comes while the lock is held.
+        CapacityResult result = answer.get(60, TimeUnit.SECONDS);
+
+        assertThat(result.acquired()).isFalse();
+        assertThat(result.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+      } finally {
+        try (PreparedStatement unlock = holder.prepareStatement("select pg_advisory_unlock(?)")) {
+          unlock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+          unlock.execute();
+        }
+      }
+    } finally {
+      asker.shutdownNow();
+    }
   }
 
   // --- planning ----------------------------------------------------------------------------
@@ -252,7 +329,8 @@ class TargetActivitiesIT {
   void planAdoptsAPendingRunWhoseCreationTheWorkflowNeverLearnedOf() {
     String name = fixtures.target("adopt", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
     PlannedRun lost = activities.plan(new TargetRef(name));
-    // The attempt's result was lost; the workflow recorded a failure, then took a slot again.
+    // The attempt's result was lost, and the target lost track of its run (as a workflow from
+    // before planning calls were retried did, recording a failure); its attempt is the same.
     fixtures.update(
         "update targets set current_run_id = null, consecutive_failures = 1 where name = ?", name);
 
@@ -266,12 +344,53 @@ class TargetActivitiesIT {
   }
 
   @Test
+  void aRetriedPlanAdoptsTheRunItsFirstTrySavedWhateverBecameOfIt() {
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String name =
+        fixtures.target("retried", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    assertThat(capped.acquireCapacity(new TargetRef(name)).acquired()).isTrue();
+    PlannedRun first = capped.plan(new TargetRef(name));
+    // Its answer was lost (the worker died after the commit) and the engine retries the call
+    // later; meanwhile the run was started by the reconciler and has completed.
+    fixtures.update(
+        "update runs set status = 'completed', finished_at = now() where id = ?", first.runId());
+
+    PlannedRun retried = capped.plan(new TargetRef(name));
+
+    assertThat(retried.runId()).isEqualTo(first.runId());
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).hasSize(1);
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("state", "backfilling")
+        .containsEntry("current_run_id", first.runId())
+        .containsEntry("consecutive_failures", 0);
+  }
+
+  @Test
+  void planNeverAdoptsARunLeftByAnEarlierTargetOfTheSameName() {
+    String name = fixtures.target("again", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    // A run of a deleted target of the same name, left pending (never started).
+    long old = fixtures.run(name, KeysBackfill.NAME, "pending");
+    fixtures.update("update runs set created_at = now() - interval '1 hour' where id = ?", old);
+
+    PlannedRun planned = activities.plan(new TargetRef(name));
+
+    assertThat(planned.runId()).isNotEqualTo(old);
+    assertThat(fixtures.targetRow(name)).containsEntry("current_run_id", planned.runId());
+    // Nothing is left for the reconciler to revive: the old run ended stopped.
+    assertThat(fixtures.row("select status from runs where id = ?", old))
+        .containsEntry("status", "stopped");
+  }
+
+  @Test
   void planWaitsNeutrallyWhileACancelledRunIsStillStopping() {
     String name = fixtures.target("busy", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
     PlannedRun cancelled = activities.plan(new TargetRef(name));
     fixtures.update("update runs set status = 'running' where id = ?", cancelled.runId());
+    // Replanned, then a slot taken again: a new planning attempt.
     fixtures.update(
-        "update targets set current_run_id = null, consecutive_failures = 2 where name = ?", name);
+        "update targets set current_run_id = null, consecutive_failures = 2,"
+            + " attempt_id = nextval('target_attempts') where name = ?",
+        name);
 
     assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
         .satisfies(
@@ -434,6 +553,62 @@ class TargetActivitiesIT {
     assertThat(first.get("next_attempt_at")).isNotNull();
     assertThat(again.consecutiveFailures()).isEqualTo(3);
     assertThat(streakColumns(target[0])).isEqualTo(first);
+  }
+
+  @Test
+  void aFailedRunIsRetriedAtTheNextAttemptAndEachFailedRetryRaisesTheStreak() {
+    TargetActivitiesImpl capped = withCaps(1, 100);
+    String[] target = backfillingWithRun("failed", 0);
+    long run = Long.parseLong(target[1]);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status, error)"
+            + " values (?, 1, 1, 10, 10, 'completed', null), (?, 2, 11, 20, 10, 'failed', 'boom')",
+        run,
+        run);
+    fixtures.update(
+        "insert into run_key_counts (run_id, shard, processed_keys) values (?, 1, 10)", run);
+    fixtures.update(
+        "update runs set plan_done = true, error = '1 batch failed', backfill = ? where id = ?",
+        KeysBackfill.NAME,
+        run);
+    assertThat(observe(target, 0.5).consecutiveFailures()).isEqualTo(3);
+    // Its backoff is over and it takes a slot again.
+    fixtures.update(
+        "update targets set next_attempt_at = now() - interval '1 second' where name = ?",
+        target[0]);
+    assertThat(capped.acquireCapacity(new TargetRef(target[0])).acquired()).isTrue();
+
+    PlannedRun retried = capped.plan(new TargetRef(target[0]));
+
+    // R8 retry of its run: the failed batch is pending again, nothing is planned from scratch.
+    assertThat(retried.runId()).isEqualTo(run);
+    assertThat(fixtures.rows("select id from runs where target_name = ?", target[0])).hasSize(1);
+    assertThat(fixtures.row("select status from runs where id = ?", run))
+        .containsEntry("status", "running");
+    assertThat(fixtures.rows("select status from batches where run_id = ? order by number", run))
+        .extracting(row -> row.get("status"))
+        .containsExactly("completed", "pending");
+    // A retry alone proves nothing: the target is still failing while it runs.
+    assertThat(fixtures.targetRow(target[0]))
+        .containsEntry("state", "backfilling")
+        .containsEntry("current_run_id", run)
+        .containsEntry("consecutive_failures", 3);
+
+    // The retried batch fails again: the streak grows, and with it the backoff.
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        run);
+    fixtures.update("update runs set status = 'failed' where id = ?", run);
+    TargetSnapshot again = observe(target, 0.5);
+
+    assertThat(again.consecutiveFailures()).isEqualTo(4);
+    assertThat(again.failing()).isTrue();
+    Map<String, Object> row = fixtures.targetRow(target[0]);
+    assertThat(
+            Duration.between(
+                instant(fixtures.row("select now() as now").get("now")),
+                instant(row.get("next_attempt_at"))))
+        .isBetween(Duration.ofMinutes(4).minusSeconds(5), Duration.ofMinutes(4));
   }
 
   @Test
@@ -608,7 +783,13 @@ class TargetActivitiesIT {
     try {
       TargetActivitiesImpl withTemporal =
           new TargetActivitiesImpl(
-              database, registry, objectMapper, engine, targetConfig, temporal.getWorkflowClient());
+              database,
+              registry,
+              objectMapper,
+              engine,
+              targetConfig,
+              temporal.getWorkflowClient(),
+              temporalConfig);
       String[] target = backfillingWithRun("pending", 3);
 
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));

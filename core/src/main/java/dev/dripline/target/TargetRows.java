@@ -21,7 +21,8 @@ public final class TargetRows {
   private static final String COLUMNS =
       "t.name, t.backfill, t.options::text as options, t.group_name, t.state,"
           + " t.consecutive_failures, t.first_failed_at, t.last_error, t.last_attempt_at,"
-          + " t.next_attempt_at, t.current_run_id, t.observed_processed_keys,"
+          + " t.next_attempt_at, t.current_run_id, t.observed_processed_keys, t.retry_run_id,"
+          + " t.attempt_id,"
           + " (select count(*) from live_batches l where l.target_name = t.name"
           + " and l.status = 'queued') as queued_live_batches,"
           + " (select min(l.created_at) from live_batches l where l.target_name = t.name"
@@ -37,9 +38,15 @@ public final class TargetRows {
    * @param optionsJson the target's options as stored
    * @param observedProcessedKeys processed keys of the current run when last observed
    * @param now the transaction's clock (PostgreSQL {@code now()}), so every process uses one clock
+   * @param attemptId the planning attempt the target's current capacity slot was taken for, or
+   *     {@code null}: a run saved by that attempt carries it ({@code runs.target_attempt})
    */
   public record Row(
-      TargetSnapshot snapshot, String optionsJson, long observedProcessedKeys, Instant now) {}
+      TargetSnapshot snapshot,
+      String optionsJson,
+      long observedProcessedKeys,
+      Instant now,
+      Long attemptId) {}
 
   /** Reads the row without locking it, or {@code null} if there is no such target. */
   public static Row read(Connection connection, String name, TargetSettings settings)
@@ -67,8 +74,7 @@ public final class TargetRows {
         if (!rs.next()) {
           return null;
         }
-        long runId = rs.getLong("current_run_id");
-        Long currentRunId = rs.wasNull() ? null : runId;
+        Long currentRunId = nullableLong(rs, "current_run_id");
         TargetSnapshot snapshot =
             new TargetSnapshot(
                 rs.getString("name"),
@@ -84,19 +90,23 @@ public final class TargetRows {
                 currentRunId,
                 rs.getLong("queued_live_batches"),
                 instant(rs, "oldest_queued_at"),
-                settings);
+                settings,
+                nullableLong(rs, "retry_run_id"));
         return new Row(
             snapshot,
             rs.getString("options"),
             rs.getLong("observed_processed_keys"),
-            instant(rs, "db_now"));
+            instant(rs, "db_now"),
+            nullableLong(rs, "attempt_id"));
       }
     }
   }
 
   /**
-   * Stores {@code after}'s state, streak, anchors, error, attempt times and current run, if the row
-   * is still in {@code expected} state.
+   * Stores {@code after}'s state, streak, anchors, error, attempt times, current run and run to
+   * retry, if the row is still in {@code expected} state. A target that enters pending_backfill
+   * joins the end of the line for capacity ({@code waiting_since}, see {@link TargetLine}); one
+   * that stays there keeps its place.
    *
    * @return false if the row was not in {@code expected} state (or is gone): nothing was written
    */
@@ -106,7 +116,9 @@ public final class TargetRows {
         connection.prepareStatement(
             "update targets set state = ?, consecutive_failures = ?, first_failed_at = ?,"
                 + " last_error = ?, last_attempt_at = ?, next_attempt_at = ?,"
-                + " current_run_id = ?, updated_at = now()"
+                + " current_run_id = ?, retry_run_id = ?,"
+                + " waiting_since = case when ? = 'pending_backfill' and state <> 'pending_backfill'"
+                + " then now() else waiting_since end, updated_at = now()"
                 + " where name = ? and state = ?")) {
       update.setString(1, after.state().wire());
       update.setInt(2, after.consecutiveFailures());
@@ -114,14 +126,26 @@ public final class TargetRows {
       update.setString(4, after.lastError());
       setInstant(update, 5, after.lastAttemptAt());
       setInstant(update, 6, after.nextAttemptAt());
-      if (after.currentRunId() == null) {
-        update.setNull(7, Types.BIGINT);
-      } else {
-        update.setLong(7, after.currentRunId());
-      }
-      update.setString(8, after.name());
-      update.setString(9, expected.wire());
+      setLong(update, 7, after.currentRunId());
+      setLong(update, 8, after.retryRunId());
+      update.setString(9, after.state().wire());
+      update.setString(10, after.name());
+      update.setString(11, expected.wire());
       return update.executeUpdate() == 1;
+    }
+  }
+
+  private static Long nullableLong(ResultSet rs, String column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? null : value;
+  }
+
+  private static void setLong(PreparedStatement statement, int index, Long value)
+      throws SQLException {
+    if (value == null) {
+      statement.setNull(index, Types.BIGINT);
+    } else {
+      statement.setLong(index, value);
     }
   }
 

@@ -314,6 +314,79 @@ class TargetsIT implements TestPropertyProvider {
         .until(() -> sameGauges(driplineMetrics(api), driplineMetrics(second)));
   }
 
+  /** One look at a target whose run keeps failing: its record and the stuck gauge. */
+  private record Sample(int streak, boolean failing, String state, double stuck) {}
+
+  @Test
+  void aTargetWhoseRunKeepsFailingStaysStuckAndRetriesThatRunUntilABatchSucceeds() {
+    String d = TAG + "-d";
+    TestDb.execute(
+        "insert into example_events(tenant, event_id, body)"
+            + " select ?, g, 'event ' || g from generate_series(1, ?) g",
+        d,
+        EVENTS);
+    // One batch of its run fails until the fault is deleted; planning works.
+    TestDb.execute("insert into example_faults(tag, phase, key) values (?, 'batch', 7)", d);
+    try {
+      register(d);
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> target(d).path("consecutiveFailures").asInt() >= 3);
+      long run = TestDb.queryLong("select min(id) from runs where target_name = ?", d);
+      // The gauges are snapshots taken every second: wait for the first that counts it.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> metric(driplineMetrics(api), "dripline_stuck_targets") >= 1);
+
+      // From its first run failure on, through two more failed retries of that run.
+      List<Sample> samples = new ArrayList<>();
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                JsonNode t = target(d);
+                samples.add(
+                    new Sample(
+                        t.path("consecutiveFailures").asInt(),
+                        t.path("failing").asBoolean(),
+                        t.path("state").asText(),
+                        metric(driplineMetrics(api), "dripline_stuck_targets")));
+                return t.path("consecutiveFailures").asInt() >= 5;
+              });
+
+      assertThat(samples)
+          .allSatisfy(
+              sample -> {
+                assertThat(sample.failing()).as("failing: %s", sample).isTrue();
+                assertThat(sample.streak()).as("streak: %s", sample).isGreaterThanOrEqualTo(3);
+                assertThat(sample.stuck()).as("stuck gauge: %s", sample).isGreaterThanOrEqualTo(1);
+              });
+      assertThat(samples).extracting(Sample::state).contains("backfilling", "pending_backfill");
+      // Each retry re-ran the failed batch of that one run (R8): no new full backfill.
+      assertThat(TestDb.queryLong("select count(*) from runs where target_name = ?", d))
+          .isEqualTo(1);
+
+      // Healed, the next retry completes the batch: the streak resets and the target primes.
+      TestDb.execute("delete from example_faults where tag = ?", d);
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> "primed".equals(target(d).path("state").asText()));
+      JsonNode primed = target(d);
+      assertThat(primed.path("consecutiveFailures").asInt()).isZero();
+      assertThat(primed.path("failing").asBoolean()).isFalse();
+      assertThat(primed.path("currentRunId").asLong()).isEqualTo(run);
+      assertThat(TestDb.queryLong("select count(*) from runs where target_name = ?", d))
+          .isEqualTo(1);
+      assertThat(TestDb.queryLong("select count(*) from example_sink_events where tenant = ?", d))
+          .isEqualTo(EVENTS);
+    } finally {
+      // The gauges are global: leave nothing for the other tests of this class to count.
+      api.delete("/api/targets/" + d);
+      TestDb.execute("delete from example_faults where tag = ?", d);
+    }
+  }
+
   /** The PostgreSQL-derived gauges of two processes are equal (ages and counters included). */
   private static boolean sameGauges(Map<String, Double> one, Map<String, Double> other) {
     Map<String, Double> left = derived(one);

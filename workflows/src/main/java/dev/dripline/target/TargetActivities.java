@@ -16,19 +16,28 @@ public interface TargetActivities {
   TargetSnapshot load(TargetRef target);
 
   /**
-   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2), in one
-   * transaction that serialises capacity decisions. A lost race changes nothing: streak,
-   * firstFailedAt and nextAttemptAt stay as they were.
+   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2) and it
+   * is its turn (T1): capacity goes to the eligible targets in the order they became eligible, so
+   * the one that has waited longest gets the next free slot. Decided in one transaction that
+   * serialises capacity decisions; a target capacity would not serve is answered without taking
+   * part in that serialisation. A lost race changes nothing: streak, firstFailedAt, nextAttemptAt
+   * and the target's place in line stay as they were. Winning starts a new planning attempt.
    */
   @ActivityMethod
   CapacityResult acquireCapacity(TargetRef target);
 
   /**
-   * One planning attempt (T3, T4): validates the target's options against its definition, asks it
-   * for the first keys of its scope, and on success creates a pending run for the target (recorded
-   * as its current run, streak reset). Fails with an {@code ApplicationFailure}: type {@code
-   * TARGET_PLANNING_PERMANENT} when the definition can never plan it, else {@code
-   * TARGET_PLANNING_FAILED}. The workflow records failures with {@link #recordPlanningFailure}.
+   * One planning attempt (T3, T4, T5). After a run failure it retries that run (R8: its failed
+   * batches go back to pending) and makes it current again, the streak untouched. Otherwise it
+   * validates the target's options against its definition, asks it for the first keys of its scope,
+   * and on success creates a pending run for the target (recorded as its current run; the streak
+   * resets if it came from planning failures). Idempotent by target and planning attempt: a
+   * repeated call — the engine retries one whose answer was lost — returns the run the attempt
+   * saved and never creates a second one. Fails with an {@code ApplicationFailure}: type {@code
+   * TARGET_PLANNING_PERMANENT} when the definition can never plan it, {@code
+   * TARGET_PLANNING_FAILED} when planning failed, {@code TARGET_SUPERSEDED} or {@code
+   * PREVIOUS_RUN_ACTIVE} when an operator's action is in the way. The workflow records planning
+   * failures with {@link #recordPlanningFailure}.
    */
   @ActivityMethod
   PlannedRun plan(TargetRef target);
@@ -42,10 +51,11 @@ public interface TargetActivities {
   TargetSnapshot recordPlanningFailure(PlanningFailure failure);
 
   /**
-   * Looks at a backfilling target's run (T4, T5, T8): forward progress resets the streak; a
-   * completed run primes the target; a failed run raises the streak to at least the failing
-   * threshold once and returns the target to pending_backfill with backoff; a run stopped or
-   * deleted by an operator returns it to pending_backfill without touching the streak.
+   * Looks at a backfilling target's run (T4, T5, T8): forward progress (a batch completed) resets
+   * the streak; a completed run primes the target; a failed run — or a failed retry of it — raises
+   * the streak by one and to at least the failing threshold, once per failure, and returns the
+   * target to pending_backfill with backoff, to retry that run; a run stopped or deleted by an
+   * operator returns it to pending_backfill without touching the streak.
    */
   @ActivityMethod
   TargetSnapshot observeRun(RunObservation observation);
@@ -57,7 +67,10 @@ public interface TargetActivities {
   @ActivityMethod
   LiveDrain applyLiveBatches(LiveDrainRequest request);
 
-  /** Operator replan (T7), as the API does it; returns the run it cancelled, if any. */
+  /**
+   * Operator replan (T7), as the API does it: the target's runs end stopped (a pending one at once
+   * in its record, a running one through its workflow); returns the run it cancelled, if any.
+   */
   @ActivityMethod
   ReplanResult replan(TargetRef target);
 }

@@ -19,6 +19,9 @@ import java.time.Instant;
  * @param queuedLiveBatches live batches not yet applied
  * @param oldestQueuedAt arrival of the oldest of them, or {@code null}
  * @param settings the engine's target settings
+ * @param retryRunId the run whose failure the streak counts (T5): the target's next attempt retries
+ *     that run's failed batches (R8) instead of planning a new run. Set while the streak counts run
+ *     failures, cleared by forward progress and by a replan; {@code null} otherwise
  */
 public record TargetSnapshot(
     String name,
@@ -34,11 +37,46 @@ public record TargetSnapshot(
     Long currentRunId,
     long queuedLiveBatches,
     Instant oldestQueuedAt,
-    TargetSettings settings) {
+    TargetSettings settings,
+    Long retryRunId) {
+
+  /** A record with no failed run to retry. */
+  public TargetSnapshot(
+      String name,
+      boolean found,
+      String backfill,
+      String group,
+      TargetState state,
+      int consecutiveFailures,
+      Instant firstFailedAt,
+      String lastError,
+      Instant lastAttemptAt,
+      Instant nextAttemptAt,
+      Long currentRunId,
+      long queuedLiveBatches,
+      Instant oldestQueuedAt,
+      TargetSettings settings) {
+    this(
+        name,
+        found,
+        backfill,
+        group,
+        state,
+        consecutiveFailures,
+        firstFailedAt,
+        lastError,
+        lastAttemptAt,
+        nextAttemptAt,
+        currentRunId,
+        queuedLiveBatches,
+        oldestQueuedAt,
+        settings,
+        null);
+  }
 
   public static TargetSnapshot notFound(String name) {
     return new TargetSnapshot(
-        name, false, null, null, null, 0, null, null, null, null, null, 0, null, null);
+        name, false, null, null, null, 0, null, null, null, null, null, 0, null, null, null);
   }
 
   public boolean failing() {

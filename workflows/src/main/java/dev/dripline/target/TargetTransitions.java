@@ -6,6 +6,11 @@ import java.time.Instant;
  * The rules of a target's failure streak and backoff (PRODUCT T2–T8) as pure functions from one
  * record to the next. The PostgreSQL activities apply them to a locked row; tests apply them to an
  * in-memory one, so both follow exactly the same arithmetic.
+ *
+ * <p>What counts as forward progress depends on the failure that started the streak (T4): after a
+ * <em>planning</em> failure a saved plan resets it; after a <em>run</em> failure only a batch of
+ * the retried run completing does, and the run to retry is kept in {@link
+ * TargetSnapshot#retryRunId()} until then. A completed run always resets it.
  */
 public final class TargetTransitions {
   private TargetTransitions() {}
@@ -13,7 +18,7 @@ public final class TargetTransitions {
   /**
    * A failed planning attempt (T3): streak + 1, firstFailedAt set once per streak, lastError kept,
    * back to pending_backfill with the backoff anchored on its own timestamp — or needs_resync when
-   * the failure is permanent.
+   * the failure is permanent. A run waiting to be retried stays so.
    */
   public static TargetSnapshot planningFailed(
       TargetSnapshot t, String error, boolean permanent, double jitterDraw, Instant now) {
@@ -33,13 +38,15 @@ public final class TargetTransitions {
         null,
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        t.retryRunId());
   }
 
   /**
-   * The target's run ended failed (T5): the streak rises to at least the failing threshold, once
-   * (the caller applies this only on the backfilling → pending_backfill transition), and the target
-   * waits out the backoff without holding a capacity slot.
+   * The target's run ended failed (T5): the streak rises by one and to at least the failing
+   * threshold — the caller applies this only on the backfilling → pending_backfill transition, so
+   * once per failed run or failed retry — and the target waits out the backoff without holding a
+   * capacity slot. The failed run is the one its next attempt retries.
    */
   public static TargetSnapshot runFailed(
       TargetSnapshot t, String error, double jitterDraw, Instant now) {
@@ -58,10 +65,14 @@ public final class TargetTransitions {
         null,
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        t.currentRunId() != null ? t.currentRunId() : t.retryRunId());
   }
 
-  /** Forward progress — a plan saved, a batch completed (T4): the streak and its anchors reset. */
+  /**
+   * Forward progress — a batch of the current run completed (T4): the streak and its anchors reset,
+   * and no failed run is left to retry.
+   */
   public static TargetSnapshot progressed(TargetSnapshot t) {
     return new TargetSnapshot(
         t.name(),
@@ -77,15 +88,18 @@ public final class TargetTransitions {
         t.currentRunId(),
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        null);
   }
 
   /**
-   * A planning attempt succeeded (T4): the plan is saved as the target's current run, attempted
-   * now, and the streak and its anchors reset.
+   * A planning attempt saved a new run (T4): the run becomes current, attempted now. After planning
+   * failures that is forward progress and the streak resets. After a run failure (a run to retry is
+   * recorded, but it could not be retried, e.g. it was deleted) a saved plan proves nothing: the
+   * streak stays, and the new run is the one to retry should it fail too.
    */
   public static TargetSnapshot planned(TargetSnapshot t, long runId, Instant now) {
-    return progressed(
+    TargetSnapshot saved =
         new TargetSnapshot(
             t.name(),
             t.found(),
@@ -100,7 +114,33 @@ public final class TargetTransitions {
             runId,
             t.queuedLiveBatches(),
             t.oldestQueuedAt(),
-            t.settings()));
+            t.settings(),
+            t.retryRunId() == null ? null : runId);
+    return t.retryRunId() == null ? progressed(saved) : saved;
+  }
+
+  /**
+   * A planning attempt after a run failure retries that run (T5, R8): its failed batches go back to
+   * pending and it becomes current again, attempted now. The streak is untouched — only a batch of
+   * the retried run completing resets it.
+   */
+  public static TargetSnapshot retried(TargetSnapshot t, long runId, Instant now) {
+    return new TargetSnapshot(
+        t.name(),
+        t.found(),
+        t.backfill(),
+        t.group(),
+        t.state(),
+        t.consecutiveFailures(),
+        t.firstFailedAt(),
+        t.lastError(),
+        now,
+        t.nextAttemptAt(),
+        runId,
+        t.queuedLiveBatches(),
+        t.oldestQueuedAt(),
+        t.settings(),
+        runId);
   }
 
   /** The run completed (T4, T5): primed, streak reset; live batches may now flow. */
@@ -111,13 +151,16 @@ public final class TargetTransitions {
 
   /**
    * Capacity lost, or the run superseded by an operator (T2, T8): back to pending_backfill with
-   * streak, firstFailedAt and nextAttemptAt untouched.
+   * streak, firstFailedAt, nextAttemptAt and the run to retry untouched.
    */
   public static TargetSnapshot neutral(TargetSnapshot t) {
     return withState(t, TargetState.PENDING_BACKFILL, null);
   }
 
-  /** Operator replan (T7): streak, anchors and error reset; pending_backfill, due at once. */
+  /**
+   * Operator replan (T7): streak, anchors, error and the run to retry reset; pending_backfill, due
+   * at once.
+   */
   public static TargetSnapshot replanned(TargetSnapshot t) {
     return new TargetSnapshot(
         t.name(),
@@ -133,7 +176,8 @@ public final class TargetTransitions {
         null,
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        null);
   }
 
   /** A primed target's live batch failed permanently (T5): needs_resync, streak at least 3. */
@@ -152,7 +196,8 @@ public final class TargetTransitions {
         t.currentRunId(),
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        t.retryRunId());
   }
 
   /** Moves to backfilling on a won capacity race (T2); nothing else changes. */
@@ -175,6 +220,7 @@ public final class TargetTransitions {
         runId,
         t.queuedLiveBatches(),
         t.oldestQueuedAt(),
-        t.settings());
+        t.settings(),
+        t.retryRunId());
   }
 }

@@ -31,7 +31,12 @@ import org.slf4j.Logger;
  * workflow only supplies the jitter draws from {@code Workflow.newRandom()} and waits.
  *
  * <p>The target's run is started as an abandoned child workflow and never awaited: the target polls
- * the run's record instead, which keeps working across continue-as-new and worker restarts.
+ * the run's record instead, which keeps working across continue-as-new and worker restarts. After a
+ * run failure the next planning attempt retries that run (a new execution of the same run
+ * workflow), so the same child id is started again.
+ *
+ * <p>A planning call is retried by Temporal when its answer is lost ({@link #PLAN_RETRIES}); only
+ * the failures it declares are planning failures.
  */
 public class TargetWorkflowImpl implements TargetWorkflow {
   private static final Logger log = Workflow.getLogger(TargetWorkflowImpl.class);
@@ -57,8 +62,8 @@ public class TargetWorkflowImpl implements TargetWorkflow {
       Workflow.newLocalActivityStub(TargetActivities.class, DatabaseLocalActivities.options());
 
   /**
-   * One attempt per call: a failed attempt is a planning failure that the workflow records with its
-   * own jittered backoff (T3), which Temporal's retries could not do.
+   * Executions that began before {@link #PLAN_RETRIES}: one attempt per call, any failure — a
+   * timeout included — recorded as a planning failure.
    */
   private final TargetActivities planner =
       Workflow.newActivityStub(
@@ -68,6 +73,17 @@ public class TargetWorkflowImpl implements TargetWorkflow {
               .setSummary("plan the target's backfill run")
               .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
               .build());
+
+  /**
+   * Version of the planning call's options: from version 1 a call whose answer never arrived (its
+   * worker died, even after the run was saved) is retried by Temporal, and the retry adopts the run
+   * of its planning attempt; only the planning failures the activity declares are the workflow's to
+   * record with its own jittered backoff (T3), which Temporal's retries could not do.
+   */
+  static final String PLAN_RETRIES = "target-plan-retries";
+
+  /** How long a planning call is tried again after lost answers before it counts as failed. */
+  static final Duration PLAN_RETRY_WINDOW = Duration.ofMinutes(30);
 
   /**
    * Transient faults are retried a few times; a permanent live-batch failure is handled inside the
@@ -205,7 +221,7 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   private void plan() {
     PlannedRun planned;
     try {
-      planned = planner.plan(ref);
+      planned = planner().plan(ref);
     } catch (ActivityFailure failure) {
       if (isType(failure, TargetFailure.TARGET_SUPERSEDED)
           || isType(failure, TargetFailure.PREVIOUS_RUN_ACTIVE)) {
@@ -223,6 +239,38 @@ public class TargetWorkflowImpl implements TargetWorkflow {
       return;
     }
     startRun(planned);
+  }
+
+  /**
+   * The stub of one planning call. The call heartbeats, so an attempt whose worker died is tried
+   * again within the heartbeat timeout; the attempt's run, if one was saved, is found again by the
+   * target's attempt id (idempotent by target + attempt), so a lost answer is neither a planning
+   * failure nor a second run (T3, T4).
+   */
+  private TargetActivities planner() {
+    if (Workflow.getVersion(PLAN_RETRIES, Workflow.DEFAULT_VERSION, 1)
+        == Workflow.DEFAULT_VERSION) {
+      return planner;
+    }
+    return Workflow.newActivityStub(
+        TargetActivities.class,
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMinutes(5))
+            .setScheduleToCloseTimeout(PLAN_RETRY_WINDOW)
+            .setHeartbeatTimeout(Duration.ofMillis(settings().effectivePlanHeartbeatMillis()))
+            .setSummary("plan the target's backfill run")
+            .setRetryOptions(
+                RetryOptions.newBuilder()
+                    .setInitialInterval(Duration.ofSeconds(1))
+                    .setBackoffCoefficient(2)
+                    .setMaximumInterval(Duration.ofSeconds(30))
+                    .setDoNotRetry(
+                        TargetFailure.TARGET_PLANNING_FAILED.name(),
+                        TargetFailure.TARGET_PLANNING_PERMANENT.name(),
+                        TargetFailure.TARGET_SUPERSEDED.name(),
+                        TargetFailure.PREVIOUS_RUN_ACTIVE.name())
+                    .build())
+            .build());
   }
 
   private void startRun(PlannedRun planned) {

@@ -5,11 +5,14 @@ import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -19,7 +22,10 @@ import java.util.function.Supplier;
  * Every state and streak change goes through {@link TargetTransitions}, so a test of the workflow
  * over this store also exercises the rules the real activities apply. Capacity decisions are
  * serialised by the store's monitor, as the database's transaction serialises them, and the store
- * records the most targets ever backfilling at once, globally and per group.
+ * records the most targets ever backfilling at once, globally and per group. Capacity goes to the
+ * eligible targets in the order they became eligible, as in PostgreSQL, and a release of capacity
+ * wakes the targets next in line through {@link #waker}. A planning attempt saves at most one run
+ * (found again by the target's attempt id), and a target whose run failed retries that run.
  *
  * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
  */
@@ -29,7 +35,12 @@ final class FakeTargetStore implements TargetActivities {
   enum PlanMode {
     SUCCEED,
     FAIL,
-    PERMANENT
+    PERMANENT,
+    /**
+     * The next attempt saves its run and then never answers, as when its worker dies right after
+     * the commit; later attempts succeed.
+     */
+    LOSE_COMPLETION_ONCE
   }
 
   /**
@@ -66,14 +77,23 @@ final class FakeTargetStore implements TargetActivities {
   static final class Run {
     final long id;
     final String target;
-    final RunScript script;
+    final long attempt;
+    RunScript script;
     RunStatus status = RunStatus.RUNNING;
     int polls;
 
-    Run(long id, String target, RunScript script) {
+    /** Executions: the first, then one per retry (R8). */
+    int executions = 1;
+
+    Run(long id, String target, long attempt, RunScript script) {
       this.id = id;
       this.target = target;
+      this.attempt = attempt;
       this.script = script;
+    }
+
+    boolean active() {
+      return status == RunStatus.RUNNING;
     }
   }
 
@@ -85,6 +105,12 @@ final class FakeTargetStore implements TargetActivities {
   /** Called inside the store's monitor after every recorded change, to script a scenario. */
   volatile Consumer<Change> onChange = change -> {};
 
+  /**
+   * Wakes a target's workflow (outside the store's monitor): called for the targets next in line
+   * when capacity is released, as the PostgreSQL activities signal them.
+   */
+  volatile Consumer<String> waker = name -> {};
+
   private final Map<String, TargetSnapshot> targets = new LinkedHashMap<>();
   private final Map<String, PlanMode> planModes = new HashMap<>();
   private final Map<String, Deque<RunScript>> runScripts = new HashMap<>();
@@ -93,9 +119,14 @@ final class FakeTargetStore implements TargetActivities {
   private final Map<String, List<Long>> applied = new HashMap<>();
   private final Map<String, Boolean> liveFailing = new HashMap<>();
   private final Map<String, Integer> capacityLosses = new HashMap<>();
+  private final Map<String, Instant> waitingSince = new HashMap<>();
+  private final Map<String, Long> attemptIds = new HashMap<>();
+  private long nextAttemptId = 1;
   final Map<Long, Run> runs = new LinkedHashMap<>();
   private final List<Change> changes = new ArrayList<>();
   private final List<Integer> drainSizes = new ArrayList<>();
+  private final CountDownLatch lostCompletionsReleased = new CountDownLatch(1);
+  private int lostCompletions;
   private long nextRunId = 100;
   private long nextLiveSequence = 1;
   private int loads;
@@ -137,13 +168,14 @@ final class FakeTargetStore implements TargetActivities {
   /** Stores a record as it is, e.g. one left behind by a crash. */
   synchronized void put(TargetSnapshot record) {
     targets.put(record.name(), record);
+    waitingSince.put(record.name(), clock.get());
     track();
   }
 
   /** A run recorded for a target, as a previous execution would have left it. */
   synchronized long existingRun(String target, RunScript script) {
     long id = nextRunId++;
-    runs.put(id, new Run(id, target, script));
+    runs.put(id, new Run(id, target, 0, script));
     return id;
   }
 
@@ -151,7 +183,10 @@ final class FakeTargetStore implements TargetActivities {
     planModes.put(name, mode);
   }
 
-  /** Scripts for the target's next runs, in order; the last one repeats. */
+  /**
+   * Scripts for the target's next run executions — a new run, or a retry of its failed run — in
+   * order; the last one repeats.
+   */
   synchronized void runScripts(String name, RunScript... scripts) {
     runScripts.put(name, new ArrayDeque<>(List.of(scripts)));
   }
@@ -172,7 +207,7 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   /** The API's replan (T7) done directly on the record, as the HTTP endpoint would. */
-  synchronized void replanAsApi(String name) {
+  void replanAsApi(String name) {
     replan(new TargetRef(name));
   }
 
@@ -251,31 +286,160 @@ final class FakeTargetStore implements TargetActivities {
       return new CapacityResult(false, TargetSnapshot.notFound(target.name()));
     }
     Instant now = clock.get();
+    if (t.state() == TargetState.BACKFILLING) {
+      return new CapacityResult(true, decorate(t));
+    }
     if (t.state() != TargetState.PENDING_BACKFILL
         || t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now)) {
       return new CapacityResult(false, decorate(t));
     }
-    long global = countBackfilling(null);
-    long group = t.group() == null ? 0 : countBackfilling(t.group());
-    if (global >= globalMax || t.group() != null && group >= groupMax) {
+    if (!firstInLine(t, now)) {
       capacityLosses.merge(t.name(), 1, Integer::sum);
       return new CapacityResult(false, save("capacity-lost", TargetTransitions.neutral(t), now));
     }
+    attemptIds.put(t.name(), nextAttemptId++);
     return new CapacityResult(true, save("backfilling", TargetTransitions.backfilling(t), now));
+  }
+
+  /** When a pending target became eligible: its place in the line for capacity (T1). */
+  private Instant placeInLine(TargetSnapshot t) {
+    Instant since = waitingSince.getOrDefault(t.name(), Instant.EPOCH);
+    return t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(since)
+        ? t.nextAttemptAt()
+        : since;
+  }
+
+  private final Comparator<TargetSnapshot> line =
+      Comparator.comparing(this::placeInLine).thenComparing(TargetSnapshot::name);
+
+  /**
+   * Whether capacity is free for {@code me} once every eligible target ahead of it in line has
+   * taken what it can: the same walk as the PostgreSQL activities'.
+   */
+  private boolean firstInLine(TargetSnapshot me, Instant now) {
+    List<TargetSnapshot> ahead =
+        targets.values().stream()
+            .filter(t -> t.state() == TargetState.PENDING_BACKFILL && !t.name().equals(me.name()))
+            .filter(t -> !placeInLine(t).isAfter(now) && line.compare(t, me) < 0)
+            .sorted(line)
+            .toList();
+    return servedFrom(ahead, me).contains(me.name());
+  }
+
+  /**
+   * Targets of {@code line} (then {@code last}, if given) served by the free capacity, in order.
+   */
+  private List<String> servedFrom(List<TargetSnapshot> waiting, TargetSnapshot last) {
+    long free = globalMax - countBackfilling(null);
+    Map<String, Long> groupFree = new HashMap<>();
+    List<TargetSnapshot> all = new ArrayList<>(waiting);
+    if (last != null) {
+      all.add(last);
+    }
+    List<String> served = new ArrayList<>();
+    for (TargetSnapshot t : all) {
+      if (free <= 0) {
+        break;
+      }
+      if (t.group() != null) {
+        long left = groupFree.computeIfAbsent(t.group(), g -> groupMax - countBackfilling(g));
+        if (left <= 0) {
+          continue;
+        }
+        groupFree.put(t.group(), left - 1);
+      }
+      free--;
+      served.add(t.name());
+    }
+    return served;
+  }
+
+  /** The eligible targets that free capacity would serve now, head of the line first. */
+  private List<String> nextInLine() {
+    Instant now = clock.get();
+    return servedFrom(
+        targets.values().stream()
+            .filter(t -> t.state() == TargetState.PENDING_BACKFILL)
+            .filter(t -> !placeInLine(t).isAfter(now))
+            .sorted(line)
+            .toList(),
+        null);
+  }
+
+  /** Wakes the targets next in line, outside the monitor (a released slot, T1). */
+  private void wakeNextInLine(boolean released) {
+    if (!released) {
+      return;
+    }
+    List<String> next;
+    synchronized (this) {
+      next = nextInLine();
+    }
+    next.forEach(waker);
   }
 
   @Override
   public PlannedRun plan(TargetRef target) {
+    PlannedRun planned = planUnderLock(target);
+    if (planned == null) {
+      // The attempt's run is saved; its answer never arrives (the worker died). The thread waits
+      // until the test ends, so the engine has to time the attempt out.
+      try {
+        lostCompletionsReleased.await(10, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("worker died after saving the run");
+    }
+    return planned;
+  }
+
+  /** Lets the threads of attempts whose answer was lost end (call when the test is over). */
+  void releaseLostCompletions() {
+    lostCompletionsReleased.countDown();
+  }
+
+  synchronized int lostCompletions() {
+    return lostCompletions;
+  }
+
+  private PlannedRun planUnderLock(TargetRef target) {
     synchronized (this) {
       TargetSnapshot t = targets.get(target.name());
-      if (t == null || t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
-        throw ApplicationFailure.newFailure(
-            "target " + target.name() + " is not waiting to be planned",
+      if (t == null) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "target " + target.name() + " no longer exists",
             TargetFailure.TARGET_PLANNING_FAILED.name());
       }
       Instant now = clock.get();
       List<Instant> attempts = planAttempts.computeIfAbsent(t.name(), k -> new ArrayList<>());
       attempts.add(now);
+      if (t.state() != TargetState.BACKFILLING) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "target " + t.name() + " is not backfilling", TargetFailure.TARGET_SUPERSEDED.name());
+      }
+      // A repeated call of this attempt (its answer was lost) finds the run the first one saved.
+      Long attempt = attemptIds.get(t.name());
+      for (Run run : runs.values()) {
+        if (run.target.equals(t.name()) && attempt != null && run.attempt == attempt) {
+          return plannedRun(t, run.id);
+        }
+      }
+      if (t.currentRunId() != null && runs.containsKey(t.currentRunId())) {
+        if (runs.get(t.currentRunId()).active()) {
+          return plannedRun(t, t.currentRunId());
+        }
+      }
+      if (t.retryRunId() != null && runs.containsKey(t.retryRunId())) {
+        // After a run failure: retry that run's failed batches (R8), no new plan.
+        Run run = runs.get(t.retryRunId());
+        run.status = RunStatus.RUNNING;
+        run.polls = 0;
+        run.executions++;
+        run.script = nextScript(t.name());
+        save("retried", TargetTransitions.retried(t, run.id, now), now);
+        return plannedRun(t, run.id);
+      }
       PlanMode mode = planModes.getOrDefault(t.name(), PlanMode.SUCCEED);
       if (mode == PlanMode.FAIL) {
         throw ApplicationFailure.newFailure(
@@ -286,28 +450,46 @@ final class FakeTargetStore implements TargetActivities {
         throw ApplicationFailure.newNonRetryableFailure(
             "unknown option 'tenant'", TargetFailure.TARGET_PLANNING_PERMANENT.name());
       }
-      Deque<RunScript> scripts = runScripts.get(t.name());
-      RunScript script;
-      if (scripts == null || scripts.isEmpty()) {
-        script = RunScript.completesAfter(1);
-      } else {
-        script = scripts.size() > 1 ? scripts.poll() : scripts.peek();
-      }
       long runId = nextRunId++;
-      runs.put(runId, new Run(runId, t.name(), script));
-      // A plan saved is forward progress (T4): the streak resets and the run becomes current.
+      runs.put(
+          runId, new Run(runId, t.name(), attempt == null ? 0 : attempt, nextScript(t.name())));
+      // After planning failures a plan saved is forward progress (T4): the streak resets.
       save("planned", TargetTransitions.planned(t, runId, now), now);
-      return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
+      if (mode == PlanMode.LOSE_COMPLETION_ONCE) {
+        planModes.put(t.name(), PlanMode.SUCCEED);
+        lostCompletions++;
+        return null;
+      }
+      return plannedRun(t, runId);
     }
   }
 
+  private static PlannedRun plannedRun(TargetSnapshot t, long runId) {
+    return new PlannedRun(runId, t.backfill(), t.backfill() + " for target " + t.name());
+  }
+
+  private RunScript nextScript(String name) {
+    Deque<RunScript> scripts = runScripts.get(name);
+    if (scripts == null || scripts.isEmpty()) {
+      return RunScript.completesAfter(1);
+    }
+    return scripts.size() > 1 ? scripts.poll() : scripts.peek();
+  }
+
   @Override
-  public synchronized TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+  public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+    TargetSnapshot after = recordPlanningFailureUnderLock(failure);
+    wakeNextInLine(after.found() && after.state() != TargetState.BACKFILLING);
+    return after;
+  }
+
+  private synchronized TargetSnapshot recordPlanningFailureUnderLock(PlanningFailure failure) {
     TargetSnapshot t = targets.get(failure.name());
     if (t == null) {
       return TargetSnapshot.notFound(failure.name());
     }
-    if (t.state() != TargetState.BACKFILLING || t.currentRunId() != null) {
+    // As in PostgreSQL: applied to any backfilling target, whether or not a run was saved.
+    if (t.state() != TargetState.BACKFILLING) {
       return decorate(t);
     }
     Instant now = clock.get();
@@ -319,11 +501,23 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   @Override
-  public synchronized TargetSnapshot observeRun(RunObservation observation) {
+  public TargetSnapshot observeRun(RunObservation observation) {
+    TargetSnapshot[] before = new TargetSnapshot[1];
+    TargetSnapshot after = observeRunUnderLock(observation, before);
+    wakeNextInLine(
+        before[0] != null
+            && before[0].state() == TargetState.BACKFILLING
+            && after.state() != TargetState.BACKFILLING);
+    return after;
+  }
+
+  private synchronized TargetSnapshot observeRunUnderLock(
+      RunObservation observation, TargetSnapshot[] before) {
     TargetSnapshot t = targets.get(observation.name());
     if (t == null) {
       return TargetSnapshot.notFound(observation.name());
     }
+    before[0] = t;
     if (t.state() != TargetState.BACKFILLING
         || !Long.valueOf(observation.runId()).equals(t.currentRunId())) {
       return decorate(t);
@@ -338,17 +532,18 @@ final class FakeTargetStore implements TargetActivities {
     if (run.status == RunStatus.RUNNING && run.polls >= run.script.pollsBeforeEnd()) {
       run.status = run.script.endsAs();
     }
+    // A batch completed before the run ended: forward progress, then the ending (T4, T5).
+    TargetSnapshot base = progressed ? TargetTransitions.progressed(t) : t;
     return switch (run.status) {
-      case COMPLETED -> save("primed", TargetTransitions.primed(t), now);
+      case COMPLETED -> save("primed", TargetTransitions.primed(base), now);
       case FAILED ->
           save(
               "run-failed",
               TargetTransitions.runFailed(
-                  t, "run " + run.id + " failed", observation.jitterDraw(), now),
+                  base, "run " + run.id + " failed", observation.jitterDraw(), now),
               now);
-      case STOPPED -> save("run-superseded", TargetTransitions.neutral(t), now);
-      default ->
-          progressed ? save("progressed", TargetTransitions.progressed(t), now) : decorate(t);
+      case STOPPED -> save("run-superseded", TargetTransitions.neutral(base), now);
+      default -> progressed ? save("progressed", base, now) : decorate(t);
     };
   }
 
@@ -383,16 +578,24 @@ final class FakeTargetStore implements TargetActivities {
   }
 
   @Override
-  public synchronized ReplanResult replan(TargetRef target) {
+  public ReplanResult replan(TargetRef target) {
+    ReplanResult result = replanUnderLock(target);
+    wakeNextInLine(result.previousState() == TargetState.BACKFILLING);
+    return result;
+  }
+
+  private synchronized ReplanResult replanUnderLock(TargetRef target) {
     TargetSnapshot t = targets.get(target.name());
     if (t == null) {
       return new ReplanResult(false, null, 0, null);
     }
     replans++;
-    Long cancelled = t.currentRunId();
-    if (cancelled != null && runs.containsKey(cancelled)) {
-      Run run = runs.get(cancelled);
-      if (run.status == RunStatus.RUNNING) {
+    Long current = t.currentRunId();
+    Long cancelled =
+        current != null && runs.containsKey(current) && runs.get(current).active() ? current : null;
+    // Every active run of the target ends stopped in its record (T7).
+    for (Run run : runs.values()) {
+      if (run.target.equals(t.name()) && run.active()) {
         run.status = RunStatus.STOPPED;
       }
     }
@@ -403,6 +606,11 @@ final class FakeTargetStore implements TargetActivities {
   // Internals
 
   private TargetSnapshot save(String kind, TargetSnapshot next, Instant at) {
+    TargetSnapshot previous = targets.get(next.name());
+    if (next.state() == TargetState.PENDING_BACKFILL
+        && (previous == null || previous.state() != TargetState.PENDING_BACKFILL)) {
+      waitingSince.put(next.name(), at);
+    }
     targets.put(next.name(), next);
     track();
     TargetSnapshot view = decorate(next);
@@ -445,6 +653,7 @@ final class FakeTargetStore implements TargetActivities {
         t.currentRunId(),
         queue.size(),
         queue.isEmpty() ? null : queue.peek().queuedAt(),
-        settings);
+        settings,
+        t.retryRunId());
   }
 }

@@ -92,6 +92,53 @@ class TargetTransitionsTest {
   }
 
   @Test
+  void aFailedRunIsTheOneToRetryAndARetryKeepsTheStreak() {
+    TargetSnapshot failed =
+        TargetTransitions.runFailed(
+            target(TargetState.BACKFILLING, 0, null, null, 9L), "run 9 failed", 0.5, T0);
+    assertThat(failed.retryRunId()).isEqualTo(9L);
+    assertThat(failed.currentRunId()).isNull();
+
+    TargetSnapshot retried =
+        TargetTransitions.retried(
+            TargetTransitions.backfilling(failed), 9L, T0.plus(Duration.ofMinutes(2)));
+
+    assertThat(retried.state()).isEqualTo(TargetState.BACKFILLING);
+    assertThat(retried.currentRunId()).isEqualTo(9L);
+    assertThat(retried.consecutiveFailures()).isEqualTo(3);
+    assertThat(retried.firstFailedAt()).isEqualTo(T0);
+    assertThat(retried.lastAttemptAt()).isEqualTo(T0.plus(Duration.ofMinutes(2)));
+    assertThat(retried.failing()).isTrue();
+    // The retry failing again adds one (3, 4, 5, ...), and keeps the same run to retry.
+    TargetSnapshot again = TargetTransitions.runFailed(retried, "run 9 failed", 0.5, T0);
+    assertThat(again.consecutiveFailures()).isEqualTo(4);
+    assertThat(again.retryRunId()).isEqualTo(9L);
+  }
+
+  @Test
+  void aPlanSavedResetsTheStreakOnlyAfterPlanningFailures() {
+    TargetSnapshot afterPlanningFailures = target(TargetState.BACKFILLING, 4, T0, T0, null);
+    TargetSnapshot afterRunFailure =
+        TargetTransitions.backfilling(
+            TargetTransitions.runFailed(
+                target(TargetState.BACKFILLING, 3, T0, null, 9L), "run 9 failed", 0.5, T0));
+
+    TargetSnapshot planned = TargetTransitions.planned(afterPlanningFailures, 11L, T0);
+    TargetSnapshot replacement = TargetTransitions.planned(afterRunFailure, 11L, T0);
+
+    assertThat(planned.consecutiveFailures()).isZero();
+    assertThat(planned.retryRunId()).isNull();
+    assertThat(replacement.consecutiveFailures()).isEqualTo(4);
+    assertThat(replacement.firstFailedAt()).isEqualTo(T0);
+    assertThat(replacement.currentRunId()).isEqualTo(11L);
+    assertThat(replacement.retryRunId()).isEqualTo(11L);
+    // A batch of it completing is what resets the streak, and nothing is left to retry.
+    TargetSnapshot progressed = TargetTransitions.progressed(replacement);
+    assertThat(progressed.consecutiveFailures()).isZero();
+    assertThat(progressed.retryRunId()).isNull();
+  }
+
+  @Test
   void neutralRevertKeepsStreakAnchorsAndError() {
     Instant first = T0.minusSeconds(100);
     Instant next = T0.plusSeconds(40);

@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
@@ -60,6 +61,15 @@ class TargetWorkflowTest {
             () -> Instant.ofEpochMilli(env.currentTimeMillis()),
             new TargetSettings(
                 BASE.toMillis(), CAP.toMillis(), CAPACITY_RETRY.toMillis(), 5_000, 10));
+    // Capacity released: the targets next in line are woken, as the PostgreSQL activities do.
+    store.waker =
+        name -> {
+          try {
+            target(name).wake();
+          } catch (RuntimeException e) {
+            // Its workflow is not running (yet): it asks when it starts.
+          }
+        };
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(TargetWorkflowImpl.class, FakeRunWorkflow.class);
     worker.registerActivitiesImplementations(store);
@@ -69,6 +79,7 @@ class TargetWorkflowTest {
 
   @AfterEach
   void tearDown() {
+    store.releaseLostCompletions();
     env.close();
   }
 
@@ -497,6 +508,91 @@ class TargetWorkflowTest {
     assertThat(store.get("t").consecutiveFailures()).isZero();
   }
 
+  @Test
+  void aRunThatKeepsFailingIsRetriedAndTheTargetStaysFailingWithAGrowingStreak() {
+    store.register("t", "org-1");
+    // Every execution of the target's run ends failed: the first one and each retry.
+    store.runScripts("t", RunScript.failsAfter(2));
+    start("t");
+
+    advanceUntil(() -> store.changes("t", "run-failed").size() >= 5, Duration.ofHours(3));
+
+    List<Change> runFailures = store.changes("t", "run-failed");
+    // Each retry that ends failed again increments the streak (T5), so the backoff grows.
+    assertThat(runFailures.subList(0, 5))
+        .extracting(c -> c.after().consecutiveFailures())
+        .containsExactly(3, 4, 5, 6, 7);
+    Instant firstFailure = runFailures.get(0).at();
+    for (Change failed : runFailures) {
+      int streak = failed.after().consecutiveFailures();
+      Duration raw = BASE.multipliedBy(1L << (streak - 1));
+      raw = raw.compareTo(CAP) > 0 ? CAP : raw;
+      assertThat(between(failed.at(), failed.after().nextAttemptAt()))
+          .as("backoff after streak %d", streak)
+          .isBetween(jittered(raw, 0.8), jittered(raw, 1.2));
+      assertThat(failed.after().firstFailedAt()).isEqualTo(firstFailure);
+    }
+    // The automatic retries re-ran the failed batches of its one run (R8), no new full backfill.
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    // From its first failure on, the target is failing in every record it had: the stuck gauge
+    // (computed from the record alone) counts it all along, not just between a failure and the
+    // next plan.
+    List<Change> all = store.changes("t");
+    List<Change> sinceFirstFailure = all.subList(all.indexOf(runFailures.get(0)), all.size());
+    assertThat(sinceFirstFailure)
+        .allSatisfy(
+            change ->
+                assertThat(change.after().failing())
+                    .as(
+                        "%s at %s with streak %d",
+                        change.kind(), change.at(), change.after().consecutiveFailures())
+                    .isTrue());
+    assertThat(store.get("t").failing()).isTrue();
+    assertThat(failures("t")).as("planning failures").isEmpty();
+  }
+
+  @Test
+  void aBatchOfTheRetriedRunCompletingResetsTheStreakAndTheRunCompletesTheBackfill() {
+    store.register("t", "org-1");
+    store.runScripts(
+        "t",
+        RunScript.failsAfter(2),
+        RunScript.failsAfter(2),
+        new RunScript(3, RunStatus.COMPLETED, true));
+    start("t");
+
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofHours(1));
+
+    assertThat(store.changes("t", "run-failed"))
+        .extracting(c -> c.after().consecutiveFailures())
+        .containsExactly(3, 4);
+    // The second retry completed a batch: forward progress after a run failure (T4).
+    Change progressed = store.changes("t", "progressed").get(0);
+    assertThat(progressed.after().consecutiveFailures()).isZero();
+    assertThat(progressed.after().firstFailedAt()).isNull();
+    assertThat(progressed.after().failing()).isFalse();
+    assertThat(store.changes("t", "retried")).hasSize(2);
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    assertThat(store.runs.values().iterator().next().executions).isEqualTo(3);
+  }
+
+  @Test
+  void aReplanWhileAFailedRunWaitsForItsRetryPlansAFreshRun() {
+    store.register("t", "org-1");
+    store.runScripts("t", RunScript.failsAfter(2), RunScript.completesAfter(1));
+    start("t");
+    advanceUntil(() -> !store.changes("t", "run-failed").isEmpty(), Duration.ofMinutes(5));
+    long failedRun = store.changes("t", "run-failed").get(0).after().retryRunId();
+
+    target("t").replan();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(5));
+
+    assertThat(store.changes("t", "retried")).isEmpty();
+    assertThat(store.get("t").currentRunId()).isNotEqualTo(failedRun);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+    assertThat(store.get("t").retryRunId()).isNull();
+  }
+
   // T2: capacity
 
   @Test
@@ -523,6 +619,42 @@ class TargetWorkflowTest {
       losses += store.capacityLosses("t" + i);
     }
     assertThat(losses).as("capacity races lost").isPositive();
+  }
+
+  @Test
+  void capacityGoesToTheTargetThatHasWaitedLongest() {
+    store.globalMax = 1;
+    List<String> names = List.of("t0", "t1", "t2", "t3", "t4");
+    for (String name : names) {
+      store.register(name, null);
+      store.runScripts(name, RunScript.completesAfter(2));
+      env.sleep(Duration.ofSeconds(1));
+    }
+    // The youngest asks first: the oldest must still get the one slot first (T1).
+    for (int i = names.size() - 1; i >= 0; i--) {
+      String name = names.get(i);
+      start(name);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  !store.changes(name, "backfilling").isEmpty() || store.capacityLosses(name) > 0);
+    }
+
+    advanceUntil(() -> store.allInState(TargetState.PRIMED), Duration.ofMinutes(30));
+
+    List<String> served =
+        names.stream()
+            .sorted(
+                Comparator.comparing(
+                    (String name) -> store.changes(name, "backfilling").get(0).at()))
+            .toList();
+    assertThat(served).containsExactlyElementsOf(names);
+    assertThat(store.maxBackfilling()).isEqualTo(1);
+    for (String name : names) {
+      assertThat(store.planAttempts(name)).hasSize(1);
+      assertThat(store.get(name).consecutiveFailures()).isZero();
+    }
   }
 
   @Test
@@ -564,6 +696,27 @@ class TargetWorkflowTest {
 
     assertThat(store.planAttempts("t")).hasSize(1);
     assertThat(store.changes("t", "backfilling")).isEmpty();
+  }
+
+  @Test
+  void aPlanWhoseAnswerWasLostIsRetriedAndAdoptsTheRunItSaved() {
+    // A planning call silent for 2 s is presumed dead (the attempt's thread blocks for real).
+    store.settings = new TargetSettings(BASE.toMillis(), CAP.toMillis(), 5_000, 5_000, 10, 2_000);
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.LOSE_COMPLETION_ONCE);
+    start("t");
+
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(30));
+
+    assertThat(store.lostCompletions()).isEqualTo(1);
+    // Not a planning failure: no streak, nothing counted, no backoff.
+    assertThat(failures("t")).isEmpty();
+    assertThat(store.changes("t", "backfilling")).hasSize(1);
+    // The retried call adopted the run its first try had saved: one run, no orphan.
+    assertThat(store.runs.values()).filteredOn(run -> run.target.equals("t")).hasSize(1);
+    long run = store.runs.values().stream().filter(r -> r.target.equals("t")).findFirst().get().id;
+    assertThat(store.get("t").currentRunId()).isEqualTo(run);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
   }
 
   // Live batches

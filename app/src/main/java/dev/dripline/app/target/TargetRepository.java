@@ -4,6 +4,7 @@ import dev.dripline.app.run.Page;
 import dev.dripline.db.Database;
 import dev.dripline.target.ReplanResult;
 import dev.dripline.target.TargetReplan;
+import dev.dripline.target.TargetRunStops;
 import dev.dripline.target.TargetState;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
@@ -59,9 +60,9 @@ public class TargetRepository {
    * A target just deleted.
    *
    * @param currentRunId its run, or {@code null}
-   * @param runActive whether that run was still pending, running or paused
+   * @param stopping its running or paused runs, whose recorded stop is still to be delivered
    */
-  record DeletedTarget(Long currentRunId, boolean runActive) {}
+  record DeletedTarget(Long currentRunId, List<TargetRunStops.RunToStop> stopping) {}
 
   /**
    * Registers a target in {@code pending_backfill} with an empty streak (PRODUCT T1).
@@ -179,45 +180,55 @@ public class TargetRepository {
   }
 
   /**
-   * Operator replan (PRODUCT T7) through core's {@link TargetReplan}, the one implementation the
-   * workflow's {@code replan} signal uses too. A dry run is rolled back, so it changes nothing even
-   * if the shared code were to write.
+   * What an operator replan (PRODUCT T7) would do, through core's {@link TargetReplan}; rolled
+   * back, so it changes nothing even if the shared code were to write.
    */
-  ReplanResult replan(String name, boolean dryRun) {
+  ReplanResult previewReplan(String name) {
     return database.inTransaction(
         connection -> {
-          ReplanResult result = TargetReplan.replan(connection, name, dryRun);
-          if (dryRun) {
-            connection.rollback();
-          }
+          ReplanResult result = TargetReplan.replan(connection, name, true);
+          connection.rollback();
           return result;
         });
   }
 
   /**
-   * Deletes a target and (by cascade) its live batches.
+   * Operator replan (PRODUCT T7) through core's {@link TargetReplan}, the one implementation the
+   * workflow's {@code replan} signal uses too: the target is reset and its runs are stopped in
+   * their records in one transaction.
+   */
+  TargetReplan.Replanned replan(String name) {
+    return database.inTransaction(connection -> TargetReplan.replanAndStopRuns(connection, name));
+  }
+
+  /**
+   * Deletes a target and (by cascade) its live batches, and stops its runs in their records in the
+   * same transaction ({@link TargetRunStops}): a pending run ends stopped, a running or paused one
+   * has its stop recorded. So nothing revives them and no later target of the same name adopts
+   * them.
    *
    * @return empty if there was no such target
    */
   Optional<DeletedTarget> delete(String name) {
     return database.inTransaction(
         connection -> {
+          Long currentRunId;
           try (PreparedStatement delete =
               connection.prepareStatement(
-                  "with gone as (delete from targets where name = ? returning current_run_id)"
-                      + " select g.current_run_id,"
-                      + " coalesce(r.status in ('pending', 'running', 'paused'), false)"
-                      + " from gone g left join runs r on r.id = g.current_run_id")) {
+                  "delete from targets where name = ? returning current_run_id")) {
             delete.setString(1, name);
             try (ResultSet rs = delete.executeQuery()) {
               if (!rs.next()) {
                 return Optional.empty();
               }
               long runId = rs.getLong(1);
-              Long currentRunId = rs.wasNull() ? null : runId;
-              return Optional.of(new DeletedTarget(currentRunId, rs.getBoolean(2)));
+              currentRunId = rs.wasNull() ? null : runId;
             }
           }
+          return Optional.of(
+              new DeletedTarget(
+                  currentRunId,
+                  TargetRunStops.stopActiveRuns(connection, name, currentRunId, null)));
         });
   }
 

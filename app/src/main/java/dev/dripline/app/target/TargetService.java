@@ -14,6 +14,8 @@ import dev.dripline.app.target.TargetRepository.QueuedLiveBatch;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.target.ReplanResult;
+import dev.dripline.target.TargetReplan;
+import dev.dripline.target.TargetRunStops;
 import dev.dripline.target.TargetState;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
@@ -102,7 +104,10 @@ public class TargetService {
 
   /** What an operator replan would do (T7); changes nothing. */
   ReplanPreview previewReplan(String name) {
-    ReplanResult result = replanned(name, true);
+    ReplanResult result = targets.previewReplan(name);
+    if (!result.found()) {
+      throw NotFoundProblem.target(name);
+    }
     return new ReplanPreview(
         name,
         true,
@@ -113,16 +118,20 @@ public class TargetService {
   }
 
   /**
-   * Operator replan (T7): resets the streak and returns the target to {@code pending_backfill} in
-   * one transaction, then stops the run it cancelled and wakes the target's workflow. If the stop
-   * cannot be delivered the replan stands and the 503 says which run to stop.
+   * Operator replan (T7): resets the streak and returns the target to {@code pending_backfill}, and
+   * stops its runs in their records, in one transaction; then delivers the stop of a running run to
+   * its workflow and wakes the target's workflow. If a stop cannot be delivered the replan stands
+   * (the stop stays recorded) and the 503 says which run to stop.
    */
   ReplanResponse replan(String name) {
-    ReplanResult result = replanned(name, false);
-    Long cancelled = result.cancelledRunId();
-    if (cancelled != null) {
+    TargetReplan.Replanned replanned = targets.replan(name);
+    ReplanResult result = replanned.result();
+    if (!result.found()) {
+      throw NotFoundProblem.target(name);
+    }
+    for (TargetRunStops.RunToStop run : replanned.stopping()) {
       try {
-        workflows.stopRun(cancelled);
+        workflows.stopRun(name, run);
       } catch (UnavailableProblem e) {
         throw new UnavailableProblem(
             "target "
@@ -130,7 +139,7 @@ public class TargetService {
                 + " is replanned, but "
                 + e.getMessage()
                 + "; stop it with POST /api/runs/"
-                + cancelled
+                + run.runId()
                 + "/stop",
             e.getCause());
       }
@@ -141,37 +150,30 @@ public class TargetService {
         false,
         result.previousState().wire(),
         result.previousFailures(),
-        cancelled,
+        result.cancelledRunId(),
         TargetState.PENDING_BACKFILL.wire());
   }
 
   /**
-   * Deletes a target with its live batches, ends its workflow and stops its active run. The record
-   * goes first, so a workflow or run still going finds no target and cannot bring it back.
+   * Deletes a target with its live batches, ends its workflow and stops its runs. The record goes
+   * first, with the runs' stops (a pending run ends stopped there and then), so a workflow or run
+   * still going finds no target and nothing can bring a run back.
    */
   void delete(String name) {
     DeletedTarget deleted = targets.delete(name).orElseThrow(() -> NotFoundProblem.target(name));
     // The controlling workflow first, so it does not react to its run being stopped.
     workflows.terminateQuietly(name);
-    if (deleted.currentRunId() != null && deleted.runActive()) {
+    for (TargetRunStops.RunToStop run : deleted.stopping()) {
       try {
-        workflows.stopRun(deleted.currentRunId());
+        workflows.stopRun(name, run);
       } catch (UnavailableProblem e) {
         log.warn(
-            "target {} deleted, but its run {} is still active: {}",
+            "target {} deleted, but the stop of its run {} is only recorded: {}",
             name,
-            deleted.currentRunId(),
+            run.runId(),
             e.getMessage());
       }
     }
-  }
-
-  private ReplanResult replanned(String name, boolean dryRun) {
-    ReplanResult result = targets.replan(name, dryRun);
-    if (!result.found()) {
-      throw NotFoundProblem.target(name);
-    }
-    return result;
   }
 
   private TargetRow find(String name) {

@@ -2,10 +2,9 @@ package dev.dripline.app.target;
 
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.config.TemporalConfig;
-import dev.dripline.run.BackfillRunWorkflow;
 import dev.dripline.run.RunSearchAttributes;
-import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.target.TargetRef;
+import dev.dripline.target.TargetRunStops;
 import dev.dripline.target.TargetWorkflow;
 import dev.dripline.target.TargetWorkflowIds;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -21,9 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The targets API's only contact with Temporal: starting, waking and terminating targets'
- * controlling workflows, and stopping the runs a replan or a deletion cancels. PostgreSQL stays the
- * record (the workflow polls it too), so a missed wake-up only delays the workflow; a Temporal
- * failure that matters surfaces as {@link UnavailableProblem}.
+ * controlling workflows, and delivering the stops of the runs a replan or a deletion cancels
+ * (already recorded in the runs). PostgreSQL stays the record (the workflow polls it too), so a
+ * missed wake-up only delays the workflow; a Temporal failure that matters surfaces as {@link
+ * UnavailableProblem}.
  */
 @Singleton
 public class TargetWorkflows {
@@ -86,15 +86,16 @@ public class TargetWorkflows {
     }
   }
 
-  /** Signals {@code stop} to a run's workflow; one that is closed or missing is fine. */
-  void stopRun(long runId) {
+  /**
+   * Delivers the recorded stop of a target's running or paused run to its workflow, starting a new
+   * execution of it if none is running (one whose execution was lost is ended that way too).
+   */
+  void stopRun(String target, TargetRunStops.RunToStop run) {
     try {
-      client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId)).stop();
-    } catch (WorkflowNotFoundException e) {
-      // Ended or never started: nothing to stop.
+      TargetRunStops.deliver(client, temporal.taskQueue(), target, run);
     } catch (RuntimeException e) {
       throw new UnavailableProblem(
-          "could not signal stop to run " + runId + " (Temporal: " + reason(e) + ")", e);
+          "could not signal stop to run " + run.runId() + " (Temporal: " + reason(e) + ")", e);
     }
   }
 

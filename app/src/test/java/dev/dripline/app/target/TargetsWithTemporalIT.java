@@ -8,12 +8,14 @@ import dev.dripline.app.TestData;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.run.RunSearchAttributes;
+import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.target.TargetWorkflowIds;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
@@ -46,6 +48,7 @@ class TargetsWithTemporalIT {
   private TestData data;
   private final String backfill = TestData.uniqueName();
   private final List<String> targets = new ArrayList<>();
+  private final List<Long> runs = new ArrayList<>();
 
   @BeforeEach
   void setUp() {
@@ -66,6 +69,13 @@ class TargetsWithTemporalIT {
         workflows.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).terminate("test over");
       } catch (RuntimeException e) {
         // already closed
+      }
+    }
+    for (long run : runs) {
+      try {
+        workflows.newUntypedWorkflowStub(RunWorkflowIds.forRun(run)).terminate("test over");
+      } catch (RuntimeException e) {
+        // never started, or already closed
       }
     }
     data.cleanUpTargets(targets.toArray(String[]::new));
@@ -167,6 +177,63 @@ class TargetsWithTemporalIT {
     assertThat(data.count("select count(*) from live_batches where target_name = ?", name))
         .isZero();
     assertThat(api.get("/api/targets/" + name).status()).isEqualTo(404);
+  }
+
+  /** A run of the target recorded as its current one, with no workflow behind it. */
+  private long currentRunWithoutWorkflow(String name, String status) {
+    long run = data.run(backfill, status, "{\"items\":5}");
+    runs.add(run);
+    data.sql("update runs set target_name = ? where id = ?", name, run);
+    data.sql(
+        "update targets set state = 'backfilling', current_run_id = ? where name = ?", run, name);
+    return run;
+  }
+
+  @Test
+  void deletingATargetStopsItsUnstartedRunForGood() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    // Planned, but the target's workflow never started it (e.g. it was terminated right after).
+    long run = currentRunWithoutWorkflow(name, "pending");
+
+    assertThat(api.delete("/api/targets/" + name).status()).isEqualTo(204);
+
+    // Terminal in its record, so the reconciler (which restarts every pending, running or paused
+    // run) has nothing to revive, and no later target of this name can adopt it.
+    assertThat(data.text("select status from runs where id = ?", run)).isEqualTo("stopped");
+    assertThat(data.text("select finished_at::text from runs where id = ?", run)).isNotNull();
+  }
+
+  @Test
+  void replanningStopsAnUnstartedRunForGood() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    long run = currentRunWithoutWorkflow(name, "pending");
+
+    Api.Reply reply = api.post("/api/targets/" + name + "/replan", "");
+
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(reply.object()).containsEntry("cancelledRunId", (int) run);
+    assertThat(data.text("select status from runs where id = ?", run)).isEqualTo("stopped");
+  }
+
+  @Test
+  void deletingATargetWhoseRunLostItsWorkflowStopsTheRunThroughANewExecution() {
+    String name = newName();
+    assertThat(create(name, "").status()).isEqualTo(201);
+    // Running, but its execution is gone (terminated by hand): a plain stop signal finds nothing.
+    long run = currentRunWithoutWorkflow(name, "running");
+
+    assertThat(api.delete("/api/targets/" + name).status()).isEqualTo(204);
+
+    // The stop is recorded, and delivered with a new execution that ends the run stopped.
+    assertThat(data.text("select stop_requested_at::text from runs where id = ?", run)).isNotNull();
+    String runWorkflow = RunWorkflowIds.forRun(run);
+    assertThat(
+            workflows.fetchHistory(runWorkflow).getEvents().stream()
+                .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+                .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName()))
+        .containsExactly("stop");
   }
 
   private Api.Reply create(String name, String extra) {
