@@ -317,6 +317,21 @@ public class TargetActivitiesImpl implements TargetActivities {
     if (row.snapshot().retryRunId() != null) {
       PlannedRun retried = act(name, database.inTransaction(c -> retryRun(c, name)));
       if (retried != null) {
+        // The failed run's workflow stays open for a retry signal: it goes on at once.
+        try {
+          TargetRunStops.deliverRetry(
+              client,
+              temporal.taskQueue(),
+              name,
+              new TargetRunStops.RunToStop(retried.runId(), retried.backfill()));
+        } catch (RuntimeException e) {
+          LOG.warn(
+              "Target {}: retry of run {} not signalled (its workflow finds it re-opened at its"
+                  + " next look): {}",
+              name,
+              retried.runId(),
+              e.toString());
+        }
         return retried;
       }
       // The failed run can no longer be retried (deleted, or nothing in it to do again): a new

@@ -98,6 +98,29 @@ public final class TargetRunStops {
    */
   public static void deliver(
       WorkflowClient client, String taskQueue, String target, RunToStop run) {
+    signalWithStart(client, taskQueue, target, run, "stopped", BackfillRunWorkflow::stop);
+  }
+
+  /**
+   * Signals {@code retry} to the workflow of a failed run that a target re-queued in its record
+   * (PRODUCT T5): the run's workflow, which stays open for a retry after the run ended, goes on at
+   * once — as it does for the API's retry — and a new execution is started if none is running.
+   *
+   * @throws RuntimeException if Temporal cannot be reached; the waiting workflow still finds the
+   *     run re-opened in its record at its next look
+   */
+  public static void deliverRetry(
+      WorkflowClient client, String taskQueue, String target, RunToStop run) {
+    signalWithStart(client, taskQueue, target, run, "retried", BackfillRunWorkflow::retry);
+  }
+
+  private static void signalWithStart(
+      WorkflowClient client,
+      String taskQueue,
+      String target,
+      RunToStop run,
+      String why,
+      java.util.function.Consumer<BackfillRunWorkflow> signal) {
     BackfillRunWorkflow stub =
         client.newWorkflowStub(
             BackfillRunWorkflow.class,
@@ -113,11 +136,17 @@ public final class TargetRunStops {
                         .set(RunSearchAttributes.TARGET, target)
                         .build())
                 .setStaticSummary(
-                    run.backfill() + " · run " + run.runId() + " · stopped for target " + target)
+                    run.backfill()
+                        + " · run "
+                        + run.runId()
+                        + " · "
+                        + why
+                        + " for target "
+                        + target)
                 .build());
     BatchRequest batch = client.newSignalWithStartRequest();
     batch.add(stub::run, RunWorkflowInput.fresh(run.runId()));
-    batch.add(stub::stop);
+    batch.add(() -> signal.accept(stub));
     client.signalWithStart(batch);
   }
 }
