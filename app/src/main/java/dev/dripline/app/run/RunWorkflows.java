@@ -98,10 +98,13 @@ public class RunWorkflows {
     BackfillRunWorkflow stub =
         client.newWorkflowStub(BackfillRunWorkflow.class, options(run, RunStatus.RUNNING));
     try {
-      BatchRequest batch = client.newSignalWithStartRequest();
-      batch.add(stub::run, RunWorkflowInput.fresh(run.id()));
-      signal.addTo(batch, stub);
-      client.signalWithStart(batch);
+      ClosingRetry.call(
+          () -> {
+            BatchRequest batch = client.newSignalWithStartRequest();
+            batch.add(stub::run, RunWorkflowInput.fresh(run.id()));
+            signal.addTo(batch, stub);
+            return client.signalWithStart(batch);
+          });
     } catch (RuntimeException e) {
       throw new UnavailableProblem(
           "could not signal "
@@ -161,7 +164,11 @@ public class RunWorkflows {
     BackfillRunWorkflow stub =
         client.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(runId));
     try {
-      call.accept(stub);
+      ClosingRetry.call(
+          () -> {
+            call.accept(stub);
+            return null;
+          });
       return true;
     } catch (WorkflowNotFoundException e) {
       return false;
