@@ -581,7 +581,12 @@ public class BatchExecution {
         return started;
       }
       if (!attempt.mayContinue()
-          || !store(connection -> heldByAnother(connection, runId, number, attempt), null, attempt)
+          || !store(
+              connection ->
+                  RunSlots.heldLive(
+                      connection, runId, RunSlots.Held.BATCH, number, attempt.holder()),
+              null,
+              attempt)
           || !pause(HOLDER_POLL_MILLIS)) {
         return null;
       }
@@ -597,38 +602,6 @@ public class BatchExecution {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
-    }
-  }
-
-  /** Whether batch {@code number} is running under another holder whose lease is live. */
-  private static boolean heldByAnother(
-      Connection connection, long runId, int number, BatchAttempt attempt) throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select 1 from batches where run_id = ? and number = ? and status = 'running'"
-                + " and holder is distinct from ? and lease_until >= now()")) {
-      select.setLong(1, runId);
-      select.setInt(2, number);
-      select.setString(3, attempt.holder());
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  /** Whether a batch of chain {@code headNumber} is running under another, live holder. */
-  private static boolean chainHeldByAnother(
-      Connection connection, long runId, int headNumber, BatchAttempt attempt) throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select 1 from batches where run_id = ? and chain_head = ? and status = 'running'"
-                + " and holder is distinct from ? and lease_until >= now()")) {
-      select.setLong(1, runId);
-      select.setInt(2, headNumber);
-      select.setString(3, attempt.holder());
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next();
-      }
     }
   }
 
@@ -674,7 +647,9 @@ public class BatchExecution {
       }
       if (!attempt.mayContinue()
           || !store(
-              connection -> chainHeldByAnother(connection, runId, headNumber, attempt),
+              connection ->
+                  RunSlots.heldLive(
+                      connection, runId, RunSlots.Held.CHAIN, headNumber, attempt.holder()),
               null,
               attempt)
           || !pause(HOLDER_POLL_MILLIS)) {

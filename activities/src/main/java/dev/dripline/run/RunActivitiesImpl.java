@@ -262,7 +262,8 @@ public class RunActivitiesImpl implements RunActivities {
     List<BatchMetrics.Outcome> failed =
         database.inTransaction(
             connection -> {
-              if (heldByLiveAttempt(connection, failure.runId(), failure.number())) {
+              if (RunSlots.heldLive(
+                  connection, failure.runId(), RunSlots.Held.BATCH, failure.number(), null)) {
                 throw ApplicationFailure.newFailure(
                     "batch "
                         + failure.number()
@@ -299,20 +300,6 @@ public class RunActivitiesImpl implements RunActivities {
               return outcomes;
             });
     failed.forEach(metrics::recordSlotTime);
-  }
-
-  private static boolean heldByLiveAttempt(Connection connection, long runId, int number)
-      throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select 1 from batches where run_id = ? and number = ? and status = 'running'"
-                + " and lease_until >= now()")) {
-      select.setLong(1, runId);
-      select.setInt(2, number);
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next();
-      }
-    }
   }
 
   /**

@@ -32,6 +32,41 @@ final class RunSlots {
     }
   }
 
+  /** Which batch {@link #heldLive} looks at: one batch, or the batch a chain holds. */
+  enum Held {
+    BATCH("number"),
+    CHAIN("chain_head");
+
+    private final String column;
+
+    Held(String column) {
+      this.column = column;
+    }
+  }
+
+  /**
+   * Whether the batch of run {@code runId} that {@code which} names by {@code number} (its number,
+   * or its chain's head) is running under a holder other than {@code exceptHolder} (null: any
+   * holder) whose lease is live: an attempt that has not stopped yet, which no other may replace.
+   */
+  static boolean heldLive(
+      Connection connection, long runId, Held which, int number, String exceptHolder)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select 1 from batches where run_id = ? and "
+                + which.column
+                + " = ? and status = 'running' and holder is distinct from ?"
+                + " and lease_until >= now()")) {
+      select.setLong(1, runId);
+      select.setInt(2, number);
+      select.setString(3, exceptHolder);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   /** Slot holders of the run, read after {@link #lockRun} in the same transaction. */
   static int holders(Connection connection, long runId) throws SQLException {
     try (PreparedStatement count = connection.prepareStatement(COUNT_HOLDERS)) {

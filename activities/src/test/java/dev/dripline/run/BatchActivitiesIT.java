@@ -91,4 +91,13 @@ class BatchActivitiesIT {
     assertThat(BatchActivitiesImpl.tickMillis(Duration.ZERO)).isEqualTo(5_000);
     assertThat(BatchActivitiesImpl.tickMillis(null)).isEqualTo(5_000);
   }
+
+  @Test
+  void anAttemptStopsItselfATenthBeforeItsTimeoutAtMostOneSecondBefore() {
+    assertThat(BatchActivitiesImpl.untilDeadline(Duration.ofSeconds(3)))
+        .isEqualTo(Duration.ofMillis(2_700));
+    assertThat(BatchActivitiesImpl.untilDeadline(Duration.ofHours(1)))
+        .isEqualTo(Duration.ofHours(1).minusSeconds(1));
+    assertThat(BatchActivitiesImpl.untilDeadline(Duration.ZERO)).isGreaterThan(Duration.ofDays(1));
+  }
 }
