@@ -842,15 +842,18 @@ class BackfillRunWorkflowTest {
     store.planned(BatchStatus.RUNNING);
     store.planDone = false;
     store.totalKeys = null;
-    store.items = 2_000;
+    // Many small pages: without the pause, every page is followed by a claim that finds the slots
+    // full, as long as the slot is held.
+    store.items = 300;
+    store.planPageBatches = 5;
     store.holderAliveFor = 3;
 
     startRun();
     RunOutcome outcome =
-        WorkflowStub.fromTyped(existingRun()).getResult(60, TimeUnit.SECONDS, RunOutcome.class);
+        WorkflowStub.fromTyped(existingRun()).getResult(3, TimeUnit.MINUTES, RunOutcome.class);
 
     assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(2_000);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(300);
     assertThat(store.claimsFindingSlotsFull)
         .as("claims that found the slots full")
         .isLessThanOrEqualTo(6);
