@@ -83,7 +83,7 @@ public class RunService {
     long id = ((Insertion.Inserted) insertion).id();
     RunRow row = runs.find(id).orElseThrow(() -> NotFoundProblem.run(id));
     try {
-      workflows.start(row);
+      workflows.startNew(row);
     } catch (UnavailableProblem e) {
       runs.deleteUnstarted(id);
       throw e;

@@ -12,6 +12,7 @@ import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
@@ -82,6 +83,43 @@ public class RunWorkflows {
                 .build());
     try {
       WorkflowClient.start(stub::run, RunWorkflowInput.fresh(run.id()));
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not start the workflow of run " + run.id() + " (Temporal: " + reason(e) + ")", e);
+    }
+  }
+
+  /**
+   * Starts the workflow of a run this request has just recorded. An open execution under its
+   * workflow id cannot be this run's (the reconciler leaves records younger than a minute alone):
+   * it was left by an earlier database whose run had the same id — restored from a backup, or
+   * recreated beside a Temporal server that kept its executions. Attaching to it ({@code
+   * USE_EXISTING}) would leave the new run pending for good, its workflow driving a run that no
+   * longer exists; that execution is terminated instead, and the new one started.
+   */
+  void startNew(RunRow run) {
+    WorkflowOptions options = options(run, RunStatus.PENDING);
+    try {
+      try {
+        WorkflowClient.start(
+            client.newWorkflowStub(BackfillRunWorkflow.class, options)::run,
+            RunWorkflowInput.fresh(run.id()));
+      } catch (WorkflowExecutionAlreadyStarted e) {
+        log.warn(
+            "run {}: terminating execution {} of {}, left by an earlier run with this id",
+            run.id(),
+            e.getExecution().getRunId(),
+            options.getWorkflowId());
+        WorkflowClient.start(
+            client.newWorkflowStub(
+                    BackfillRunWorkflow.class,
+                    options.toBuilder()
+                        .setWorkflowIdConflictPolicy(
+                            WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING)
+                        .build())
+                ::run,
+            RunWorkflowInput.fresh(run.id()));
+      }
     } catch (RuntimeException e) {
       throw new UnavailableProblem(
           "could not start the workflow of run " + run.id() + " (Temporal: " + reason(e) + ")", e);

@@ -7,18 +7,22 @@ import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
+import dev.dripline.run.BackfillRunWorkflow;
 import dev.dripline.run.CapChange;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.run.RunWorkflowInput;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.common.converter.DefaultDataConverter;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
@@ -116,6 +120,44 @@ class RunsWithTemporalIT {
     assertThat(repeat.status()).isEqualTo(200);
     assertThat(id(repeat)).isEqualTo(id(first));
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
+  }
+
+  /**
+   * A run id's workflow left open by an earlier database (restored from a backup, or a test
+   * database recreated beside one Temporal server) must not be taken for the new run's: the new run
+   * would stay pending forever (F3 on a busy machine, docs/reliability.md).
+   */
+  @Test
+  void aNewRunIsNotHandedTheOpenWorkflowOfAnEarlierRunWithItsId() {
+    long next = data.count("select nextval(pg_get_serial_sequence('runs', 'id'))") + 1;
+    String foreignQueue = "dripline-app-it-earlier-database";
+    WorkflowExecution foreign =
+        WorkflowClient.start(
+            workflows.newWorkflowStub(
+                    BackfillRunWorkflow.class,
+                    WorkflowOptions.newBuilder()
+                        .setWorkflowId(RunWorkflowIds.forRun(next))
+                        .setTaskQueue(foreignQueue)
+                        .build())
+                ::run,
+            RunWorkflowInput.fresh(next));
+    started.add(next);
+
+    long id = id(create("{\"items\":5}", ""));
+
+    assertThat(id).as("the id the run took").isEqualTo(next);
+    WorkflowExecutionDescription workflow = describe(id);
+    assertThat(workflow.getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(workflow.getExecution().getRunId()).isNotEqualTo(foreign.getRunId());
+    assertThat(workflow.getTaskQueue()).isEqualTo(temporal.taskQueue());
+    assertThat(
+            workflows
+                .newUntypedWorkflowStub(
+                    foreign.getWorkflowId(), Optional.of(foreign.getRunId()), Optional.empty())
+                .describe()
+                .getStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
   }
 
   /**
