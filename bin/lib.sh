@@ -345,6 +345,25 @@ fault_pg_ctl() {
 # (password dripline) and databases DB... (default dripline_faults) when missing. Idempotent.
 # Exports DRIPLINE_FAULT_PG_VERSION, DRIPLINE_FAULT_PG_CLUSTER and DRIPLINE_FAULT_PG_PORT.
 ensure_fault_postgres() {
+  # The lock FaultPostgres takes (an fcntl lock on this file): another suite's fault test may have
+  # stopped the cluster on purpose, and starting it then would break that test's outage (F3).
+  local lock="/tmp/dripline-fault-postgres-$DRIPLINE_FAULT_PG_CLUSTER" line
+  coproc FAULT_PG_LOCK {
+    python3 -c 'import fcntl, sys
+f = open(sys.argv[1], "a")
+fcntl.lockf(f, fcntl.LOCK_EX)
+print("locked", flush=True)
+sys.stdin.read()' "$lock"
+  }
+  log "taking the fault cluster's lock $lock (held by a fault test of another suite while it runs)"
+  read -r line <&"${FAULT_PG_LOCK[0]}" || true
+  [[ "$line" == locked ]] || die "could not take the fault cluster's lock $lock"
+  _ensure_fault_postgres_locked "$@"
+  kill "$FAULT_PG_LOCK_PID" 2>/dev/null || true
+  wait "$FAULT_PG_LOCK_PID" 2>/dev/null || true
+}
+
+_ensure_fault_postgres_locked() {
   command -v pg_createcluster >/dev/null 2>&1 ||
     die "PostgreSQL is not installed (no pg_createcluster); on Debian: apt-get install -y postgresql"
   local status
