@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +123,7 @@ class WorkflowReconcilerIT {
     WorkflowExecution first = WorkflowClient.start(metrics::run, new MetricsInput(10_000));
     client.newUntypedWorkflowStub(id).terminate("the gauges' workflow died");
 
-    reconciler.reconcile();
+    passReachingTemporal();
 
     var described = client.newUntypedWorkflowStub(id).describe();
     assertThat(described.getStatus())
@@ -133,7 +134,7 @@ class WorkflowReconcilerIT {
 
   @Test
   void aMissingMetricsWorkflowIsStartedAndARunningOneIsLeftAlone() {
-    reconciler.reconcile();
+    passReachingTemporal();
     String running = status(TargetWorkflowIds.metrics(queue));
     String runId =
         client
@@ -142,7 +143,7 @@ class WorkflowReconcilerIT {
             .getExecution()
             .getRunId();
 
-    reconciler.reconcile();
+    passReachingTemporal();
 
     assertThat(running).isEqualTo("WORKFLOW_EXECUTION_STATUS_RUNNING");
     assertThat(
@@ -164,7 +165,7 @@ class WorkflowReconcilerIT {
     String brokenTarget = target("a" + tag + "-" + "n".repeat(1000));
     String target = target("b" + tag);
 
-    WorkflowReconciler.Pass pass = reconciler.pass();
+    WorkflowReconciler.Pass pass = passReachingTemporal();
 
     assertThat(pass.failed()).as("failed starts in %s", pass).isGreaterThanOrEqualTo(2);
     assertThat(pass.temporalUnreachable()).isFalse();
@@ -216,6 +217,22 @@ class WorkflowReconcilerIT {
   }
 
   /** The workflow's status, or "none" when there is no such workflow. */
+  /**
+   * A reconciler pass that Temporal answered throughout. On a loaded machine a start can miss its
+   * RPC deadline, which ends the pass early by design (the next pass tries again); the tests here
+   * are about what a pass does once Temporal answers, so they take the next pass, as the worker
+   * would.
+   */
+  private WorkflowReconciler.Pass passReachingTemporal() {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    WorkflowReconciler.Pass pass = reconciler.pass();
+    while (pass.temporalUnreachable()) {
+      assertThat(System.nanoTime()).as("Temporal answered a pass: %s", pass).isLessThan(deadline);
+      pass = reconciler.pass();
+    }
+    return pass;
+  }
+
   private String status(String workflowId) {
     try {
       return client.newUntypedWorkflowStub(workflowId).describe().getStatus().name();
