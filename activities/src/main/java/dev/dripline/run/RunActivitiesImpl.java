@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@link RunActivities} on PostgreSQL.
@@ -483,25 +484,13 @@ public class RunActivitiesImpl implements RunActivities {
         failed = rs.getLong("failed");
       }
     }
-    // Unplanned keys are work still to do: only a stop or a run-level error ends the run early.
-    if (open > 0 || (!planDone && !request.stopping() && request.error() == null)) {
+    Optional<RunEnding> ending =
+        RunEnding.of(request.stopping(), request.error(), planDone, open, failed);
+    if (ending.isEmpty()) {
       return new FinishResult(false, status, null);
     }
-    RunStatus terminal;
-    String error;
-    if (request.stopping()) {
-      terminal = RunStatus.STOPPED;
-      error = null;
-    } else if (request.error() != null) {
-      terminal = RunStatus.FAILED;
-      error = request.error();
-    } else if (failed > 0) {
-      terminal = RunStatus.FAILED;
-      error = failed == 1 ? "1 batch failed" : failed + " batches failed";
-    } else {
-      terminal = RunStatus.COMPLETED;
-      error = null;
-    }
+    RunStatus terminal = ending.get().status();
+    String error = ending.get().error();
     try (PreparedStatement update =
         connection.prepareStatement(
             "update runs r set status = ?, error = ?, finished_at = now(), updated_at = now(),"

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -368,20 +369,18 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         }
       }
     }
-    boolean busy =
+    long open =
         batches.values().stream()
-            .anyMatch(b -> b.status == BatchStatus.PENDING || b.status.holdsSlot());
-    if (busy) {
+            .filter(b -> b.status == BatchStatus.PENDING || b.status.holdsSlot())
+            .count();
+    Optional<RunEnding> ending =
+        RunEnding.of(
+            request.stopping(), request.error(), planDone, open, count(BatchStatus.FAILED));
+    if (ending.isEmpty()) {
       return new FinishResult(false, status, null);
     }
-    if (request.stopping()) {
-      status = RunStatus.STOPPED;
-    } else if (request.error() != null || count(BatchStatus.FAILED) > 0) {
-      status = RunStatus.FAILED;
-      error = request.error();
-    } else {
-      status = RunStatus.COMPLETED;
-    }
+    status = ending.get().status();
+    error = ending.get().error();
     if (planDone && totalKeys == null) {
       totalKeys = plannedKeys;
     }
