@@ -24,7 +24,7 @@ DRIPLINE_PG_CLUSTER="${DRIPLINE_PG_CLUSTER:-main}"
 DRIPLINE_PG_PORT="${DRIPLINE_PG_PORT:-5432}"
 DRIPLINE_PG_MAX_CONNECTIONS="${DRIPLINE_PG_MAX_CONNECTIONS:-300}"
 
-# Search attributes every Dripline Temporal server needs (PRODUCT §6.2).
+# Search attributes every Dripline Temporal server needs (spec §6.2).
 DRIPLINE_SEARCH_ATTRIBUTES=(DriplineBackfill DriplineRunStatus DriplineTarget)
 
 mkdir -p "$DRIPLINE_LOGS"

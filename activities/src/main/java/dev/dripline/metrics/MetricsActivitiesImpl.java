@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link MetricsActivities} on PostgreSQL: computes the gauges of PRODUCT §5 that derive from
+ * {@link MetricsActivities} on PostgreSQL: computes the gauges of spec §5 that derive from
  * Dripline's tables and replaces table {@code metric_snapshots} with them in one transaction, so a
  * reader ({@link SnapshotGauges} in every process) sees either the whole old or the whole new
  * snapshot.

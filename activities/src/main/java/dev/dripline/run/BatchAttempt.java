@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One attempt at a batch activity as the slot records know it (PRODUCT R5b): the holder written on
+ * One attempt at a batch activity as the slot records know it (spec R5b): the holder written on
  * every batch the attempt takes, the lease that says it is alive, and the fence that stops it.
  *
  * <p>Another attempt takes a batch over only once the batch's lease ({@code batches.lease_until},

@@ -42,10 +42,10 @@ import org.slf4j.LoggerFactory;
  * statements or in the definition's — waits for PostgreSQL to answer again (heartbeating all the
  * while, up to {@code database-outage-wait}) and carries on with the batch it holds, running the
  * definition on it again if its record had not committed (processing a batch twice is harmless,
- * PRODUCT §2), rather than spending the batch's attempts on the outage. A statement retried after
- * its connection broke may have committed already; each retry is safe for that: the
- * compare-and-sets match no row a second time, and a chain first looks for the batch an earlier try
- * may have taken ({@code chain_head}), as a new attempt after a crash does.
+ * spec §2), rather than spending the batch's attempts on the outage. A statement retried after its
+ * connection broke may have committed already; each retry is safe for that: the compare-and-sets
+ * match no row a second time, and a chain first looks for the batch an earlier try may have taken
+ * ({@code chain_head}), as a new attempt after a crash does.
  */
 @Singleton
 public class BatchExecution {

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The run metrics recorded where a batch's outcome is recorded (PRODUCT §5).
+ * The run metrics recorded where a batch's outcome is recorded (spec §5).
  *
  * <ul>
  *   <li>{@code dripline_batches_finished_total{backfill,outcome}} is kept in PostgreSQL (table

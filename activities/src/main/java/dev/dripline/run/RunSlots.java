@@ -7,7 +7,7 @@ import java.sql.SQLException;
 
 /**
  * The run row's lock, which every claim that adds a slot holder takes before it counts the run's
- * holders (PRODUCT R5b): the workflow's claims, a chain's claim after it held nothing, whichever
+ * holders (spec R5b): the workflow's claims, a chain's claim after it held nothing, whichever
  * execution, attempt or worker makes it. A claim that replaces the holder it completes in the same
  * statement (a chain's next batch) adds none and needs no lock.
  */

@@ -54,8 +54,8 @@ public interface BackfillDefinition {
   void processBatch(BackfillContext context, KeyRange range) throws Exception;
 
   /**
-   * Applies one live batch of a primed target (PRODUCT §2 "Live batch"). Live batches of a target
-   * are applied one at a time in arrival order; applying one twice must be harmless.
+   * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
+   * applied one at a time in arrival order; applying one twice must be harmless.
    *
    * @param context the target and its options
    * @param payloadJson the live batch's payload as JSON

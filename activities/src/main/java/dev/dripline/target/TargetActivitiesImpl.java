@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * re-queues that run's failed batches (R8, {@link BatchRequeue}) and makes it current again,
  * without resetting the streak; only a batch of the retried run completing does (T4).
  *
- * <p><b>A target's name is its fault tag</b> (PRODUCT §7): when the target's definition declares a
+ * <p><b>A target's name is its fault tag</b> (spec §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
  * used, both when probing the definition during planning and in the options of the run it starts.
  * So an {@code example_faults} row tagged with the target's name makes its planning, its run's

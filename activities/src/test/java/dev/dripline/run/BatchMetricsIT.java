@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The run metrics of PRODUCT §5 as Prometheus scrapes them, on real PostgreSQL.
+ * The run metrics of spec §5 as Prometheus scrapes them, on real PostgreSQL.
  *
  * <p>Each test gives its run a backfill name of its own ({@code runs.backfill}; the batch work
  * still names {@link KeysBackfill}, which executes it), so tests sharing the database cannot move

@@ -32,11 +32,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A hostile-input corpus for every endpoint of the API (PRODUCT §6.1, §8 "every bad request is a
- * 4xx with a clear problem document; none creates or changes anything"). Each case of {@link
- * #corpus()} is one request; for each the test asserts the expected 4xx, a problem document with a
- * useful {@code detail} that names the offending field or value and leaks no internals, and that
- * every Dripline table and sequence is exactly as it was before.
+ * A hostile-input corpus for every endpoint of the API (spec §6.1, §8 "every bad request is a 4xx
+ * with a clear problem document; none creates or changes anything"). Each case of {@link #corpus()}
+ * is one request; for each the test asserts the expected 4xx, a problem document with a useful
+ * {@code detail} that names the offending field or value and leaks no internals, and that every
+ * Dripline table and sequence is exactly as it was before.
  *
  * <p>Temporal is pointed at a port nobody listens on: a request that slipped past validation and
  * tried to start or signal a workflow would be answered 503 and fail its case, so no case can start

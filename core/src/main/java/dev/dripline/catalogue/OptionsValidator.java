@@ -13,9 +13,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Checks a run's options against a definition's schema (PRODUCT R1): known keys, right types,
- * required ones present, enum values allowed. Used by the app before anything is created and by the
- * worker when it reads options back.
+ * Checks a run's options against a definition's schema (spec R1): known keys, right types, required
+ * ones present, enum values allowed. Used by the app before anything is created and by the worker
+ * when it reads options back.
  */
 public final class OptionsValidator {
   private OptionsValidator() {}

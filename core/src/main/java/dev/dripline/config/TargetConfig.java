@@ -6,7 +6,7 @@ import io.micronaut.core.bind.annotation.Bindable;
 import java.time.Duration;
 
 /**
- * Settings of targets and of the metrics snapshot (PRODUCT §4, §5, §6.3).
+ * Settings of targets and of the metrics snapshot (spec §4, §5, §6.3).
  *
  * @param plannerBackoffBase delay after a target's first planning failure, {@code
  *     DRIPLINE_PLANNER_BACKOFF_BASE}

@@ -4,7 +4,7 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;
 
 /**
- * Where Dripline finds Temporal (PRODUCT §6.2).
+ * Where Dripline finds Temporal (spec §6.2).
  *
  * @param address the frontend, {@code TEMPORAL_ADDRESS}
  * @param namespace the namespace, {@code TEMPORAL_NAMESPACE}

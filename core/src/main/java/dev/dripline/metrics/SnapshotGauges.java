@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Exports the latest snapshot of the PostgreSQL-derived gauges (table {@code metric_snapshots},
  * written by the metrics workflow's activity) through this process's meter registry, so every
- * process's {@code /prometheus} — app and worker alike — reports the same figures (PRODUCT §5).
+ * process's {@code /prometheus} — app and worker alike — reports the same figures (spec §5).
  *
  * <p>Meters read an in-memory copy refreshed every second, never the database: a scrape costs
  * nothing and cannot fail. The process exports exactly the rows of the last snapshot it read, and

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The series of table {@code metric_snapshots} (PRODUCT §5): names as Prometheus shows them, labels
- * as a canonical {@code key=value[,key=value]} string ({@code ""} for none). The metrics activity
+ * The series of table {@code metric_snapshots} (spec §5): names as Prometheus shows them, labels as
+ * a canonical {@code key=value[,key=value]} string ({@code ""} for none). The metrics activity
  * writes exactly these series and {@link SnapshotGauges} exports exactly these, as they are in the
  * last snapshot it read. Every snapshot holds every series with fixed labels (zeros included);
  * series labelled by backfill ({@link #LABELLED_BY_BACKFILL}) exist exactly as long as their rows

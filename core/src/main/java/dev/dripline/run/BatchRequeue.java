@@ -7,10 +7,10 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Retry of a run (PRODUCT R8), shared by the HTTP API and the workflow's {@code retry} signal so
- * both behave the same: failed batches — and, for a stopped run, stopped batches — go back to
- * pending with their error cleared; a failed or stopped run with anything to do again is re-opened
- * as running. A completed run is never touched, nor is a live run being stopped ({@code
+ * Retry of a run (spec R8), shared by the HTTP API and the workflow's {@code retry} signal so both
+ * behave the same: failed batches — and, for a stopped run, stopped batches — go back to pending
+ * with their error cleared; a failed or stopped run with anything to do again is re-opened as
+ * running. A completed run is never touched, nor is a live run being stopped ({@code
  * stop_requested_at} set): the stop's finish would stop what a retry re-queued, so such a retry is
  * refused until the run has stopped.
  */

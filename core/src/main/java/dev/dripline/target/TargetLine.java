@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The line of pending targets for capacity (PRODUCT T1, T2): capacity goes to the eligible target
- * that has waited longest. A pending target's place is when it became eligible — the later of when
- * it entered pending_backfill ({@code waiting_since}) and when its backoff ends ({@code
+ * The line of pending targets for capacity (spec T1, T2): capacity goes to the eligible target that
+ * has waited longest. A pending target's place is when it became eligible — the later of when it
+ * entered pending_backfill ({@code waiting_since}) and when its backoff ends ({@code
  * next_attempt_at}) — then its name. Free capacity serves the line from its head: a target whose
  * group is full is passed over (it takes nothing), every other one takes a slot, until no slot is
  * left.

@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Operator replan (PRODUCT T7), the one implementation shared by the API and the target workflow's
+ * Operator replan (spec T7), the one implementation shared by the API and the target workflow's
  * activity: resets the streak, its anchors, the error and the run to retry, forgets the current run
  * and returns the target to pending_backfill, due at once.
  *

@@ -20,10 +20,10 @@ import java.util.List;
 
 /**
  * Stops a target's runs for good when the target no longer wants them — it is deleted or replanned
- * (PRODUCT T7, R7), or a new planning attempt finds runs its target left behind. The decision is
- * made in the run's record, in the caller's transaction, so nothing revives such a run (the
- * worker's reconciler restarts every pending, running or paused run) and no later target of the
- * same name adopts it:
+ * (spec T7, R7), or a new planning attempt finds runs its target left behind. The decision is made
+ * in the run's record, in the caller's transaction, so nothing revives such a run (the worker's
+ * reconciler restarts every pending, running or paused run) and no later target of the same name
+ * adopts it:
  *
  * <ul>
  *   <li>a <em>pending</em> run has started nothing: it ends {@code stopped} at once (R2);
@@ -103,7 +103,7 @@ public final class TargetRunStops {
 
   /**
    * Signals {@code retry} to the workflow of a failed run that a target re-queued in its record
-   * (PRODUCT T5): the run's workflow, which stays open for a retry after the run ended, goes on at
+   * (spec T5): the run's workflow, which stays open for a retry after the run ended, goes on at
    * once — as it does for the API's retry — and a new execution is started if none is running.
    *
    * @throws RuntimeException if Temporal cannot be reached; the waiting workflow still finds the

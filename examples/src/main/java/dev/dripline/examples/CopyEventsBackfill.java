@@ -126,7 +126,7 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
 
   /**
    * Applies one live batch of a primed target (the engine's entry point): the tenant comes from the
-   * target's options, and the target's name is the fault tag (PRODUCT §7), so a {@code live} row of
+   * target's options, and the target's name is the fault tag (spec §7), so a {@code live} row of
    * {@code example_faults} tagged with the target's name fails the target's live batches — as a
    * retryable failure, healed by deleting the row.
    *

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code example.copy-events} as a target, through the engine's target activities: the target's
- * name is its fault tag for planning and live batches (PRODUCT §7), and live batches reach the sink
- * in arrival order.
+ * name is its fault tag for planning and live batches (spec §7), and live batches reach the sink in
+ * arrival order.
  */
 @MicronautTest(startApplication = false)
 class TargetCopyEventsIT {

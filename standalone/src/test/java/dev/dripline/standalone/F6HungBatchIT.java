@@ -13,7 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * F6 — a batch definition that hangs past its timeout (PRODUCT R5b). Every batch of an {@code
+ * F6 — a batch definition that hangs past its timeout (spec R5b). Every batch of an {@code
  * example.sleep} run sleeps far longer than the batch timeout (start-to-close 3 s here). Temporal
  * gives each attempt up at its timeout and starts the next one; the attempt it gave up on must stop
  * — interrupted at its deadline, its lease left to run out — before the next one may take the

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * A run recorded in PostgreSQL whose workflow was never started — as when the app dies between the
- * two — is picked up by the worker's reconciler and completes (PRODUCT R12).
+ * two — is picked up by the worker's reconciler and completes (spec R12).
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes sure every active run, every target and the metrics snapshot have a workflow driving them
- * (PRODUCT R12, §5).
+ * (spec R12, §5).
  *
  * <p>PostgreSQL is the source of truth; a workflow can nevertheless be missing — the app died
  * between recording a run and starting its workflow, a signal-with-start after a retry failed while

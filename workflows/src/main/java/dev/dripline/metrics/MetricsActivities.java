@@ -3,7 +3,7 @@ package dev.dripline.metrics;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
-/** Computes the PostgreSQL-derived gauges of PRODUCT §5 and stores them as one snapshot. */
+/** Computes the PostgreSQL-derived gauges of spec §5 and stores them as one snapshot. */
 @ActivityInterface(namePrefix = "Metrics")
 public interface MetricsActivities {
   /**

@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * Options of the workflows' local activities: short PostgreSQL statements (claims, status changes,
- * counters), retried until the database answers (PRODUCT R12), with backoff from 500 ms to 30 s.
+ * counters), retried until the database answers (spec R12), with backoff from 500 ms to 30 s.
  *
  * <p>The attempts are bounded explicitly: the Java SDK retries a local activity only if its options
  * set a maximum of attempts or a schedule-to-close timeout (Temporal's "0 = unlimited" does not

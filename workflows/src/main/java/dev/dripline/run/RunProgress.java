@@ -5,7 +5,7 @@ import java.time.Instant;
 
 /**
  * Progress of a run, computed the same way by the workflow's {@code progress} query and by the HTTP
- * API so that both report the same figures (PRODUCT R11).
+ * API so that both report the same figures (spec R11).
  *
  * @param totalKeys keys in scope, once planning has finished; {@code null} before
  * @param processedKeys sum of the sizes of completed batches

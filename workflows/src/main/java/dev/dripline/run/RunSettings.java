@@ -54,7 +54,7 @@ public record RunSettings(
         false, 0);
   }
 
-  /** The effective cap (PRODUCT R5). */
+  /** The effective cap (spec R5). */
   public int effectiveCap() {
     return CapPolicy.effective(definitionCap, requestedCap, engineSafetyCap);
   }

@@ -1,8 +1,8 @@
 package dev.dripline.target;
 
 /**
- * Whether a target is failing (PRODUCT T6): not primed, and either its streak has reached the
- * failing threshold or it needs a resync. A primed target is never failing, whatever its streak.
+ * Whether a target is failing (spec T6): not primed, and either its streak has reached the failing
+ * threshold or it needs a resync. A primed target is never failing, whatever its streak.
  */
 public final class FailureStreak {
   /** Consecutive failures from which a target counts as failing. */

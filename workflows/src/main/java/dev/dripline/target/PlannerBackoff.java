@@ -3,9 +3,9 @@ package dev.dripline.target;
 import java.time.Duration;
 
 /**
- * Delay before a target's next planning attempt (PRODUCT T3): {@code min(base · 2^(failures−1),
- * cap) · jitter}, jitter uniform in [0.8, 1.2]. Temporal adds no jitter of its own, so the workflow
- * draws the jitter from {@code Workflow.newRandom()} and hands it in.
+ * Delay before a target's next planning attempt (spec T3): {@code min(base · 2^(failures−1), cap) ·
+ * jitter}, jitter uniform in [0.8, 1.2]. Temporal adds no jitter of its own, so the workflow draws
+ * the jitter from {@code Workflow.newRandom()} and hands it in.
  *
  * @param baseMillis delay after the first failure, before jitter
  * @param capMillis longest delay, before jitter

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** Lifecycle of a target (PRODUCT §2, §4). */
+/** Lifecycle of a target (spec §2, §4). */
 public enum TargetState {
   /** Waiting for its next planning attempt (and for capacity). Holds no capacity slot. */
   PENDING_BACKFILL,

@@ -3,8 +3,8 @@ package dev.dripline.target;
 import java.time.Instant;
 
 /**
- * The rules of a target's failure streak and backoff (PRODUCT T2–T8) as pure functions from one
- * record to the next. The PostgreSQL activities apply them to a locked row; tests apply them to an
+ * The rules of a target's failure streak and backoff (spec T2–T8) as pure functions from one record
+ * to the next. The PostgreSQL activities apply them to a locked row; tests apply them to an
  * in-memory one, so both follow exactly the same arithmetic.
  *
  * <p>What counts as forward progress depends on the failure that started the streak (T4): after a

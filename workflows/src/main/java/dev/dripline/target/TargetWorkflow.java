@@ -26,7 +26,7 @@ public interface TargetWorkflow {
   void wake();
 
   /**
-   * Operator replan (PRODUCT T7): cancels the current run, resets the streak and its anchors and
+   * Operator replan (spec T7): cancels the current run, resets the streak and its anchors and
    * returns the target to pending_backfill. The same as {@code POST /api/targets/{name}/replan}.
    */
   @SignalMethod(

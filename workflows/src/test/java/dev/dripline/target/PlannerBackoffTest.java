@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The planner backoff's bounds (PRODUCT T3) with base 30 s and cap 30 min. */
+/** The planner backoff's bounds (spec T3) with base 30 s and cap 30 min. */
 class PlannerBackoffTest {
   private static final PlannerBackoff BACKOFF = new PlannerBackoff(30_000, 1_800_000);
   private static final double ALMOST_ONE = Math.nextDown(1.0);

@@ -18,8 +18,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Authenticates every request to this server before anything else sees it (PRODUCT §6.3): reads of
- * an open path ({@link OpenPaths}) pass as they are; everything else needs {@code Authorization:
+ * Authenticates every request to this server before anything else sees it (spec §6.3): reads of an
+ * open path ({@link OpenPaths}) pass as they are; everything else needs {@code Authorization:
  * Bearer <token>} with a configured credential (401 otherwise), and a viewer may only read (403
  * otherwise). The caller is left in the request attribute {@link Caller#ATTRIBUTE}. Nothing here
  * logs or echoes a token.

@@ -6,8 +6,8 @@ import io.micronaut.core.bind.annotation.Bindable;
 import java.util.List;
 
 /**
- * The API's credentials and the paths that need none (PRODUCT §6.3). {@link #toString()} never
- * shows a token, so a dump of the configuration cannot leak one.
+ * The API's credentials and the paths that need none (spec §6.3). {@link #toString()} never shows a
+ * token, so a dump of the configuration cannot leak one.
  *
  * @param operatorToken bearer token that may do everything, {@code DRIPLINE_OPERATOR_TOKEN}
  * @param viewerToken bearer token that may only read (GET, HEAD), {@code DRIPLINE_VIEWER_TOKEN}

@@ -2,7 +2,7 @@ package dev.dripline.app.auth;
 
 import io.micronaut.http.HttpMethod;
 
-/** What a credential may do with the API (PRODUCT §6.3). */
+/** What a credential may do with the API (spec §6.3). */
 public enum Role {
   /** Reads only: {@code GET} and {@code HEAD}. */
   VIEWER,

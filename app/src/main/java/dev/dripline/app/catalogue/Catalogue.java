@@ -102,7 +102,7 @@ public class Catalogue {
   public record Checked(BackfillDefinition definition, ValidatedOptions options) {}
 
   /**
-   * Checks a request's backfill name and options (PRODUCT R1), adding one error per bad field to
+   * Checks a request's backfill name and options (spec R1), adding one error per bad field to
    * {@code errors}: an unknown backfill names the known ones; options are checked only against a
    * known definition and only if they parsed as an object; valid options must fit in {@link
    * #MAX_OPTIONS_BYTES}.

@@ -16,7 +16,7 @@ import java.util.Map;
  * @param options normalized option values
  * @param batchSize keys per batch
  * @param maxRecords cap on keys, or {@code null}
- * @param maxParallelBatches the effective cap (PRODUCT R5)
+ * @param maxParallelBatches the effective cap (spec R5)
  * @param requestedMaxParallelBatches the cap the run asked for, or {@code null}
  * @param startAt scheduled start, or {@code null}
  * @param createdBy who created it
@@ -29,7 +29,7 @@ import java.util.Map;
  * @param workflowId the Temporal workflow id, {@code dripline-run-<id>}
  * @param batchCounts batches per status, every status present
  * @param inFlight batches holding a slot (enqueued or running)
- * @param progress progress figures (PRODUCT R11)
+ * @param progress progress figures (spec R11)
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)

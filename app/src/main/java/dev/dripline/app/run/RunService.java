@@ -24,9 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the runs API does (PRODUCT R1–R3, R7–R11). PostgreSQL is the record of every run; the
- * workflow is told through {@link RunWorkflows}. Every state check is repeated by a compare-and-set
- * in SQL, so a request racing the workflow never overwrites what it did.
+ * What the runs API does (spec R1–R3, R7–R11). PostgreSQL is the record of every run; the workflow
+ * is told through {@link RunWorkflows}. Every state check is repeated by a compare-and-set in SQL,
+ * so a request racing the workflow never overwrites what it did.
  */
 @Singleton
 public class RunService {

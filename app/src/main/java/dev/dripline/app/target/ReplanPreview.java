@@ -4,8 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.micronaut.serde.annotation.Serdeable;
 
 /**
- * Answer of {@code POST /api/targets/{name}/replan?dryRun=true} (PRODUCT T7): what a replan would
- * do. Nothing was changed.
+ * Answer of {@code POST /api/targets/{name}/replan?dryRun=true} (spec T7): what a replan would do.
+ * Nothing was changed.
  *
  * @param name the target's name
  * @param dryRun always {@code true}

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.micronaut.serde.annotation.Serdeable;
 
 /**
- * Answer of {@code POST /api/targets/{name}/replan} (PRODUCT T7): the target is back in {@code
+ * Answer of {@code POST /api/targets/{name}/replan} (spec T7): the target is back in {@code
  * pending_backfill} with its streak reset, and its run, if it had an active one, was told to stop.
  *
  * @param name the target's name

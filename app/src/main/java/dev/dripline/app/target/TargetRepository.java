@@ -65,7 +65,7 @@ public class TargetRepository {
   record DeletedTarget(Long currentRunId, List<TargetRunStops.RunToStop> stopping) {}
 
   /**
-   * Registers a target in {@code pending_backfill} with an empty streak (PRODUCT T1).
+   * Registers a target in {@code pending_backfill} with an empty streak (spec T1).
    *
    * @return false if a target of that name exists
    */
@@ -180,8 +180,8 @@ public class TargetRepository {
   }
 
   /**
-   * What an operator replan (PRODUCT T7) would do, through core's {@link TargetReplan}; rolled
-   * back, so it changes nothing even if the shared code were to write.
+   * What an operator replan (spec T7) would do, through core's {@link TargetReplan}; rolled back,
+   * so it changes nothing even if the shared code were to write.
    */
   ReplanResult previewReplan(String name) {
     return database.inTransaction(
@@ -193,7 +193,7 @@ public class TargetRepository {
   }
 
   /**
-   * Operator replan (PRODUCT T7) through core's {@link TargetReplan}, the one implementation the
+   * Operator replan (spec T7) through core's {@link TargetReplan}, the one implementation the
    * workflow's {@code replan} signal uses too: the target is reset and its runs are stopped in
    * their records in one transaction.
    */

@@ -22,7 +22,7 @@ import java.util.Map;
  * @param lastAttemptAt the last planning attempt
  * @param nextAttemptAt earliest next planning attempt
  * @param lastError the last failure's error
- * @param failing whether it counts as failing (PRODUCT T6)
+ * @param failing whether it counts as failing (spec T6)
  * @param currentRunId its current backfill run, or {@code null}
  * @param blockedLiveBatches queued live batches waiting for the target to be primed
  * @param oldestBlockedAgeSeconds age of the oldest blocked live batch, or {@code null} if none

@@ -24,9 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the targets API does (PRODUCT T1, T7, §6.1). PostgreSQL is the record of every target and
- * its live batches; the target's controlling workflow is told through {@link TargetWorkflows} after
- * the record has changed, and polls the record as well, so a lost signal only delays it.
+ * What the targets API does (spec T1, T7, §6.1). PostgreSQL is the record of every target and its
+ * live batches; the target's controlling workflow is told through {@link TargetWorkflows} after the
+ * record has changed, and polls the record as well, so a lost signal only delays it.
  */
 @Singleton
 public class TargetService {

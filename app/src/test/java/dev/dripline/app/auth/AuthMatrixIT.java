@@ -33,9 +33,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The authentication matrix of the whole HTTP API (PRODUCT §6.3), against real PostgreSQL: for
- * every endpoint, no token and a wrong token are 401, a viewer may read but not change (403), and
- * the operator is let through. {@link #ENDPOINTS} is the one list of endpoints; {@link
+ * The authentication matrix of the whole HTTP API (spec §6.3), against real PostgreSQL: for every
+ * endpoint, no token and a wrong token are 401, a viewer may read but not change (403), and the
+ * operator is let through. {@link #ENDPOINTS} is the one list of endpoints; {@link
  * #everyApiRouteIsInTheMatrix} fails when a controller gains a route that is not in it.
  *
  * <p>The addresses name no run or target and the bodies are invalid, so what the operator is let

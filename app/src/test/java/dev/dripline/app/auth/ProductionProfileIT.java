@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The production profile refuses to start the API without real tokens (PRODUCT §6.3), whether it is
+ * The production profile refuses to start the API without real tokens (spec §6.3), whether it is
  * chosen by the Micronaut environment {@code production} or by {@code DRIPLINE_PROFILE}. The
  * context starts as the app's does, on the test database.
  */
