@@ -1,4 +1,4 @@
--- Targets (spec T1, T3, T4, T5): a line for capacity, one run per planning attempt, and the
+-- Targets (PRODUCT T1, T3, T4, T5): a line for capacity, one run per planning attempt, and the
 -- failed run a target retries.
 
 -- When the target last entered pending_backfill. With next_attempt_at it orders the line for

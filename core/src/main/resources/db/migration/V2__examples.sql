@@ -1,4 +1,4 @@
--- Tables of the example backfills (spec §7). They double as test and benchmark fixtures.
+-- Tables of the example backfills (PRODUCT §7). They double as test and benchmark fixtures.
 
 -- Fault injection: while a row's tag equals a run's faultTag option (or a target's name),
 -- planning fails (phase 'plan'), a batch whose range holds key fails ('batch'), or live

@@ -1,4 +1,4 @@
--- Targets (spec §2, §4): destinations that must be backfilled before live work may flow.
+-- Targets (PRODUCT §2, §4): destinations that must be backfilled before live work may flow.
 
 create table targets (
     name                     text primary key,

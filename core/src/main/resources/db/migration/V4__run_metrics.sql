@@ -1,4 +1,4 @@
--- Run metrics (spec §5): dripline_batches_inflight, dripline_batches_finished_total and
+-- Run metrics (PRODUCT §5): dripline_batches_inflight, dripline_batches_finished_total and
 -- dripline_batch_duration_seconds.
 
 -- When the batch last took a slot (pending -> enqueued). The time a batch held its slot is
