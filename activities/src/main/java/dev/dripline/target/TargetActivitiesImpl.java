@@ -1,6 +1,5 @@
 package dev.dripline.target;
 
-import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
@@ -18,6 +17,7 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.LiveContext;
+import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
