@@ -13,6 +13,8 @@ import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.PendingActivityInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
@@ -117,6 +119,25 @@ class TargetWorkflowTest {
       assertThat(now()).as("workflow time at which the condition should hold").isBefore(deadline);
       env.sleep(step);
     }
+  }
+
+  /** The target workflow's pending planning activity, as the Web UI shows it. */
+  private PendingActivityInfo pendingPlanning(String name) {
+    List<PendingActivityInfo> pending =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .describeWorkflowExecution(
+                DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setExecution(
+                        WorkflowExecution.newBuilder()
+                            .setWorkflowId(TargetWorkflowIds.forTarget(name))
+                            .build())
+                    .build())
+            .getPendingActivitiesList();
+    assertThat(pending).hasSize(1);
+    return pending.get(0);
   }
 
   private List<Change> failures(String name) {
@@ -251,6 +272,101 @@ class TargetWorkflowTest {
   }
 
   @Test
+  void planningFailuresAreRetriedByTemporalAfterTheRecordedGrowingBackoff() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+
+    advanceUntil(() -> failures("t").size() >= 5, Duration.ofMinutes(20));
+
+    List<Change> all = failures("t");
+    List<Instant> attempts = store.planAttempts("t");
+    for (int i = 0; i < 5; i++) {
+      Change change = all.get(i);
+      Duration raw = BASE.multipliedBy(1L << i);
+      assertThat(change.after().consecutiveFailures()).isEqualTo(i + 1);
+      assertThat(change.after().firstFailedAt()).isEqualTo(all.get(0).at());
+      assertThat(between(change.at(), change.after().nextAttemptAt()))
+          .as("delay after failure %d", i + 1)
+          .isBetween(jittered(raw, 0.8), jittered(raw, 1.2));
+      if (i + 1 < attempts.size()) {
+        // Temporal's retry came when the record said: not earlier, not much later.
+        assertThat(attempts.get(i + 1)).isAfterOrEqualTo(change.after().nextAttemptAt());
+        assertThat(between(change.after().nextAttemptAt(), attempts.get(i + 1)))
+            .isLessThan(Duration.ofSeconds(2));
+      }
+    }
+    // Each planning attempt after the first is a retry of the same activity.
+    assertThat(store.activityAttempts("t")).startsWith(1, 2, 3, 4, 5);
+    assertThat(store.changes("t", "capacity-lost")).isEmpty();
+
+    // The Web UI's pending activity shows the attempt and its failure (and, on a real server, the
+    // next retry's time, which the in-memory server does not report).
+    await()
+        .untilAsserted(
+            () -> {
+              PendingActivityInfo pending = pendingPlanning("t");
+              assertThat(pending.getActivityType().getName()).isEqualTo("TargetAttemptPlanning");
+              assertThat(pending.getAttempt()).isGreaterThanOrEqualTo(5);
+              assertThat(pending.getLastFailure().getMessage())
+                  .startsWith("injected planning failure");
+            });
+    // The status query follows the recorded failures while the retries wait.
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(target("t").status().consecutiveFailures())
+                    .isEqualTo(store.get("t").consecutiveFailures()));
+  }
+
+  @Test
+  void aReplanDuringTheRetryWaitCancelsItAndPlansAgainFromStreakZero() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 3, Duration.ofMinutes(10));
+    // Now waiting out a backoff of about two minutes for Temporal's next retry.
+    env.sleep(Duration.ofSeconds(10));
+
+    store.planMode("t", PlanMode.SUCCEED);
+    target("t").replan();
+    Instant replannedAt = now();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(1));
+
+    assertThat(failures("t")).hasSize(3);
+    Change replanned = store.changes("t", "replanned").get(0);
+    assertThat(replanned.after().consecutiveFailures()).isZero();
+    assertThat(replanned.after().nextAttemptAt()).isNull();
+    List<Instant> attempts = store.planAttempts("t");
+    assertThat(attempts).hasSize(4);
+    assertThat(between(replannedAt, attempts.get(3))).isLessThan(Duration.ofSeconds(2));
+    // A new planning activity, not the cancelled one's retry.
+    List<Integer> activityAttempts = store.activityAttempts("t");
+    assertThat(activityAttempts.get(activityAttempts.size() - 1)).isEqualTo(1);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void aReplanByTheApiDuringTheRetryWaitPlansAtOnceAfterItsWake() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 2, Duration.ofMinutes(5));
+    env.sleep(Duration.ofSeconds(5));
+
+    store.planMode("t", PlanMode.SUCCEED);
+    store.replanAsApi("t");
+    Instant replannedAt = now();
+    target("t").wake();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(1));
+
+    assertThat(between(replannedAt, store.planAttempts("t").get(2)))
+        .isLessThan(Duration.ofSeconds(3));
+    assertThat(failures("t")).hasSize(2);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+  }
+
+  @Test
   void capacityLossBetweenTwoFailuresLeavesStreakFirstFailedAtAndNextAttemptUntouched() {
     store.groupMax = 1;
     store.register("t", "org-1");
@@ -313,6 +429,8 @@ class TargetWorkflowTest {
     assertThat(resync.failing()).isTrue();
     env.sleep(Duration.ofHours(6));
     assertThat(store.planAttempts("t")).hasSize(1);
+    // Not retried: the permanent failure is non-retryable.
+    assertThat(store.activityAttempts("t")).containsExactly(1);
     assertThat(store.maxBackfilling()).isEqualTo(1);
     assertThat(store.get("t")).isEqualTo(resync);
 
