@@ -94,6 +94,9 @@ public class TargetActivitiesImpl implements TargetActivities {
   /** The option the examples (and any definition) read their fault tag from. */
   public static final String FAULT_TAG_OPTION = "faultTag";
 
+  /** How early a planning retry may come (clock skew) and still wait for its due time. */
+  static final Duration CLOCK_SKEW_TOLERANCE = Duration.ofSeconds(5);
+
   /** Failure type raised by {@link #plan} for a target that an operator moved on meanwhile. */
   public static final String TARGET_SUPERSEDED = TargetFailure.TARGET_SUPERSEDED.name();
 
@@ -313,6 +316,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     String name = target.name();
     ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(name);
     try {
+      awaitDueWithinSkew(name);
       CapacityResult capacity = acquireCapacity(target);
       if (!capacity.acquired()) {
         return PlanningAttempt.noCapacity(capacity.target());
@@ -333,6 +337,28 @@ public class TargetActivitiesImpl implements TargetActivities {
     } finally {
       if (heartbeat != null) {
         heartbeat.cancel(false);
+      }
+    }
+  }
+
+  /**
+   * A retry that Temporal starts a little before the recorded {@code next_attempt_at} (its clock
+   * and PostgreSQL's differ) waits out the rest here, so it stays a retry of the same activity
+   * instead of answering "not due" and starting over at attempt 1.
+   */
+  private void awaitDueWithinSkew(String name) {
+    TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
+    if (row == null
+        || row.snapshot().state() != TargetState.PENDING_BACKFILL
+        || row.snapshot().nextAttemptAt() == null) {
+      return;
+    }
+    long early = Duration.between(row.now(), row.snapshot().nextAttemptAt()).toMillis();
+    if (early > 0 && early <= CLOCK_SKEW_TOLERANCE.toMillis()) {
+      try {
+        Thread.sleep(early);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }
