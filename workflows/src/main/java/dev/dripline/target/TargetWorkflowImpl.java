@@ -311,6 +311,8 @@ public class TargetWorkflowImpl implements TargetWorkflow {
    */
   private void awaitPlanningUnlessSuperseded(
       Promise<PlanningAttempt> attempt, CancellationScope scope) {
+    // Whether a failure of this call was recorded, so that it may be waiting for its retry.
+    boolean failedBefore = false;
     while (!attempt.isCompleted()) {
       Workflow.await(() -> attempt.isCompleted() || woken || replanRequested);
       if (attempt.isCompleted()) {
@@ -323,7 +325,12 @@ public class TargetWorkflowImpl implements TargetWorkflow {
       woken = false;
       TargetSnapshot t = db.load(ref);
       remember(t);
-      if (movedOn(t)) {
+      failedBefore |=
+          t.found()
+              && t.state() == TargetState.PENDING_BACKFILL
+              && t.consecutiveFailures() > 0
+              && t.nextAttemptAt() != null;
+      if (movedOn(t, failedBefore)) {
         scope.cancel("the target's record changed");
         return;
       }
@@ -331,15 +338,18 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   }
 
   /**
-   * Whether a record read while planning shows that the planning attempt is no longer wanted: the
-   * target was deleted, needs resync or is primed, or is pending with nothing to back off from (the
-   * API replanned it, T7), so a retry waiting out a backoff would come late.
+   * Whether a record read while planning shows that the planning call is no longer wanted: the
+   * target was deleted, needs resync or is primed, or — after a failure of this call was recorded —
+   * is pending with nothing to back off from (the API replanned it, T7), so a retry waiting out the
+   * backoff would come late. Before any failure such a record is just the call's first attempt not
+   * yet holding capacity, which must go on.
    */
-  private static boolean movedOn(TargetSnapshot t) {
+  private static boolean movedOn(TargetSnapshot t, boolean failedBefore) {
     return !t.found()
         || t.state() == TargetState.NEEDS_RESYNC
         || t.state() == TargetState.PRIMED
-        || t.state() == TargetState.PENDING_BACKFILL
+        || failedBefore
+            && t.state() == TargetState.PENDING_BACKFILL
             && t.consecutiveFailures() == 0
             && t.nextAttemptAt() == null;
   }
