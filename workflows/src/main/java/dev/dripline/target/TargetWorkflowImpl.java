@@ -252,8 +252,8 @@ public class TargetWorkflowImpl implements TargetWorkflow {
    * Planning under the retry policy: calls {@link TargetActivities#attemptPlanning} — whose failed
    * attempts Temporal retries after the target's backoff — until it plans a run (started here), the
    * target gets no capacity now (a neutral wait, T2), or planning ends for good. A replan, or a
-   * wake whose record shows the target moved on (deleted, replanned by the API, no longer pending
-   * or backfilling), cancels the call, retry wait included; the loop then reloads.
+   * wake whose record shows the target moved on (deleted, or replanned by the API while the call
+   * waits for a retry), cancels the call, retry wait included; the loop then reloads.
    */
   private void attemptPlanning() {
     TargetActivities planning = Workflow.newActivityStub(TargetActivities.class, planningOptions());
@@ -338,16 +338,15 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   }
 
   /**
-   * Whether a record read while planning shows that the planning call is no longer wanted: the
-   * target was deleted, needs resync or is primed, or — after a failure of this call was recorded —
-   * is pending with nothing to back off from (the API replanned it, T7), so a retry waiting out the
-   * backoff would come late. Before any failure such a record is just the call's first attempt not
-   * yet holding capacity, which must go on.
+   * Whether a record read while planning shows that the planning call is no longer wanted, so a
+   * retry waiting out the backoff would come late: the target was deleted, or — after a failure of
+   * this call was recorded — it is pending with nothing to back off from (the API replanned it,
+   * T7). Before any failure such a record is just the call's first attempt not yet holding
+   * capacity, which must go on. (Only the call itself moves a target to needs_resync, and it ends
+   * with that.)
    */
   private static boolean movedOn(TargetSnapshot t, boolean failedBefore) {
     return !t.found()
-        || t.state() == TargetState.NEEDS_RESYNC
-        || t.state() == TargetState.PRIMED
         || failedBefore
             && t.state() == TargetState.PENDING_BACKFILL
             && t.consecutiveFailures() == 0

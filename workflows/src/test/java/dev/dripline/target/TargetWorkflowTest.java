@@ -402,6 +402,10 @@ class TargetWorkflowTest {
       assertThat(lost.after().nextAttemptAt()).isEqualTo(afterFirst.nextAttemptAt());
     }
 
+    // The retry that lost the race ended normally: every later call is a first attempt.
+    assertThat(store.activityAttempts("t")).containsOnly(1, 2);
+    assertThat(store.activityAttempts("t")).containsOnlyOnce(2);
+
     store.delete("blocker");
     Instant freed = now();
     advanceUntil(() -> failures("t").size() == 2, Duration.ofMinutes(1));
