@@ -3,6 +3,7 @@ package dev.dripline.target;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.Timestamp;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
@@ -366,6 +367,34 @@ class TargetWorkflowTest {
         .isLessThan(Duration.ofSeconds(3));
     assertThat(failures("t")).hasSize(2);
     assertThat(store.get("t").consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void deletingTheTargetDuringTheRetryWaitEndsItsWorkflowWithoutWaitingForTheRetry() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 3, Duration.ofMinutes(10));
+    env.sleep(Duration.ofSeconds(10));
+
+    store.delete("t");
+    Instant deletedAt = now();
+    target("t").wake();
+    WorkflowStub.fromTyped(target("t")).getResult(Void.class);
+
+    // The retry was due 86 s or more later (backoff 96–144 s, 10 s of it gone): the wake's reload
+    // cancelled it. (The skipped clock runs on once nothing waits, so the close time is what
+    // counts.)
+    Timestamp closed =
+        client
+            .newUntypedWorkflowStub(TargetWorkflowIds.forTarget("t"))
+            .describe()
+            .getRawDescription()
+            .getWorkflowExecutionInfo()
+            .getCloseTime();
+    Instant closedAt = Instant.ofEpochSecond(closed.getSeconds(), closed.getNanos());
+    assertThat(between(deletedAt, closedAt)).isLessThan(Duration.ofSeconds(60));
+    assertThat(store.planAttempts("t")).hasSize(3);
   }
 
   @Test
