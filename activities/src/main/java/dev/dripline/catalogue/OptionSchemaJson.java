@@ -1,5 +1,6 @@
 package dev.dripline.catalogue;
 
+import dev.dripline.spi.OptionSpec;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;

@@ -1,6 +1,5 @@
 package dev.dripline.target;
 
-import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
@@ -18,6 +17,7 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.LiveContext;
+import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
@@ -32,8 +32,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
@@ -41,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -89,6 +93,9 @@ public class TargetActivitiesImpl implements TargetActivities {
 
   /** The option the examples (and any definition) read their fault tag from. */
   public static final String FAULT_TAG_OPTION = "faultTag";
+
+  /** How early a planning retry may come (clock skew) and still wait for its due time. */
+  static final Duration CLOCK_SKEW_TOLERANCE = Duration.ofSeconds(5);
 
   /** Failure type raised by {@link #plan} for a target that an operator moved on meanwhile. */
   public static final String TARGET_SUPERSEDED = TargetFailure.TARGET_SUPERSEDED.name();
@@ -234,6 +241,22 @@ public class TargetActivitiesImpl implements TargetActivities {
     return new CapacityResult(true, after);
   }
 
+  /** Wakes one target's workflow: best effort, off the caller's thread. */
+  private void wake(String name) {
+    try {
+      wakeups.execute(
+          () -> {
+            try {
+              client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
+            } catch (RuntimeException e) {
+              LOG.debug("Waking target {} failed: {}", name, e.toString());
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      LOG.debug("Not waking target {}: shutting down", name);
+    }
+  }
+
   /**
    * Wakes the targets that free capacity serves now, after this target released its slot: they need
    * not wait for their next poll. Best effort, off the caller's thread.
@@ -278,6 +301,117 @@ public class TargetActivitiesImpl implements TargetActivities {
     static Decision of(PlannedRun run) {
       return new Decision(run, List.of(), null);
     }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The capacity decision is {@link #acquireCapacity}'s and the planning {@link #plan}'s; a
+   * failure is recorded only while the target still holds the slot this attempt took (same {@code
+   * attempt_id}), so an attempt an operator superseded — even one whose target took a new slot
+   * since — never counts. Heartbeats throughout.
+   */
+  @Override
+  public PlanningAttempt attemptPlanning(TargetRef target) {
+    String name = target.name();
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(name);
+    try {
+      awaitDueWithinSkew(name);
+      CapacityResult capacity = acquireCapacity(target);
+      if (!capacity.acquired()) {
+        return PlanningAttempt.noCapacity(capacity.target());
+      }
+      Long attempt =
+          database.withConnection(
+              c -> {
+                TargetRows.Row row = TargetRows.read(c, name, settings());
+                return row == null ? null : row.attemptId();
+              });
+      PlannedRun run;
+      try {
+        run = planAttempt(name);
+      } catch (ApplicationFailure failure) {
+        throw recordedFailure(name, attempt, failure);
+      }
+      return new PlanningAttempt(run, load(target));
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  /**
+   * A retry that Temporal starts a little before the recorded {@code next_attempt_at} (its clock
+   * and PostgreSQL's differ) waits out the rest here, so it stays a retry of the same activity
+   * instead of answering "not due" and starting over at attempt 1.
+   */
+  private void awaitDueWithinSkew(String name) {
+    TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
+    if (row == null
+        || row.snapshot().state() != TargetState.PENDING_BACKFILL
+        || row.snapshot().nextAttemptAt() == null) {
+      return;
+    }
+    long early = Duration.between(row.now(), row.snapshot().nextAttemptAt()).toMillis();
+    if (early > 0 && early <= CLOCK_SKEW_TOLERANCE.toMillis()) {
+      try {
+        Thread.sleep(early);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * What a planning attempt raises for a failure of {@link #planAttempt}: a declared planning
+   * failure is recorded (T3) and raised again, a transient one with the recorded backoff as the
+   * next-retry delay; one the attempt may no longer record is raised as {@code TARGET_SUPERSEDED}.
+   * Other failures are raised as they are.
+   */
+  private ApplicationFailure recordedFailure(
+      String name, Long attempt, ApplicationFailure failure) {
+    boolean permanent = TargetFailure.TARGET_PLANNING_PERMANENT.name().equals(failure.getType());
+    if (!permanent && !TargetFailure.TARGET_PLANNING_FAILED.name().equals(failure.getType())) {
+      return failure;
+    }
+    String error = failure.getOriginalMessage();
+    Recorded recorded =
+        record(
+            new PlanningFailure(name, error, permanent, ThreadLocalRandom.current().nextDouble()),
+            attempt);
+    if (recorded == null) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(
+          "planning of target " + name + " failed after an operator moved it on: " + error,
+          TargetFailure.TARGET_SUPERSEDED.name(),
+          failure);
+    }
+    TargetSnapshot after = recorded.after();
+    LOG.warn(
+        "Target {}: planning failed{} (failure {}): {}",
+        name,
+        permanent ? " permanently" : "",
+        after.consecutiveFailures(),
+        error);
+    if (permanent) {
+      return failure;
+    }
+    // The workflow waits for this call's retries: a wake makes it reload the record, so its status
+    // query and current details show the streak and the next attempt.
+    wake(name);
+    Duration delay = Duration.between(recorded.now(), after.nextAttemptAt());
+    return ApplicationFailure.newFailureWithCauseAndDelay(
+        error
+            + " (failure "
+            + after.consecutiveFailures()
+            + " since "
+            + after.firstFailedAt()
+            + "; next attempt at "
+            + after.nextAttemptAt()
+            + ")",
+        TargetFailure.TARGET_PLANNING_FAILED.name(),
+        failure,
+        delay);
   }
 
   /**
@@ -690,16 +824,32 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
-    TargetSnapshot recorded =
+    Recorded recorded = record(failure, null);
+    if (recorded != null) {
+      return recorded.after();
+    }
+    return load(new TargetRef(failure.name()));
+  }
+
+  /** A recorded planning failure and the database clock it was recorded at. */
+  private record Recorded(TargetSnapshot after, Instant now) {}
+
+  /**
+   * Records a planning failure on a backfilling target — only while it holds the slot of planning
+   * attempt {@code attempt}, if given — or returns {@code null} and changes nothing.
+   */
+  private Recorded record(PlanningFailure failure, Long attempt) {
+    Recorded recorded =
         database.inTransaction(
             connection -> {
               TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
               if (row == null) {
-                return TargetSnapshot.notFound(failure.name());
+                return null;
               }
               TargetSnapshot t = row.snapshot();
-              if (t.state() != TargetState.BACKFILLING) {
-                return t;
+              if (t.state() != TargetState.BACKFILLING
+                  || attempt != null && !Objects.equals(attempt, row.attemptId())) {
+                return null;
               }
               TargetSnapshot after =
                   TargetTransitions.planningFailed(
@@ -717,9 +867,9 @@ public class TargetActivitiesImpl implements TargetActivities {
                 count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
                 count.executeUpdate();
               }
-              return after;
+              return new Recorded(after, row.now());
             });
-    if (recorded.found() && recorded.state() != TargetState.BACKFILLING) {
+    if (recorded != null) {
       wakeNextInLine();
     }
     return recorded;

@@ -2,6 +2,7 @@ package dev.dripline.catalogue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.spi.OptionSpec;
 import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.RunFixtures;
 import io.micronaut.core.type.Argument;

@@ -2,6 +2,8 @@ package dev.dripline.catalogue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.dripline.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.run.DriplineFailure;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.OptionSpec;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 import org.junit.jupiter.api.Test;

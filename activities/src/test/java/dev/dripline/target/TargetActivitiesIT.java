@@ -417,6 +417,116 @@ class TargetActivitiesIT {
             .get("value");
   }
 
+  // --- one planning attempt under the retry policy ------------------------------------------
+
+  @Test
+  void attemptPlanningTakesCapacityPlansOnceAndARepeatAdoptsTheRun() {
+    TargetActivitiesImpl roomy = withCaps(5, 100);
+    String name =
+        fixtures.target("attempt", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+
+    PlanningAttempt first = roomy.attemptPlanning(new TargetRef(name));
+    // A repeat of the attempt (its answer was lost): the same run, no second one (T4).
+    PlanningAttempt again = roomy.attemptPlanning(new TargetRef(name));
+
+    assertThat(first.run()).isNotNull();
+    assertThat(again.run()).isEqualTo(first.run());
+    assertThat(first.target().state()).isEqualTo(TargetState.BACKFILLING);
+    assertThat(first.target().currentRunId()).isEqualTo(first.run().runId());
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).hasSize(1);
+  }
+
+  @Test
+  void attemptPlanningThatGetsNoCapacityAnswersNeutrallyWithoutFailing() {
+    TargetActivitiesImpl full = withCaps(0, 100);
+    String name =
+        fixtures.target("nocap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
+    fixtures.update(
+        "update targets set consecutive_failures = 2, first_failed_at = now() - interval '5 min',"
+            + " next_attempt_at = now() - interval '1 s', last_error = 'boom' where name = ?",
+        name);
+    Map<String, Object> before = streakColumns(name);
+    long countBefore = planningFailures();
+
+    PlanningAttempt attempt = full.attemptPlanning(new TargetRef(name));
+
+    assertThat(attempt.run()).isNull();
+    assertThat(attempt.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+    assertThat(streakColumns(name)).isEqualTo(before);
+    assertThat(planningFailures()).isEqualTo(countBefore);
+  }
+
+  @Test
+  void attemptPlanningRecordsATransientFailureAndRetriesAfterExactlyTheRecordedBackoff() {
+    TargetActivitiesImpl roomy = withCaps(5, 100);
+    String name =
+        fixtures.target(
+            "tfail",
+            KeysBackfill.NAME,
+            "{\"items\":5,\"planFailure\":\"transient\"}",
+            null,
+            "pending_backfill");
+    long countBefore = planningFailures();
+
+    assertThatThrownBy(() -> roomy.attemptPlanning(new TargetRef(name)))
+        .satisfies(
+            thrown -> {
+              ApplicationFailure failure = failure(thrown);
+              assertThat(failure.getType()).isEqualTo("TARGET_PLANNING_FAILED");
+              assertThat(failure.isNonRetryable()).isFalse();
+              Map<String, Object> row = fixtures.targetRow(name);
+              assertThat(row)
+                  .containsEntry("state", "pending_backfill")
+                  .containsEntry("consecutive_failures", 1)
+                  .containsEntry("current_run_id", null);
+              Instant attempt = instant(row.get("last_attempt_at"));
+              Instant next = instant(row.get("next_attempt_at"));
+              assertThat(instant(row.get("first_failed_at"))).isEqualTo(attempt);
+              // Temporal's next retry comes exactly when the record says (T3's jitter included).
+              assertThat(failure.getNextRetryDelay()).isEqualTo(Duration.between(attempt, next));
+              assertThat(failure.getNextRetryDelay())
+                  .isBetween(Duration.ofSeconds(24), Duration.ofSeconds(36));
+              assertThat(failure.getOriginalMessage()).contains("(failure 1 since ");
+            });
+    assertThat(planningFailures()).isEqualTo(countBefore + 1);
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).isEmpty();
+
+    // The retry once due: the streak grows, its start stays, the backoff doubles.
+    fixtures.update("update targets set next_attempt_at = now() where name = ?", name);
+    Object firstFailedAt = fixtures.targetRow(name).get("first_failed_at");
+    assertThatThrownBy(() -> roomy.attemptPlanning(new TargetRef(name)))
+        .satisfies(
+            thrown ->
+                assertThat(failure(thrown).getNextRetryDelay())
+                    .isBetween(Duration.ofSeconds(48), Duration.ofSeconds(72)));
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("consecutive_failures", 2)
+        .containsEntry("first_failed_at", firstFailedAt);
+  }
+
+  @Test
+  void attemptPlanningRecordsAPermanentFailureAsNeedsResyncAndIsNotRetried() {
+    TargetActivitiesImpl roomy = withCaps(5, 100);
+    String name =
+        fixtures.target(
+            "pfail",
+            KeysBackfill.NAME,
+            "{\"items\":5,\"planFailure\":\"permanent\"}",
+            null,
+            "pending_backfill");
+
+    assertThatThrownBy(() -> roomy.attemptPlanning(new TargetRef(name)))
+        .satisfies(
+            thrown -> {
+              assertThat(failure(thrown).getType()).isEqualTo("TARGET_PLANNING_PERMANENT");
+              assertThat(failure(thrown).isNonRetryable()).isTrue();
+            });
+    assertThat(fixtures.targetRow(name))
+        .containsEntry("state", "needs_resync")
+        .containsEntry("consecutive_failures", 1)
+        .containsEntry("next_attempt_at", null);
+  }
+
   @Test
   void recordPlanningFailureBacksOffFromItsOwnAnchorAndCounts() {
     String name = fixtures.target("fail", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");

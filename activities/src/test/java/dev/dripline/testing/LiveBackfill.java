@@ -1,11 +1,11 @@
 package dev.dripline.testing;
 
-import dev.dripline.catalogue.OptionSpec;
-import dev.dripline.catalogue.OptionType;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LiveContext;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import jakarta.inject.Singleton;
 import java.util.List;

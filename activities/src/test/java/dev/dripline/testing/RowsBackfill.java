@@ -1,10 +1,10 @@
 package dev.dripline.testing;
 
-import dev.dripline.catalogue.OptionSpec;
-import dev.dripline.catalogue.OptionType;
 import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import dev.dripline.spi.TransactionalBackfillDefinition;
 import jakarta.inject.Singleton;
 import java.sql.Connection;

@@ -390,7 +390,9 @@ public final class BenchMain {
         long id =
             createSleepRun(services, config.stopBatches(), config.stopSleepMs(), config.cap());
         Instant created = Instant.now();
-        // Let it run: running, and stop-after-ms since the POST.
+        // Let it run: running, a batch started, and stop-after-ms since the POST. On a loaded
+        // machine a run can still be planning when the time is up; stopping it then measures
+        // nothing (and left max(started_at) null).
         while (true) {
           String status = services.queryString("select status from runs where id = ?", id);
           if (isTerminal(status)) {
@@ -401,7 +403,11 @@ public final class BenchMain {
                     id, status));
           }
           if ("running".equals(status)
-              && Duration.between(created, Instant.now()).toMillis() >= config.stopAfterMs()) {
+              && Duration.between(created, Instant.now()).toMillis() >= config.stopAfterMs()
+              && services.queryLong(
+                      "select count(*) from batches where run_id = ? and started_at is not null",
+                      id)
+                  > 0) {
             break;
           }
           sleep(20);

@@ -1,5 +1,6 @@
 package dev.dripline.catalogue;
 
+import dev.dripline.spi.OptionSpec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;

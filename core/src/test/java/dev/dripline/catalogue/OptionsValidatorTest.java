@@ -2,6 +2,8 @@ package dev.dripline.catalogue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import java.math.BigDecimal;
 import java.util.HashMap;
 import java.util.List;

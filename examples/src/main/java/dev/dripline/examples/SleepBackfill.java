@@ -1,10 +1,10 @@
 package dev.dripline.examples;
 
-import dev.dripline.catalogue.OptionSpec;
-import dev.dripline.catalogue.OptionType;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.stream.LongStream;

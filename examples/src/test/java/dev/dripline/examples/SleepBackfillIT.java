@@ -9,11 +9,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.catalogue.OptionType;
 import dev.dripline.db.Database;
 import dev.dripline.db.DatabaseException;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;

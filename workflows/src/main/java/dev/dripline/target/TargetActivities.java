@@ -43,6 +43,21 @@ public interface TargetActivities {
   PlannedRun plan(TargetRef target);
 
   /**
+   * One planning attempt as a whole, run under a Temporal retry policy (T1–T4, T8): takes capacity
+   * like {@link #acquireCapacity} — losing the race is no failure: the call returns a {@link
+   * PlanningAttempt#noCapacity} answer, nothing written — then plans like {@link #plan}. A declared
+   * transient planning failure is recorded in the same call like {@link #recordPlanningFailure}
+   * (jitter drawn here) and raised as a retryable {@code TARGET_PLANNING_FAILED} whose next-retry
+   * delay is the recorded {@code nextAttemptAt − now}, so Temporal's retry waits exactly the
+   * target's backoff; a permanent one records needs_resync and is raised non-retryable ({@code
+   * TARGET_PLANNING_PERMANENT}). A failure of an attempt an operator superseded meanwhile (the
+   * target no longer backfilling under this attempt) is not recorded: {@code TARGET_SUPERSEDED},
+   * non-retryable. Idempotent by target and planning attempt, as {@link #plan}.
+   */
+  @ActivityMethod
+  PlanningAttempt attemptPlanning(TargetRef target);
+
+  /**
    * Records a failed planning attempt (T3): streak + 1, firstFailedAt set if empty, lastError,
    * lastAttemptAt; back to pending_backfill with {@code nextAttemptAt = now + backoff} (jittered
    * with the given draw), or needs_resync when permanent. Counts a planning failure.

@@ -13,13 +13,17 @@ import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import org.slf4j.Logger;
 
@@ -28,15 +32,21 @@ import org.slf4j.Logger;
  * iteration reloads the target's PostgreSQL record (the source of truth, which the API changes too
  * before signalling {@link #wake}) and takes the one step that the recorded state calls for. The
  * streak and backoff arithmetic lives in the activities, through {@link TargetTransitions}; the
- * workflow only supplies the jitter draws from {@code Workflow.newRandom()} and waits.
+ * workflow only supplies the jitter draws of run failures (and, in executions begun before {@link
+ * #PLAN_ON_RETRY_POLICY}, of planning failures) from {@code Workflow.newRandom()} and waits.
  *
  * <p>The target's run is started as an abandoned child workflow and never awaited: the target polls
  * the run's record instead, which keeps working across continue-as-new and worker restarts. After a
  * run failure the next planning attempt retries that run (a new execution of the same run
  * workflow), so the same child id is started again.
  *
- * <p>A planning call is retried by Temporal when its answer is lost ({@link #PLAN_RETRIES}); only
- * the failures it declares are planning failures.
+ * <p>Planning runs under a Temporal retry policy ({@link #PLAN_ON_RETRY_POLICY}): one activity
+ * attempt takes capacity and plans, and a failed attempt records its failure and tells Temporal to
+ * retry after exactly the target's backoff, so the Web UI's pending activity shows the attempt and
+ * the next retry. A lost capacity race is an answer, not a failure. Executions begun before that
+ * version keep planning as before: the workflow waits the backoff, takes capacity, calls {@code
+ * plan} (retried by Temporal only when its answer is lost, {@link #PLAN_RETRIES}) and records a
+ * declared failure itself.
  */
 public class TargetWorkflowImpl implements TargetWorkflow {
   private static final Logger log = Workflow.getLogger(TargetWorkflowImpl.class);
@@ -84,6 +94,15 @@ public class TargetWorkflowImpl implements TargetWorkflow {
 
   /** How long a planning call is tried again after lost answers before it counts as failed. */
   static final Duration PLAN_RETRY_WINDOW = Duration.ofMinutes(30);
+
+  /**
+   * Version of planning: from version 1 a planning attempt is one activity attempt ({@link
+   * TargetActivities#attemptPlanning}) that takes capacity, plans, and records a failure itself;
+   * Temporal retries it under {@link #planningRetryOptions} after the delay the failure carries
+   * (the recorded backoff, jitter included). Before it, the workflow waited out each backoff, took
+   * capacity and recorded failures with separate calls.
+   */
+  static final String PLAN_ON_RETRY_POLICY = "target-plan-on-retry-policy";
 
   /**
    * Transient faults are retried a few times; a permanent live-batch failure is handled inside the
@@ -171,6 +190,10 @@ public class TargetWorkflowImpl implements TargetWorkflow {
         return;
       }
     }
+    if (planningOnRetryPolicy()) {
+      attemptPlanning();
+      return;
+    }
     CapacityResult capacity = db.acquireCapacity(ref);
     remember(capacity.target());
     if (!capacity.acquired()) {
@@ -187,7 +210,11 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   private void backfilling(TargetSnapshot t) {
     if (t.currentRunId() == null) {
       // Capacity is held but no run was recorded (e.g. a crash between acquiring and planning).
-      plan();
+      if (planningOnRetryPolicy()) {
+        attemptPlanning();
+      } else {
+        plan();
+      }
       return;
     }
     TargetSnapshot observed =
@@ -217,7 +244,149 @@ public class TargetWorkflowImpl implements TargetWorkflow {
     }
   }
 
-  /** One planning attempt: records its failure, or starts the planned run as a child workflow. */
+  private boolean planningOnRetryPolicy() {
+    return Workflow.getVersion(PLAN_ON_RETRY_POLICY, Workflow.DEFAULT_VERSION, 1) == 1;
+  }
+
+  /**
+   * Planning under the retry policy: calls {@link TargetActivities#attemptPlanning} — whose failed
+   * attempts Temporal retries after the target's backoff — until it plans a run (started here), the
+   * target gets no capacity now (a neutral wait, T2), or planning ends for good. A replan, or a
+   * wake whose record shows the target moved on (deleted, or replanned by the API while the call
+   * waits for a retry), cancels the call, retry wait included; the loop then reloads.
+   */
+  private void attemptPlanning() {
+    TargetActivities planning = Workflow.newActivityStub(TargetActivities.class, planningOptions());
+    List<Promise<PlanningAttempt>> call = new ArrayList<>(1);
+    CancellationScope scope =
+        Workflow.newCancellationScope(
+            () -> call.add(Async.function(planning::attemptPlanning, ref)));
+    scope.run();
+    Promise<PlanningAttempt> attempt = call.get(0);
+    awaitPlanningUnlessSuperseded(attempt, scope);
+    PlanningAttempt result;
+    try {
+      result = attempt.get();
+    } catch (ActivityFailure failure) {
+      if (failure.getCause() instanceof CanceledFailure) {
+        log.info("target {}: planning cancelled: the target moved on", name);
+        return;
+      }
+      if (isType(failure, TargetFailure.TARGET_SUPERSEDED)
+          || isType(failure, TargetFailure.PREVIOUS_RUN_ACTIVE)) {
+        // An operator's action, not a planning failure: streak-neutral (T8). Look again shortly.
+        log.info("target {}: planning deferred: {}", name, describe(failure));
+        awaitWake(settings().capacityRetryMillis());
+        return;
+      }
+      if (isType(failure, TargetFailure.TARGET_PLANNING_PERMANENT)) {
+        // Recorded by the attempt: needs_resync. The reload finds it.
+        log.warn("target {}: planning failed permanently: {}", name, describe(failure));
+        return;
+      }
+      throw failure;
+    } catch (CanceledFailure cancelled) {
+      log.info("target {}: planning cancelled: the target moved on", name);
+      return;
+    }
+    remember(result.target());
+    if (result.run() != null) {
+      startRun(result.run());
+      return;
+    }
+    TargetSnapshot t = result.target();
+    if (t.found()
+        && t.state() == TargetState.PENDING_BACKFILL
+        && (t.nextAttemptAt() == null
+            || t.nextAttemptAt().toEpochMilli() <= Workflow.currentTimeMillis())) {
+      // A lost capacity race is neutral (T2): no streak, no backoff, just try again soon.
+      long base = settings().capacityRetryMillis();
+      awaitWake(Math.round(base * (0.8 + 0.4 * random.nextDouble())));
+    }
+  }
+
+  /**
+   * Waits for the planning call; a replan request, or a wake whose reloaded record shows the target
+   * moved on, cancels it instead.
+   */
+  private void awaitPlanningUnlessSuperseded(
+      Promise<PlanningAttempt> attempt, CancellationScope scope) {
+    // Whether a failure of this call was recorded, so that it may be waiting for its retry.
+    boolean failedBefore = false;
+    while (!attempt.isCompleted()) {
+      Workflow.await(() -> attempt.isCompleted() || woken || replanRequested);
+      if (attempt.isCompleted()) {
+        return;
+      }
+      if (replanRequested) {
+        scope.cancel("replan requested");
+        return;
+      }
+      woken = false;
+      TargetSnapshot t = db.load(ref);
+      remember(t);
+      failedBefore |=
+          t.found()
+              && t.state() == TargetState.PENDING_BACKFILL
+              && t.consecutiveFailures() > 0
+              && t.nextAttemptAt() != null;
+      if (movedOn(t, failedBefore)) {
+        scope.cancel("the target's record changed");
+        return;
+      }
+    }
+  }
+
+  /**
+   * Whether a record read while planning shows that the planning call is no longer wanted, so a
+   * retry waiting out the backoff would come late: the target was deleted, or — after a failure of
+   * this call was recorded — it is pending with nothing to back off from (the API replanned it,
+   * T7). Before any failure such a record is just the call's first attempt not yet holding
+   * capacity, which must go on. (Only the call itself moves a target to needs_resync, and it ends
+   * with that.)
+   */
+  private static boolean movedOn(TargetSnapshot t, boolean failedBefore) {
+    return !t.found()
+        || failedBefore
+            && t.state() == TargetState.PENDING_BACKFILL
+            && t.consecutiveFailures() == 0
+            && t.nextAttemptAt() == null;
+  }
+
+  /**
+   * The planning activity's options: retried without limit, from the configured backoff base
+   * doubling to its cap (a failed attempt names its own jittered delay, which Temporal uses
+   * instead); heartbeating, so an attempt whose worker died is retried within the heartbeat
+   * timeout.
+   */
+  private ActivityOptions planningOptions() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(5))
+        .setHeartbeatTimeout(Duration.ofMillis(settings().effectivePlanHeartbeatMillis()))
+        .setSummary("take capacity and plan the target's backfill run")
+        .setRetryOptions(planningRetryOptions(settings()))
+        .build();
+  }
+
+  /** Initial interval the backoff base, coefficient 2, capped, unlimited attempts (T3). */
+  static RetryOptions planningRetryOptions(TargetSettings settings) {
+    long base = Math.max(1, settings.backoffBaseMillis());
+    return RetryOptions.newBuilder()
+        .setInitialInterval(Duration.ofMillis(base))
+        .setBackoffCoefficient(2)
+        .setMaximumInterval(Duration.ofMillis(Math.max(base, settings.backoffCapMillis())))
+        .setMaximumAttempts(0)
+        .setDoNotRetry(
+            TargetFailure.TARGET_PLANNING_PERMANENT.name(),
+            TargetFailure.TARGET_SUPERSEDED.name(),
+            TargetFailure.PREVIOUS_RUN_ACTIVE.name())
+        .build();
+  }
+
+  /**
+   * One planning attempt (before {@link #PLAN_ON_RETRY_POLICY}): records its failure, or starts the
+   * planned run as a child workflow.
+   */
   private void plan() {
     PlannedRun planned;
     try {

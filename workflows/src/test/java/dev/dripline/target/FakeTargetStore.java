@@ -1,7 +1,9 @@
 package dev.dripline.target;
 
 import dev.dripline.run.RunStatus;
+import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -11,7 +13,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -115,6 +119,7 @@ final class FakeTargetStore implements TargetActivities {
   private final Map<String, PlanMode> planModes = new HashMap<>();
   private final Map<String, Deque<RunScript>> runScripts = new HashMap<>();
   private final Map<String, List<Instant>> planAttempts = new HashMap<>();
+  private final Map<String, List<Integer>> activityAttempts = new HashMap<>();
   private final Map<String, Deque<LiveBatch>> liveQueues = new HashMap<>();
   private final Map<String, List<Long>> applied = new HashMap<>();
   private final Map<String, Boolean> liveFailing = new HashMap<>();
@@ -220,6 +225,14 @@ final class FakeTargetStore implements TargetActivities {
 
   synchronized List<Instant> planAttempts(String name) {
     return List.copyOf(planAttempts.getOrDefault(name, List.of()));
+  }
+
+  /**
+   * Temporal's attempt number of each planning call of the target (1 for a call that is not a
+   * retry), in call order.
+   */
+  synchronized List<Integer> activityAttempts(String name) {
+    return List.copyOf(activityAttempts.getOrDefault(name, List.of()));
   }
 
   synchronized List<Change> changes(String name, String kind) {
@@ -376,6 +389,74 @@ final class FakeTargetStore implements TargetActivities {
       next = nextInLine();
     }
     next.forEach(waker);
+  }
+
+  /**
+   * As the PostgreSQL activities: capacity, then {@link #plan}; a declared planning failure is
+   * recorded here, only while the target holds this attempt's slot, and raised again with the
+   * recorded backoff as its next-retry delay.
+   */
+  @Override
+  public PlanningAttempt attemptPlanning(TargetRef target) {
+    synchronized (this) {
+      activityAttempts
+          .computeIfAbsent(target.name(), k -> new ArrayList<>())
+          .add(Activity.getExecutionContext().getInfo().getAttempt());
+    }
+    CapacityResult capacity = acquireCapacity(target);
+    if (!capacity.acquired()) {
+      return PlanningAttempt.noCapacity(capacity.target());
+    }
+    Long attempt;
+    synchronized (this) {
+      attempt = attemptIds.get(target.name());
+    }
+    PlannedRun run;
+    try {
+      run = plan(target);
+    } catch (ApplicationFailure failure) {
+      boolean permanent = TargetFailure.TARGET_PLANNING_PERMANENT.name().equals(failure.getType());
+      if (!permanent && !TargetFailure.TARGET_PLANNING_FAILED.name().equals(failure.getType())) {
+        throw failure;
+      }
+      TargetSnapshot after =
+          recordUnderLock(
+              new PlanningFailure(
+                  target.name(),
+                  failure.getOriginalMessage(),
+                  permanent,
+                  ThreadLocalRandom.current().nextDouble()),
+              attempt);
+      if (after == null) {
+        throw ApplicationFailure.newNonRetryableFailureWithCause(
+            "superseded", TargetFailure.TARGET_SUPERSEDED.name(), failure);
+      }
+      wakeNextInLine(true);
+      if (permanent) {
+        throw failure;
+      }
+      // The workflow waits for the retries: a wake makes it reload (status, current details).
+      waker.accept(target.name());
+      throw ApplicationFailure.newFailureWithCauseAndDelay(
+          failure.getOriginalMessage(),
+          TargetFailure.TARGET_PLANNING_FAILED.name(),
+          failure,
+          Duration.between(after.lastAttemptAt(), after.nextAttemptAt()));
+    }
+    return new PlanningAttempt(run, get(target.name()));
+  }
+
+  /**
+   * Records a planning failure if the target still holds the slot of {@code attempt}, else null.
+   */
+  private synchronized TargetSnapshot recordUnderLock(PlanningFailure failure, Long attempt) {
+    TargetSnapshot t = targets.get(failure.name());
+    if (t == null
+        || t.state() != TargetState.BACKFILLING
+        || !Objects.equals(attempt, attemptIds.get(failure.name()))) {
+      return null;
+    }
+    return recordPlanningFailureUnderLock(failure);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.dripline.target;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.Timestamp;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
@@ -13,6 +14,8 @@ import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.PendingActivityInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
@@ -34,6 +37,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The target workflow on Temporal's in-memory, time-skipping server, over an in-memory targets
@@ -117,6 +122,25 @@ class TargetWorkflowTest {
       assertThat(now()).as("workflow time at which the condition should hold").isBefore(deadline);
       env.sleep(step);
     }
+  }
+
+  /** The target workflow's pending planning activity, as the Web UI shows it. */
+  private PendingActivityInfo pendingPlanning(String name) {
+    List<PendingActivityInfo> pending =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .describeWorkflowExecution(
+                DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setExecution(
+                        WorkflowExecution.newBuilder()
+                            .setWorkflowId(TargetWorkflowIds.forTarget(name))
+                            .build())
+                    .build())
+            .getPendingActivitiesList();
+    assertThat(pending).hasSize(1);
+    return pending.get(0);
   }
 
   private List<Change> failures(String name) {
@@ -251,6 +275,129 @@ class TargetWorkflowTest {
   }
 
   @Test
+  void planningFailuresAreRetriedByTemporalAfterTheRecordedGrowingBackoff() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+
+    advanceUntil(() -> failures("t").size() >= 5, Duration.ofMinutes(20));
+
+    List<Change> all = failures("t");
+    List<Instant> attempts = store.planAttempts("t");
+    for (int i = 0; i < 5; i++) {
+      Change change = all.get(i);
+      Duration raw = BASE.multipliedBy(1L << i);
+      assertThat(change.after().consecutiveFailures()).isEqualTo(i + 1);
+      assertThat(change.after().firstFailedAt()).isEqualTo(all.get(0).at());
+      assertThat(between(change.at(), change.after().nextAttemptAt()))
+          .as("delay after failure %d", i + 1)
+          .isBetween(jittered(raw, 0.8), jittered(raw, 1.2));
+      if (i + 1 < attempts.size()) {
+        // Temporal's retry came when the record said: not earlier, not much later.
+        assertThat(attempts.get(i + 1)).isAfterOrEqualTo(change.after().nextAttemptAt());
+        assertThat(between(change.after().nextAttemptAt(), attempts.get(i + 1)))
+            .isLessThan(Duration.ofSeconds(2));
+      }
+    }
+    // Each planning attempt after the first is a retry of the same activity.
+    assertThat(store.activityAttempts("t")).startsWith(1, 2, 3, 4, 5);
+    assertThat(store.changes("t", "capacity-lost")).isEmpty();
+
+    // The Web UI's pending activity shows the attempt and its failure (and, on a real server, the
+    // next retry's time, which the in-memory server does not report).
+    await()
+        .untilAsserted(
+            () -> {
+              PendingActivityInfo pending = pendingPlanning("t");
+              assertThat(pending.getActivityType().getName()).isEqualTo("TargetAttemptPlanning");
+              assertThat(pending.getAttempt()).isGreaterThanOrEqualTo(5);
+              assertThat(pending.getLastFailure().getMessage())
+                  .startsWith("injected planning failure");
+            });
+    // The status query follows the recorded failures while the retries wait.
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(target("t").status().consecutiveFailures())
+                    .isEqualTo(store.get("t").consecutiveFailures()));
+  }
+
+  @Test
+  void aReplanDuringTheRetryWaitCancelsItAndPlansAgainFromStreakZero() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 3, Duration.ofMinutes(10));
+    // Now waiting out a backoff of about two minutes for Temporal's next retry.
+    env.sleep(Duration.ofSeconds(10));
+
+    store.planMode("t", PlanMode.SUCCEED);
+    target("t").replan();
+    Instant replannedAt = now();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(1));
+
+    assertThat(failures("t")).hasSize(3);
+    Change replanned = store.changes("t", "replanned").get(0);
+    assertThat(replanned.after().consecutiveFailures()).isZero();
+    assertThat(replanned.after().nextAttemptAt()).isNull();
+    List<Instant> attempts = store.planAttempts("t");
+    assertThat(attempts).hasSize(4);
+    assertThat(between(replannedAt, attempts.get(3))).isLessThan(Duration.ofSeconds(2));
+    // A new planning activity, not the cancelled one's retry.
+    List<Integer> activityAttempts = store.activityAttempts("t");
+    assertThat(activityAttempts.get(activityAttempts.size() - 1)).isEqualTo(1);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void aReplanByTheApiDuringTheRetryWaitPlansAtOnceAfterItsWake() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 2, Duration.ofMinutes(5));
+    env.sleep(Duration.ofSeconds(5));
+
+    store.planMode("t", PlanMode.SUCCEED);
+    store.replanAsApi("t");
+    Instant replannedAt = now();
+    target("t").wake();
+    advanceUntil(() -> store.get("t").state() == TargetState.PRIMED, Duration.ofMinutes(1));
+
+    assertThat(between(replannedAt, store.planAttempts("t").get(2)))
+        .isLessThan(Duration.ofSeconds(3));
+    assertThat(failures("t")).hasSize(2);
+    assertThat(store.get("t").consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void deletingTheTargetDuringTheRetryWaitEndsItsWorkflowWithoutWaitingForTheRetry() {
+    store.register("t", "org-1");
+    store.planMode("t", PlanMode.FAIL);
+    start("t");
+    advanceUntil(() -> failures("t").size() >= 3, Duration.ofMinutes(10));
+    env.sleep(Duration.ofSeconds(10));
+
+    store.delete("t");
+    Instant deletedAt = now();
+    target("t").wake();
+    WorkflowStub.fromTyped(target("t")).getResult(Void.class);
+
+    // The retry was due 86 s or more later (backoff 96–144 s, 10 s of it gone): the wake's reload
+    // cancelled it. (The skipped clock runs on once nothing waits, so the close time is what
+    // counts.)
+    Timestamp closed =
+        client
+            .newUntypedWorkflowStub(TargetWorkflowIds.forTarget("t"))
+            .describe()
+            .getRawDescription()
+            .getWorkflowExecutionInfo()
+            .getCloseTime();
+    Instant closedAt = Instant.ofEpochSecond(closed.getSeconds(), closed.getNanos());
+    assertThat(between(deletedAt, closedAt)).isLessThan(Duration.ofSeconds(60));
+    assertThat(store.planAttempts("t")).hasSize(3);
+  }
+
+  @Test
   void capacityLossBetweenTwoFailuresLeavesStreakFirstFailedAtAndNextAttemptUntouched() {
     store.groupMax = 1;
     store.register("t", "org-1");
@@ -284,6 +431,10 @@ class TargetWorkflowTest {
       assertThat(lost.after().nextAttemptAt()).isEqualTo(afterFirst.nextAttemptAt());
     }
 
+    // The retry that lost the race ended normally: every later call is a first attempt.
+    assertThat(store.activityAttempts("t")).containsOnly(1, 2);
+    assertThat(store.activityAttempts("t")).containsOnlyOnce(2);
+
     store.delete("blocker");
     Instant freed = now();
     advanceUntil(() -> failures("t").size() == 2, Duration.ofMinutes(1));
@@ -313,6 +464,8 @@ class TargetWorkflowTest {
     assertThat(resync.failing()).isTrue();
     env.sleep(Duration.ofHours(6));
     assertThat(store.planAttempts("t")).hasSize(1);
+    // Not retried: the permanent failure is non-retryable.
+    assertThat(store.activityAttempts("t")).containsExactly(1);
     assertThat(store.maxBackfilling()).isEqualTo(1);
     assertThat(store.get("t")).isEqualTo(resync);
 
@@ -880,23 +1033,30 @@ class TargetWorkflowTest {
     WorkflowExecutionHistory history =
         client.fetchHistory(execution.getWorkflowId(), execution.getRunId());
     WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
-    if (Boolean.getBoolean("dripline.recordHistory")) {
-      Path file = Path.of("src/test/resources", RECORDED_HISTORY);
+    String record = System.getProperty("dripline.recordHistory");
+    if ("true".equals(record) || "plan-retry-policy".equals(record)) {
+      Path file =
+          Path.of(
+              "src/test/resources",
+              "true".equals(record) ? RECORDED_HISTORY : RECORDED_RETRY_POLICY_HISTORY);
       Files.createDirectories(file.getParent());
       Files.writeString(file, history.toJson(true));
     }
   }
 
   /**
-   * Replays a history recorded by an earlier version of this workflow (re-record with {@code
-   * -Ddripline.recordHistory=true}), so a change to its command sequence that is not guarded by
-   * {@code Workflow.getVersion} fails here rather than in production.
+   * Replays histories recorded by earlier versions of this workflow, so a change to its command
+   * sequence that is not guarded by {@code Workflow.getVersion} fails here rather than in
+   * production: one from before planning ran on a retry policy (recorded with {@code
+   * -Ddripline.recordHistory=true}) and one after ({@link TargetWorkflowImpl#PLAN_ON_RETRY_POLICY},
+   * recorded with {@code -Ddripline.recordHistory=plan-retry-policy}).
    */
-  @Test
-  void recordedHistoryReplaysAgainstTodaysCode() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {RECORDED_HISTORY, RECORDED_RETRY_POLICY_HISTORY})
+  void recordedHistoryReplaysAgainstTodaysCode(String recorded) throws Exception {
     String json;
-    try (InputStream in = getClass().getClassLoader().getResourceAsStream(RECORDED_HISTORY)) {
-      assertThat(in).as("recorded history %s", RECORDED_HISTORY).isNotNull();
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(recorded)) {
+      assertThat(in).as("recorded history %s", recorded).isNotNull();
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
@@ -907,4 +1067,7 @@ class TargetWorkflowTest {
 
   private static final String RECORDED_HISTORY =
       "histories/target-failures-capacity-losses-and-replan.json";
+
+  private static final String RECORDED_RETRY_POLICY_HISTORY =
+      "histories/target-planning-on-retry-policy-failures-capacity-losses-and-replan.json";
 }

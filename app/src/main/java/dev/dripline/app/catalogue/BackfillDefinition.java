@@ -1,6 +1,6 @@
 package dev.dripline.app.catalogue;
 
-import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.spi.OptionSpec;
 import java.util.List;
 
 /**

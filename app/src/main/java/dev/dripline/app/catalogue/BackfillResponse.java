@@ -1,7 +1,7 @@
 package dev.dripline.app.catalogue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.catalogue.OptionSpec;
+import dev.dripline.spi.OptionSpec;
 import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package dev.dripline.app.catalogue;
 
 import dev.dripline.catalogue.FieldError;
-import dev.dripline.catalogue.OptionSpec;
 import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.db.Database;
+import dev.dripline.spi.OptionSpec;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;

@@ -2,8 +2,8 @@ package dev.dripline.app.catalogue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.catalogue.OptionSpec;
-import dev.dripline.catalogue.OptionType;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import java.util.List;

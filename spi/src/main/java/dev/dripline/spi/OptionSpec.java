@@ -1,7 +1,6 @@
-package dev.dripline.catalogue;
+package dev.dripline.spi;
 
-import io.micronaut.core.annotation.Nullable;
-import io.micronaut.serde.annotation.Serdeable;
+import jakarta.annotation.Nullable;
 import java.util.List;
 
 /**
@@ -15,7 +14,6 @@ import java.util.List;
  * @param min the least value an {@link OptionType#INTEGER} accepts, or {@code null}
  * @param description what the option means
  */
-@Serdeable
 public record OptionSpec(
     String name,
     OptionType type,

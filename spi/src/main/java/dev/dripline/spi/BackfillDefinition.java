@@ -1,6 +1,5 @@
 package dev.dripline.spi;
 
-import dev.dripline.catalogue.OptionSpec;
 import java.util.List;
 
 /**

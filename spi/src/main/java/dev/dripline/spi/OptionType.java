@@ -1,15 +1,13 @@
-package dev.dripline.catalogue;
+package dev.dripline.spi;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import io.micronaut.serde.annotation.Serdeable;
 import java.util.Locale;
 
 /**
  * Types a backfill option may have. On the wire (catalogue table, HTTP API) a type is its
  * lower-case name, e.g. {@code "integer"}; the worker writes that form and the app reads it.
  */
-@Serdeable
 public enum OptionType {
   STRING,
   INTEGER,
