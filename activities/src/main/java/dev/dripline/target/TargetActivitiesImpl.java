@@ -247,7 +247,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       wakeups.execute(
           () -> {
             try {
-              client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
+              signalWake(name);
             } catch (RuntimeException e) {
               LOG.debug("Waking target {} failed: {}", name, e.toString());
             }
@@ -255,6 +255,11 @@ public class TargetActivitiesImpl implements TargetActivities {
     } catch (RejectedExecutionException e) {
       LOG.debug("Not waking target {}: shutting down", name);
     }
+  }
+
+  /** Sends {@code wake} to one target's workflow, on the caller's thread. */
+  private void signalWake(String name) {
+    client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
   }
 
   /**
@@ -274,7 +279,7 @@ public class TargetActivitiesImpl implements TargetActivities {
                               targets.globalMaxBackfills(),
                               targets.groupMaxBackfills()));
               for (String name : next) {
-                client.newUntypedWorkflowStub(TargetWorkflowIds.forTarget(name)).signal("wake");
+                signalWake(name);
               }
             } catch (RuntimeException e) {
               // Each of them polls anyway.
