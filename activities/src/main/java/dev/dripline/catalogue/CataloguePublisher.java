@@ -1,11 +1,9 @@
 package dev.dripline.catalogue;
 
-import dev.dripline.db.Database;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillDefinition;
+import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
-import java.sql.PreparedStatement;
-import java.sql.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,48 +18,30 @@ import org.slf4j.LoggerFactory;
 public class CataloguePublisher {
   private static final Logger LOG = LoggerFactory.getLogger(CataloguePublisher.class);
 
-  private final Database database;
+  private final CatalogueRepository catalogue;
   private final BackfillRegistry registry;
   private final OptionSchemaJson schemaJson;
 
   public CataloguePublisher(
-      Database database, BackfillRegistry registry, OptionSchemaJson schemaJson) {
-    this.database = database;
+      CatalogueRepository catalogue, BackfillRegistry registry, OptionSchemaJson schemaJson) {
+    this.catalogue = catalogue;
     this.registry = registry;
     this.schemaJson = schemaJson;
   }
 
   /** Upserts every hosted definition in one transaction; returns how many were published. */
+  @Transactional
   public int publish() {
-    int published =
-        database.inTransaction(
-            connection -> {
-              try (PreparedStatement upsert =
-                  connection.prepareStatement(
-                      "insert into backfill_definitions (name, description, options_schema,"
-                          + " default_batch_size, max_parallel_batches, published_at)"
-                          + " values (?, ?, ?::jsonb, ?, ?, now())"
-                          + " on conflict (name) do update set"
-                          + " description = excluded.description,"
-                          + " options_schema = excluded.options_schema,"
-                          + " default_batch_size = excluded.default_batch_size,"
-                          + " max_parallel_batches = excluded.max_parallel_batches,"
-                          + " published_at = excluded.published_at")) {
-                for (BackfillDefinition definition : registry.all()) {
-                  upsert.setString(1, definition.name());
-                  upsert.setString(2, definition.description());
-                  upsert.setString(3, schemaJson.write(definition.options()));
-                  upsert.setInt(4, definition.defaultBatchSize());
-                  if (definition.maxParallelBatches() == null) {
-                    upsert.setNull(5, Types.INTEGER);
-                  } else {
-                    upsert.setInt(5, definition.maxParallelBatches());
-                  }
-                  upsert.addBatch();
-                }
-                return upsert.executeBatch().length;
-              }
-            });
+    int published = 0;
+    for (BackfillDefinition definition : registry.all()) {
+      catalogue.publish(
+          definition.name(),
+          definition.description(),
+          schemaJson.write(definition.options()),
+          definition.defaultBatchSize(),
+          definition.maxParallelBatches());
+      published++;
+    }
     LOG.info("Published {} backfill definitions to the catalogue", published);
     return published;
   }

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class CataloguePublisherIT {
   @Inject CataloguePublisher publisher;
   @Inject RunFixtures fixtures;

@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class OptionSchemaJsonIT {
   @Inject OptionSchemaJson schemaJson;
 

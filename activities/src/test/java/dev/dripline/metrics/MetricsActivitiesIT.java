@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * The snapshot is global, and other tests share the database, so these tests measure what their own
  * crafted rows add to it.
  */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class MetricsActivitiesIT {
   @Inject MetricsActivitiesImpl metrics;
   @Inject SnapshotGauges gauges;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * clock the test moves, so the age is exact: the test reads the snapshot's age on PostgreSQL's
  * clock before and after the process reads it, and the process's figure lies between the two.
  */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class SnapshotGaugesIT {
   private static final String AGE = SnapshotSeries.METRICS_SNAPSHOT_AGE_SECONDS;
 

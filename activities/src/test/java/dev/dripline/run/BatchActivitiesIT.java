@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The activity as Temporal runs it: with a real execution context, heartbeats and failures. */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class BatchActivitiesIT {
   @Inject BatchActivitiesImpl batchActivities;
   @Inject RunFixtures fixtures;

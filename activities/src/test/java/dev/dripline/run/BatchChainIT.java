@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Chains: one batch activity going on with the run's pending batches in its own slot. */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class BatchChainIT {
   private static final long CHAIN_MILLIS = 60_000;
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * still names {@link KeysBackfill}, which executes it), so tests sharing the database cannot move
  * its counters.
  */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class BatchMetricsIT {
   @Inject BatchExecution execution;
   @Inject RunActivitiesImpl runs;

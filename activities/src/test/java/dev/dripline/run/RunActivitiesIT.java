@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class RunActivitiesIT {
   @Inject RunActivitiesImpl activities;
   @Inject RunFixtures fixtures;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * A {@link dev.dripline.spi.TransactionalBackfillDefinition}'s batch writes commit with the batch's
  * completion (and its chain's next claim), or not at all.
  */
-@MicronautTest(environments = "test", startApplication = false)
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
 class TransactionalBatchIT {
   private static final long CHAIN_MILLIS = 60_000;
 

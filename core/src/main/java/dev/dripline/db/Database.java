@@ -14,11 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Explicit JDBC transactions over Dripline's PostgreSQL pool.
- *
- * <p>The engine's writes are compare-and-set statements with {@code RETURNING} and row locks
- * spanning several statements; an explicit transaction boundary keeps them readable and makes every
- * guard visible at the call site, which generated repositories would hide.
+ * Explicit JDBC transactions over Dripline's PostgreSQL pool, for the statements not yet moved to
+ * the tables' Micronaut Data repositories (docs/design.md, "Records"), and the waits of an outage
+ * ({@link #awaitAvailable}). Its connections are the plain pool's ({@link PlainDataSource}): they
+ * never join a {@code @Transactional} method's transaction.
  */
 @Singleton
 public class Database {

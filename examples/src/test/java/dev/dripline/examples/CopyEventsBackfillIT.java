@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(startApplication = false)
+@MicronautTest(startApplication = false, transactional = false)
 class CopyEventsBackfillIT {
   @Inject CopyEventsBackfill copy;
   @Inject Database database;

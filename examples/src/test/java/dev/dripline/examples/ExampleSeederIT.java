@@ -15,7 +15,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(startApplication = false)
+@MicronautTest(startApplication = false, transactional = false)
 class ExampleSeederIT {
   @Inject DataSource dataSource;
   @Inject Database database;

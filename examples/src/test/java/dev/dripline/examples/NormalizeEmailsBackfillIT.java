@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(startApplication = false)
+@MicronautTest(startApplication = false, transactional = false)
 class NormalizeEmailsBackfillIT {
   @Inject NormalizeEmailsBackfill normalize;
   @Inject Database database;

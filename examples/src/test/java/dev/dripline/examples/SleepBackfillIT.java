@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
-@MicronautTest(startApplication = false)
+@MicronautTest(startApplication = false, transactional = false)
 class SleepBackfillIT {
   @Inject SleepBackfill sleep;
   @Inject ConcurrencyWitness witness;

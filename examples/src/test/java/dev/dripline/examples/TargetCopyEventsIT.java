@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * name is its fault tag for planning and live batches (spec §7), and live batches reach the sink in
  * arrival order.
  */
-@MicronautTest(startApplication = false)
+@MicronautTest(startApplication = false, transactional = false)
 class TargetCopyEventsIT {
   @Inject TargetActivitiesImpl targets;
   @Inject Database database;

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestInstance;
  * A run recorded in PostgreSQL whose workflow was never started — as when the app dies between the
  * two — is picked up by the worker's reconciler and completes (spec R12).
  */
-@MicronautTest
+@MicronautTest(transactional = false)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReconcilerIT implements TestPropertyProvider {
   private static final String TAG = "reconcile-" + UUID.randomUUID().toString().substring(0, 8);

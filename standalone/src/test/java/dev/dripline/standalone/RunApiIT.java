@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestInstance;
  * Runs end to end through HTTP on real PostgreSQL and the real Temporal dev server, with the app
  * and a worker in this JVM on a task queue of the test's own.
  */
-@MicronautTest
+@MicronautTest(transactional = false)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunApiIT implements TestPropertyProvider {
   /** Unique per test JVM so options never collide with active runs left by earlier test runs. */

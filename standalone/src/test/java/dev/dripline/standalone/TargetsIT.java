@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  * gauges; healed, it recovers by itself and every gauge returns to zero — with the same figures on
  * the {@code /prometheus} of two processes.
  */
-@MicronautTest
+@MicronautTest(transactional = false)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TargetsIT implements TestPropertyProvider {
   private static final String TAG = "tgt-" + UUID.randomUUID().toString().substring(0, 8);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestInstance;
  * every batch is processed and counted exactly once, and the independent witness in PostgreSQL
  * never saw more batches executing at once than the cap.
  */
-@MicronautTest
+@MicronautTest(transactional = false)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkerCrashIT implements TestPropertyProvider {
   private static final String TAG = "crash-" + UUID.randomUUID().toString().substring(0, 8);

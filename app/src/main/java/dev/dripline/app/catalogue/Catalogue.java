@@ -1,9 +1,10 @@
 package dev.dripline.app.catalogue;
 
+import dev.dripline.catalogue.CatalogueEntry;
+import dev.dripline.catalogue.CatalogueRepository;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
-import dev.dripline.db.Database;
 import dev.dripline.spi.OptionSpec;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
@@ -11,10 +12,6 @@ import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,9 +22,6 @@ import java.util.Optional;
  */
 @Singleton
 public class Catalogue {
-  private static final String COLUMNS =
-      "select name, description, options_schema::text, default_batch_size, max_parallel_batches"
-          + " from backfill_definitions";
   private static final Argument<List<OptionSpec>> SCHEMA = Argument.listOf(OptionSpec.class);
 
   /**
@@ -36,52 +30,31 @@ public class Catalogue {
    */
   static final int MAX_OPTIONS_BYTES = 2000;
 
-  private final Database database;
+  private final CatalogueRepository entries;
   private final JsonMapper json;
 
-  public Catalogue(Database database, JsonMapper json) {
-    this.database = database;
+  public Catalogue(CatalogueRepository entries, JsonMapper json) {
+    this.entries = entries;
     this.json = json;
   }
 
   /** Every published definition, by name. */
   public List<BackfillDefinition> all() {
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement select = connection.prepareStatement(COLUMNS + " order by name");
-              ResultSet rs = select.executeQuery()) {
-            List<BackfillDefinition> definitions = new ArrayList<>();
-            while (rs.next()) {
-              definitions.add(definition(rs));
-            }
-            return definitions;
-          }
-        });
+    return entries.findAllOrderByName().stream().map(this::definition).toList();
   }
 
   /** The definition named {@code name}, if a worker has published it. */
   public Optional<BackfillDefinition> find(String name) {
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(COLUMNS + " where name = ?")) {
-            select.setString(1, name);
-            try (ResultSet rs = select.executeQuery()) {
-              return rs.next() ? Optional.of(definition(rs)) : Optional.empty();
-            }
-          }
-        });
+    return entries.findByName(name).map(this::definition);
   }
 
-  private BackfillDefinition definition(ResultSet rs) throws SQLException {
-    int cap = rs.getInt(5);
-    Integer maxParallelBatches = rs.wasNull() ? null : cap;
+  private BackfillDefinition definition(CatalogueEntry entry) {
     return new BackfillDefinition(
-        rs.getString(1),
-        rs.getString(2),
-        schema(rs.getString(1), rs.getString(3)),
-        rs.getInt(4),
-        maxParallelBatches);
+        entry.name(),
+        entry.description(),
+        schema(entry.name(), entry.optionsSchema()),
+        entry.defaultBatchSize(),
+        entry.maxParallelBatches());
   }
 
   private List<OptionSpec> schema(String name, String text) {
