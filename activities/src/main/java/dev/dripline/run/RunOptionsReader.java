@@ -1,5 +1,7 @@
 package dev.dripline.run;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.dripline.catalogue.OptionsValidator;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.spi.BackfillContext;
@@ -10,7 +12,6 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -33,13 +34,10 @@ public class RunOptionsReader {
   private record Key(long runId, String backfill, String optionsJson) {}
 
   private final ObjectMapper objectMapper;
-  private final Map<Key, BackfillContext> recent =
-      new LinkedHashMap<>(CACHED_RUNS * 2, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, BackfillContext> eldest) {
-          return size() > CACHED_RUNS;
-        }
-      };
+
+  /** Evicts on the calling thread, not in the shared ForkJoinPool: removing an entry is cheap. */
+  private final Cache<Key, BackfillContext> recent =
+      Caffeine.newBuilder().maximumSize(CACHED_RUNS).executor(Runnable::run).build();
 
   public RunOptionsReader(ObjectMapper objectMapper) {
     this.objectMapper = objectMapper;
@@ -47,23 +45,15 @@ public class RunOptionsReader {
 
   /**
    * The context of a batch of run {@code runId}; parsed and validated once per run (and options
-   * text) for as long as the run is among the {@value #CACHED_RUNS} most recently used.
+   * text) for as long as the run is among the {@value #CACHED_RUNS} kept, which Caffeine picks by
+   * how recently and how often they are read.
    *
    * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
    */
   public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
-    Key key = new Key(runId, definition.name(), optionsJson);
-    synchronized (recent) {
-      BackfillContext cached = recent.get(key);
-      if (cached != null) {
-        return cached;
-      }
-    }
-    BackfillContext context = parse(runId, definition, optionsJson);
-    synchronized (recent) {
-      recent.put(key, context);
-    }
-    return context;
+    return recent.get(
+        new Key(runId, definition.name(), optionsJson),
+        key -> parse(runId, definition, optionsJson));
   }
 
   private BackfillContext parse(long runId, BackfillDefinition definition, String optionsJson) {

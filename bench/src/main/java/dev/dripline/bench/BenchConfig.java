@@ -1,12 +1,22 @@
 package dev.dripline.bench;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** The bench's settings, from {@code --name value} arguments. */
+/** The bench's settings, from {@code --name value} arguments, parsed by picocli. */
 record BenchConfig(
     List<String> workloads,
     String w1Backfill,
@@ -34,122 +44,211 @@ record BenchConfig(
 
   static final List<String> IMPLEMENTED = List.of("W1", "W2", "W3", "W4", "W5", "RC");
 
-  static final String USAGE =
-      """
-      usage: BenchMain [--workloads W1,W5] [--reps 3] [--batches 10000] [--cap 50]
-                       [--warmup-batches 500] [--w1-backfill example.sleep|bench.noop] [--bare-per-execution 1000]
-                       [--stop-batches 5000] [--stop-sleep-ms 200] [--stop-after-ms 3000]
-                       [--temporal 127.0.0.1:7253]
-                       [--db-url jdbc:postgresql://127.0.0.1:5432/dripline_bench?sslmode=disable]
-                       [--db-user dripline] [--db-password dripline] [--http-port 18080]
-                       [--worker-slots 64] [--workflow-task-slots 16] [--db-pool 150]
-                       [--worker-heap -Xmx512m] [--log-dir .dripline/logs]
-                       [--w2-<name> value] [--w3-<name> value] [--w4-<name> value] [--rc-<name> value]
-      (--wN-* options belong to workload N, --rc-* to RC, the record statement's cost; the
-      options are listed under each workload's class)
-      """;
+  /** A workload's own option, e.g. {@code --w2-rows}: open-ended, each workload reads its own. */
+  private static final Pattern WORKLOAD_OPTION = Pattern.compile("--(w[2-4]|rc)-[a-z0-9-]+");
 
-  static BenchConfig parse(String[] args) {
-    List<String> workloads = List.of("W1", "W5");
+  /**
+   * The parser of {@code args}: BenchMain's options and the workload options {@code args} name.
+   * {@code execute(args)} prints the usage for {@code --help} (exit code 0) and what is wrong, with
+   * the usage, for a bad argument (exit code 2); otherwise its execution result is the config. A
+   * later value of an option replaces an earlier one (bin/dripline-bench puts its own first), and
+   * {@code @name} is a plain value, not an argument file.
+   */
+  static CommandLine commandLine(String... args) {
+    CommandLine cli =
+        new CommandLine(new Arguments()).setOverwrittenOptionsAllowed(true).setExpandAtFiles(false);
+    CommandSpec spec = cli.getCommandSpec();
+    for (String arg : args) {
+      if (WORKLOAD_OPTION.matcher(arg).matches() && spec.findOption(arg) == null) {
+        spec.addOption(
+            OptionSpec.builder(arg).paramLabel("value").type(String.class).hidden(true).build());
+      }
+    }
+    return cli;
+  }
+
+  /** BenchMain's options with their defaults; {@link #call} checks them and makes the config. */
+  @Command(
+      name = "BenchMain",
+      separator = " ",
+      sortOptions = false,
+      sortSynopsis = false,
+      showDefaultValues = true,
+      usageHelpWidth = 100,
+      description = {
+        "Dripline against its baselines, alternating, in one run (docs/benchmarks.md).",
+        ""
+      },
+      footer = {
+        "",
+        "  [--w2-<name> value] [--w3-<name> value] [--w4-<name> value] [--rc-<name> value]",
+        "(--wN-* options belong to workload N, --rc-* to RC, the record statement's cost; the options",
+        "are listed under each workload's class)"
+      })
+  static final class Arguments implements Callable<BenchConfig> {
+    @Spec CommandSpec spec;
+
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "Print this help and exit.")
+    boolean help;
+
+    @Option(
+        names = "--workloads",
+        paramLabel = "list",
+        description = "Workloads to run, in this order, from W1, W2, W3, W4, W5 and RC.")
+    String workloads = "W1,W5";
+
+    @Option(names = "--reps", paramLabel = "n", description = "Repetitions of each workload.")
     int reps = 3;
-    String w1Backfill = "example.sleep";
+
+    @Option(names = "--batches", paramLabel = "n", description = "W1: batches of each system.")
     int batches = 10_000;
+
+    @Option(
+        names = "--cap",
+        paramLabel = "n",
+        description = "W1 and W5: batches in flight at most (maxParallelBatches).")
     int cap = 50;
-    int warmup = 500;
+
+    @Option(
+        names = "--warmup-batches",
+        paramLabel = "n",
+        description = "W1: batches of the warm-up of each system (not counted).")
+    int warmupBatches = 500;
+
+    @Option(
+        names = "--w1-backfill",
+        paramLabel = "example.sleep|bench.noop",
+        description = "W1: Dripline's backfill.")
+    String w1Backfill = "example.sleep";
+
+    @Option(
+        names = "--bare-per-execution",
+        paramLabel = "n",
+        description = "W1: activities per execution of the baseline before it continues as new.")
     int barePerExecution = 1000;
+
+    @Option(
+        names = "--stop-batches",
+        paramLabel = "n",
+        description = "W5: batches of the run that is stopped.")
     int stopBatches = 5000;
+
+    @Option(
+        names = "--stop-sleep-ms",
+        paramLabel = "ms",
+        description = "W5: how long each batch sleeps.")
     int stopSleepMs = 200;
+
+    @Option(
+        names = "--stop-after-ms",
+        paramLabel = "ms",
+        description = "W5: the stop is requested this long after the run was created.")
     int stopAfterMs = 3000;
+
+    @Option(
+        names = "--temporal",
+        paramLabel = "host:port",
+        description = "Temporal server's gRPC address.")
     String temporal = "127.0.0.1:7253";
+
+    @Option(names = "--db-url", paramLabel = "jdbc-url", description = "PostgreSQL database.")
     String dbUrl = "jdbc:postgresql://127.0.0.1:5432/dripline_bench?sslmode=disable";
+
+    @Option(names = "--db-user", paramLabel = "name", description = "PostgreSQL user.")
     String dbUser = "dripline";
+
+    @Option(names = "--db-password", paramLabel = "text", description = "PostgreSQL password.")
     String dbPassword = "dripline";
+
+    @Option(
+        names = "--http-port",
+        paramLabel = "port",
+        description = "HTTP port of the Dripline JVM the bench starts.")
     int httpPort = 18080;
+
+    @Option(
+        names = "--worker-slots",
+        paramLabel = "n",
+        description = "Activity slots of each worker.")
     int workerSlots = 64;
+
+    @Option(
+        names = "--workflow-task-slots",
+        paramLabel = "n",
+        description = "Workflow-task slots of each worker.")
     int workflowTaskSlots = 16;
+
+    @Option(
+        names = "--db-pool",
+        paramLabel = "n",
+        description = "Database connections of the Dripline JVM.")
     int dbPool = 150;
-    String heap = "-Xmx512m";
+
+    @Option(
+        names = "--worker-heap",
+        paramLabel = "jvm-option",
+        description = "Heap option of the JVMs the bench starts.")
+    String workerHeap = "-Xmx512m";
+
+    @Option(
+        names = "--log-dir",
+        paramLabel = "dir",
+        description = "Where the JVMs the bench starts write their logs.")
     Path logDir = Path.of(".dripline", "logs");
-    Map<String, String> workloadOptions = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (name.equals("--help") || name.equals("-h")) {
-        System.out.print(USAGE);
-        System.exit(0);
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("missing value for " + name + "\n" + USAGE);
-      }
-      String value = args[++i];
-      if (name.matches("--(w[2-4]|rc)-[a-z0-9-]+")) {
-        workloadOptions.put(name.substring(2), value);
-        continue;
-      }
-      switch (name) {
-        case "--workloads" -> {
-          List<String> list = new ArrayList<>();
-          for (String w : value.split(",")) {
-            if (!w.isBlank()) {
-              list.add(w.trim().toUpperCase(java.util.Locale.ROOT));
-            }
-          }
-          workloads = List.copyOf(list);
+
+    @Override
+    public BenchConfig call() {
+      List<String> chosen =
+          Arrays.stream(workloads.split(","))
+              .filter(w -> !w.isBlank())
+              .map(w -> w.trim().toUpperCase(Locale.ROOT))
+              .toList();
+      for (String w : chosen) {
+        if (!IMPLEMENTED.contains(w)) {
+          throw new ParameterException(
+              spec.commandLine(),
+              "workload " + w + " is not implemented (implemented: " + IMPLEMENTED + ")");
         }
-        case "--reps" -> reps = Integer.parseInt(value);
-        case "--w1-backfill" -> w1Backfill = value;
-        case "--batches" -> batches = Integer.parseInt(value);
-        case "--cap" -> cap = Integer.parseInt(value);
-        case "--warmup-batches" -> warmup = Integer.parseInt(value);
-        case "--bare-per-execution" -> barePerExecution = Integer.parseInt(value);
-        case "--stop-batches" -> stopBatches = Integer.parseInt(value);
-        case "--stop-sleep-ms" -> stopSleepMs = Integer.parseInt(value);
-        case "--stop-after-ms" -> stopAfterMs = Integer.parseInt(value);
-        case "--temporal" -> temporal = value;
-        case "--db-url" -> dbUrl = value;
-        case "--db-user" -> dbUser = value;
-        case "--db-password" -> dbPassword = value;
-        case "--http-port" -> httpPort = Integer.parseInt(value);
-        case "--worker-slots" -> workerSlots = Integer.parseInt(value);
-        case "--workflow-task-slots" -> workflowTaskSlots = Integer.parseInt(value);
-        case "--db-pool" -> dbPool = Integer.parseInt(value);
-        case "--worker-heap" -> heap = value;
-        case "--log-dir" -> logDir = Path.of(value);
-        default -> throw new IllegalArgumentException("unknown argument " + name + "\n" + USAGE);
       }
-    }
-    for (String w : workloads) {
-      if (!IMPLEMENTED.contains(w)) {
-        throw new IllegalArgumentException(
-            "workload " + w + " is not implemented (implemented: " + IMPLEMENTED + ")");
+      if (reps < 1 || batches < 1 || cap < 1) {
+        throw new ParameterException(
+            spec.commandLine(), "--reps, --batches and --cap must be at least 1");
       }
+      Map<String, String> workloadOptions = new LinkedHashMap<>();
+      for (OptionSpec option : spec.options()) {
+        String name = option.longestName();
+        if (WORKLOAD_OPTION.matcher(name).matches() && option.getValue() != null) {
+          workloadOptions.put(name.substring(2), option.getValue());
+        }
+      }
+      return new BenchConfig(
+          chosen,
+          w1Backfill,
+          reps,
+          batches,
+          cap,
+          warmupBatches,
+          barePerExecution,
+          stopBatches,
+          stopSleepMs,
+          stopAfterMs,
+          temporal,
+          dbUrl,
+          dbUser,
+          dbPassword,
+          httpPort,
+          workerSlots,
+          workflowTaskSlots,
+          dbPool,
+          workerHeap,
+          "dripline-bench",
+          "dripline-bench-bare",
+          logDir,
+          Map.copyOf(workloadOptions));
     }
-    if (reps < 1 || batches < 1 || cap < 1) {
-      throw new IllegalArgumentException("--reps, --batches and --cap must be at least 1");
-    }
-    return new BenchConfig(
-        workloads,
-        w1Backfill,
-        reps,
-        batches,
-        cap,
-        warmup,
-        barePerExecution,
-        stopBatches,
-        stopSleepMs,
-        stopAfterMs,
-        temporal,
-        dbUrl,
-        dbUser,
-        dbPassword,
-        httpPort,
-        workerSlots,
-        workflowTaskSlots,
-        dbPool,
-        heap,
-        "dripline-bench",
-        "dripline-bench-bare",
-        logDir,
-        Map.copyOf(workloadOptions));
   }
 
   /** A workload's option, e.g. {@code intOption("w2-rows", 1_000_000)} for {@code --w2-rows}. */

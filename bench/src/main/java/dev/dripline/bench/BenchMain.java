@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 
 /**
  * Dripline's benchmark program. A whole run is the unit: each workload is measured against its
@@ -37,12 +38,11 @@ public final class BenchMain {
   private BenchMain() {}
 
   public static void main(String[] args) throws Exception {
-    BenchConfig config;
-    try {
-      config = BenchConfig.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
+    CommandLine cli = BenchConfig.commandLine(args);
+    int exitCode = cli.execute(args);
+    BenchConfig config = cli.getExecutionResult();
+    if (config == null) {
+      System.exit(exitCode); // --help, or a bad argument: picocli has printed why
       return;
     }
     try (Services services = new Services(config)) {

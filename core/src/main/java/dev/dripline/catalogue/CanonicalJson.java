@@ -1,59 +1,81 @@
 package dev.dripline.catalogue;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Writes option values as JSON with sorted keys and no white space. */
+/**
+ * Writes option values as JSON with sorted keys and no white space.
+ *
+ * <p>The text is stored in {@code runs.options_key} and compared with that of new requests, so it
+ * must not change: decimals are written plain without trailing zeros, and Jackson's escaping is set
+ * to what Dripline always wrote, six-character escapes with lower-case hex digits for every control
+ * character but newline, carriage return and tab (CanonicalJsonTest pins the text).
+ */
 final class CanonicalJson {
+  private static final JsonFactory JSON =
+      new JsonFactoryBuilder()
+          .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+          .characterEscapes(new UnicodeBackspaceAndFormFeed())
+          .build();
+
+  /** Jackson's standard escapes, but six-character ones for backspace and form feed too. */
+  private static final class UnicodeBackspaceAndFormFeed extends CharacterEscapes {
+    private final int[] ascii = standardAsciiEscapesForJSON();
+
+    UnicodeBackspaceAndFormFeed() {
+      ascii['\b'] = ESCAPE_STANDARD;
+      ascii['\f'] = ESCAPE_STANDARD;
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return ascii;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      return null;
+    }
+  }
+
   private CanonicalJson() {}
 
   static String write(Map<String, Object> values) {
-    StringBuilder out = new StringBuilder("{");
-    boolean first = true;
-    for (Map.Entry<String, Object> entry : new TreeMap<>(values).entrySet()) {
-      if (!first) {
-        out.append(',');
+    StringWriter out = new StringWriter();
+    try (JsonGenerator json = JSON.createGenerator(out)) {
+      json.writeStartObject();
+      for (Map.Entry<String, Object> entry : new TreeMap<>(values).entrySet()) {
+        json.writeFieldName(entry.getKey());
+        value(json, entry.getValue());
       }
-      first = false;
-      string(out, entry.getKey());
-      out.append(':');
-      value(out, entry.getValue());
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
     }
-    return out.append('}').toString();
+    return out.toString();
   }
 
-  private static void value(StringBuilder out, Object value) {
+  private static void value(JsonGenerator json, Object value) throws IOException {
     if (value == null) {
-      out.append("null");
+      json.writeNull();
     } else if (value instanceof BigDecimal decimal) {
-      out.append(decimal.stripTrailingZeros().toPlainString());
-    } else if (value instanceof Number || value instanceof Boolean) {
-      out.append(value);
+      json.writeNumber(decimal.stripTrailingZeros().toPlainString());
+    } else if (value instanceof Number) {
+      json.writeNumber(value.toString());
+    } else if (value instanceof Boolean bool) {
+      json.writeBoolean(bool);
     } else {
-      string(out, value.toString());
+      json.writeString(value.toString());
     }
-  }
-
-  private static void string(StringBuilder out, String text) {
-    out.append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
   }
 }
