@@ -15,6 +15,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 
 /**
@@ -1030,8 +1031,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       stopAfterRetry = true;
       return;
     }
-    if (status.isTerminal()) {
-      log.info("run {}: stop ignored, the run is {}", runId, status.wire());
+    if (ignored(RunControl.Request.STOP, false)) {
       return;
     }
     stopRequested = true;
@@ -1050,11 +1050,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       earlyPause = true;
       return;
     }
-    if (status != RunStatus.RUNNING || stopRequested) {
-      log.info(
-          "run {}: pause ignored, the run is {}",
-          runId,
-          stopRequested ? "stopping" : status.wire());
+    if (ignored(RunControl.Request.PAUSE, stopRequested)) {
       return;
     }
     paused = true;
@@ -1085,13 +1081,21 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       capAfterRetry = change.maxParallelBatches();
       return;
     }
-    if (status.isTerminal()) {
-      log.info("run {}: cap change ignored, the run is {}", runId, status.wire());
+    if (ignored(RunControl.Request.CHANGE_CAP, false)) {
       return;
     }
     requestedCap = change.maxParallelBatches();
     capChanged = true;
     woken = true;
+  }
+
+  /**
+   * Whether the run refuses {@code request} now ({@link RunControl}); if so, says so in the log.
+   */
+  private boolean ignored(RunControl.Request request, boolean stopping) {
+    Optional<String> refusal = RunControl.refusal(runId, request, status, stopping);
+    refusal.ifPresent(reason -> log.info("{} ignored: {}", request, reason));
+    return refusal.isPresent();
   }
 
   @Override

@@ -40,7 +40,8 @@ public class RunRepository {
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
           + " error, workflow_id, total_keys, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
-          + " as processed_keys, created_at, updated_at, started_at, finished_at from runs r";
+          + " as processed_keys, created_at, updated_at, started_at, finished_at,"
+          + " stop_requested_at is not null as stopping from runs r";
   private static final String BATCH_COLUMNS =
       "select number, start_key, end_key, size, status, attempts, error, started_at, finished_at"
           + " from batches";
@@ -413,7 +414,8 @@ public class RunRepository {
         instant(rs, 15),
         instant(rs, 16),
         instant(rs, 17),
-        instant(rs, 18));
+        instant(rs, 18),
+        rs.getBoolean(19));
   }
 
   private static BatchRow batch(ResultSet rs) throws SQLException {

@@ -26,6 +26,7 @@ import java.util.Map;
  * @param updatedAt when it last changed
  * @param startedAt when it started running
  * @param finishedAt when it ended
+ * @param stopping whether a stop was requested (a run still active is then stopping)
  */
 record RunRow(
     long id,
@@ -45,4 +46,5 @@ record RunRow(
     Instant createdAt,
     Instant updatedAt,
     Instant startedAt,
-    Instant finishedAt) {}
+    Instant finishedAt,
+    boolean stopping) {}

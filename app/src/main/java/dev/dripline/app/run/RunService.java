@@ -14,6 +14,8 @@ import dev.dripline.config.EngineConfig;
 import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.BatchStatus;
 import dev.dripline.run.CapPolicy;
+import dev.dripline.run.RunControl;
+import dev.dripline.run.RunControl.Request;
 import dev.dripline.run.RunStatus;
 import jakarta.inject.Singleton;
 import java.time.Instant;
@@ -183,10 +185,11 @@ public class RunService {
       found = find(id);
     }
     RunRow run = found;
-    if (run.status().isTerminal()
-        || !runs.recordStopRequested(id, () -> workflows.signalWithStart(run, Signal.STOP))) {
-      // Ended, possibly between the read and the compare-and-set.
+    require(id, Request.STOP, run);
+    if (!runs.recordStopRequested(id, () -> workflows.signalWithStart(run, Signal.STOP))) {
+      // Ended between the read and the compare-and-set.
       RunRow now = find(id);
+      require(id, Request.STOP, now);
       throw new ConflictProblem("run " + id + " is already " + now.status().wire());
     }
   }
@@ -203,12 +206,11 @@ public class RunService {
     if (!outcome.found()) {
       throw NotFoundProblem.run(id);
     }
-    if (outcome.statusBefore() == RunStatus.COMPLETED) {
-      throw new ConflictProblem("run " + id + " is completed; there is nothing to retry");
-    }
-    if (outcome.stopping()) {
-      throw new ConflictProblem("run " + id + " is stopping; retry it once it has stopped");
-    }
+    RunControl.refusal(id, Request.RETRY, outcome.statusBefore(), outcome.stopping())
+        .ifPresent(
+            reason -> {
+              throw new ConflictProblem(reason);
+            });
     if (!outcome.didSomething()) {
       throw new ConflictProblem(
           "run " + id + " is " + outcome.statusBefore().wire() + " and has nothing to re-queue");
@@ -229,11 +231,7 @@ public class RunService {
 
   /** Pauses a running run (R9). */
   void pause(long id) {
-    RunRow run = find(id);
-    if (run.status() != RunStatus.RUNNING) {
-      throw new ConflictProblem(
-          "run " + id + " is " + run.status().wire() + "; only a running run can be paused");
-    }
+    require(id, Request.PAUSE, find(id));
     if (!workflows.signal(id, Signal.PAUSE)) {
       throw new ConflictProblem("run " + id + " has no running workflow to pause");
     }
@@ -241,11 +239,7 @@ public class RunService {
 
   /** Resumes a paused run (R9). */
   void resume(long id) {
-    RunRow run = find(id);
-    if (run.status() != RunStatus.PAUSED) {
-      throw new ConflictProblem(
-          "run " + id + " is " + run.status().wire() + "; only a paused run can be resumed");
-    }
+    require(id, Request.RESUME, find(id));
     if (!workflows.signal(id, Signal.RESUME)) {
       throw new ConflictProblem("run " + id + " has no running workflow to resume");
     }
@@ -262,10 +256,7 @@ public class RunService {
    */
   RunResponse changeCap(long id, int maxParallelBatches) {
     RunRow run = find(id);
-    if (run.status().isTerminal()) {
-      throw new ConflictProblem(
-          "run " + id + " is " + run.status().wire() + "; its cap can no longer change");
-    }
+    require(id, Request.CHANGE_CAP, run);
     Integer definitionCap =
         catalogue.find(run.backfill()).map(BackfillDefinition::maxParallelBatches).orElse(null);
     int effective = CapPolicy.effective(definitionCap, maxParallelBatches, engine.safetyCap());
@@ -280,13 +271,24 @@ public class RunService {
 
   /** Deletes a pending or terminal run with its batches and cancels its execution (R10). */
   void delete(long id) {
-    if (runs.deleteIfDeletable(id)) {
-      workflows.terminateQuietly(id);
-      return;
+    if (!runs.deleteIfDeletable(id)) {
+      require(id, Request.DELETE, find(id));
+      // It ended between the compare-and-set and the read: once more.
+      if (!runs.deleteIfDeletable(id)) {
+        require(id, Request.DELETE, find(id));
+        throw new ConflictProblem("run " + id + " changed while it was being deleted; try again");
+      }
     }
-    RunRow run = find(id);
-    throw new ConflictProblem(
-        "run " + id + " is " + run.status().wire() + "; stop it before deleting it");
+    workflows.terminateQuietly(id);
+  }
+
+  /** A 409 with the reason if run {@code id}, as {@code run} shows it, refuses {@code request}. */
+  private static void require(long id, Request request, RunRow run) {
+    RunControl.refusal(id, request, run.status(), run.stopping())
+        .ifPresent(
+            reason -> {
+              throw new ConflictProblem(reason);
+            });
   }
 
   private RunRow find(long id) {

@@ -50,6 +50,7 @@ class RunWorkflowsTest {
         Instant.EPOCH,
         Instant.EPOCH,
         null,
-        null);
+        null,
+        false);
   }
 }
