@@ -11,6 +11,8 @@ import dev.dripline.run.RunStatus;
 import io.micronaut.serde.ObjectMapper;
 import io.micronaut.validation.validator.Validator;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,24 @@ class RunRequestsTest {
     assertThat(request.maxRecords()).isEqualTo(500L);
     assertThat(request.maxParallelBatches()).isEqualTo(3L);
     assertThat(request.startAt()).isEqualTo(Instant.parse("2030-01-31T11:00:00Z"));
+  }
+
+  @Test
+  void keepsOptionsAsPlainJavaValues() {
+    CreateRunRequest request =
+        requests
+            .create(
+                """
+                {"backfill":"b","options":{"a":null,"b":[1,"x"],"c":{"d":true},"e":1.5}}
+                """,
+                null)
+            .body();
+
+    assertThat(request.options())
+        .containsEntry("a", null)
+        .containsEntry("b", List.of(1, "x"))
+        .containsEntry("c", Map.of("d", true))
+        .containsEntry("e", 1.5);
   }
 
   @Test
