@@ -1,34 +1,40 @@
 package dev.dripline.app.run;
 
-import dev.dripline.catalogue.FieldError;
+import io.micronaut.serde.annotation.Serdeable;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 
 /**
- * The body of {@code POST /api/runs} as far as it could be read without the catalogue. Fields that
- * were malformed are {@code null} and have an entry in {@link #errors}; the service adds the
- * catalogue's verdict (unknown backfill, bad options) before rejecting anything, so a client sees
- * every problem at once.
+ * The body of {@code POST /api/runs} (spec R1), checked as far as it can be without the catalogue;
+ * the service checks the backfill and its options against it. Whole numbers are read as {@code
+ * Long} so that a value beyond the {@code int} range is reported by its bound.
  *
  * @param backfill the definition's name
- * @param options option values as parsed from JSON; {@code null} if absent or malformed
+ * @param options option values as parsed from JSON; empty if absent (or malformed)
  * @param batchSize keys per batch, or {@code null} for the definition's default
  * @param maxRecords cap on keys, or {@code null}
  * @param maxParallelBatches the requested cap, or {@code null}
  * @param startAt the scheduled start, or {@code null} to start at once
- * @param errors one entry per field rejected so far
  */
+@Serdeable
 record CreateRunRequest(
-    String backfill,
+    @NotNull(message = "is required") @NotBlank(message = "must be a backfill name")
+        String backfill,
     Map<String, Object> options,
-    Integer batchSize,
-    Long maxRecords,
-    Integer maxParallelBatches,
-    Instant startAt,
-    List<FieldError> errors) {
+    @Min(value = 1, message = "must be at least 1")
+        @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        Long batchSize,
+    @Min(value = 1, message = "must be at least 1") Long maxRecords,
+    @Min(value = 1, message = "must be at least 1")
+        @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        Long maxParallelBatches,
+    @Schedulable Instant startAt) {
 
-  boolean hasError(String field) {
-    return errors.stream().anyMatch(error -> error.field().equals(field));
+  CreateRunRequest {
+    options = options == null ? Map.of() : options;
   }
 }

@@ -27,9 +27,11 @@ import java.net.URI;
 /**
  * The runs API (spec §6.1). Each action parses its input, calls one {@link RunService} method and
  * maps the result; errors become problem documents in {@code dev.dripline.app.problem}. Bodies are
- * taken as text and read by {@link RunRequests}, so malformed JSON and wrong types are field errors
- * rather than binding failures. Ids are taken as text too: one that is not a number names no run
- * (404). The caller ({@code ApiAuthFilter} authenticated it) is recorded as a run's creator.
+ * taken as text and bound to their records by {@link RunRequests}, not by {@code @Body}, so that
+ * every bad field — a wrong type, a duplicate, a catalogue error found later by the service — is
+ * reported in one 400 rather than the first as a binding failure. Ids are taken as text too: one
+ * that is not a number names no run (404). The caller ({@code ApiAuthFilter} authenticated it) is
+ * recorded as a run's creator.
  */
 // The API is the app's: a worker process started from a classpath that holds it serves only its
 // own /health and /prometheus.

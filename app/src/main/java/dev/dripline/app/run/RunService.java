@@ -6,6 +6,7 @@ import dev.dripline.app.problem.ConflictProblem;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.request.BoundBody;
 import dev.dripline.app.run.RunRepository.Insertion;
 import dev.dripline.app.run.RunWorkflows.Signal;
 import dev.dripline.catalogue.FieldError;
@@ -56,7 +57,7 @@ public class RunService {
    *
    * @param createdBy the name of the credential that asked, recorded as the run's {@code createdBy}
    */
-  CreatedRun create(CreateRunRequest request, String idempotencyKey, String createdBy) {
+  CreatedRun create(BoundBody<CreateRunRequest> request, String idempotencyKey, String createdBy) {
     if (idempotencyKey != null) {
       var earlier = runs.findByIdempotencyKey(idempotencyKey);
       if (earlier.isPresent()) {
@@ -110,26 +111,32 @@ public class RunService {
     return new CreatedRun(view(earlier), false);
   }
 
-  private NewRun validate(CreateRunRequest request, String idempotencyKey, String createdBy) {
-    List<FieldError> errors = new ArrayList<>(request.errors());
+  private NewRun validate(
+      BoundBody<CreateRunRequest> bound, String idempotencyKey, String createdBy) {
+    CreateRunRequest request = bound.body();
+    List<FieldError> errors = new ArrayList<>(bound.errors());
     Catalogue.Checked checked =
-        catalogue.check(request.backfill(), request.options(), request.hasError("options"), errors);
+        catalogue.check(request.backfill(), request.options(), bound.hasError("options"), errors);
     BackfillDefinition definition = checked.definition();
     ValidatedOptions options = checked.options();
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);
     }
+    // Both within int: the request's constraints bound them.
     int batchSize =
-        request.batchSize() != null ? request.batchSize() : definition.defaultBatchSize();
+        request.batchSize() != null
+            ? request.batchSize().intValue()
+            : definition.defaultBatchSize();
+    Integer requestedCap =
+        request.maxParallelBatches() == null ? null : request.maxParallelBatches().intValue();
     int cap =
-        CapPolicy.effective(
-            definition.maxParallelBatches(), request.maxParallelBatches(), engine.safetyCap());
+        CapPolicy.effective(definition.maxParallelBatches(), requestedCap, engine.safetyCap());
     return new NewRun(
         definition.name(),
         options.canonicalJson(),
         batchSize,
         request.maxRecords(),
-        request.maxParallelBatches(),
+        requestedCap,
         cap,
         request.startAt(),
         createdBy,

@@ -1,28 +1,32 @@
 package dev.dripline.app.target;
 
-import dev.dripline.catalogue.FieldError;
-import java.util.List;
+import io.micronaut.serde.annotation.Serdeable;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import java.util.Map;
 
 /**
- * The body of {@code POST /api/targets} as far as it could be read without the catalogue. Fields
- * that were malformed are {@code null} and have an entry in {@link #errors}; the service adds the
- * catalogue's verdict before rejecting anything, so a client sees every problem at once.
+ * The body of {@code POST /api/targets} (spec T1), checked as far as it can be without the
+ * catalogue; the service checks the backfill and its options against it.
  *
  * @param name the target's name
  * @param backfill the definition's name
- * @param options option values as parsed from JSON; {@code null} if malformed
+ * @param options option values as parsed from JSON; empty if absent (or malformed)
  * @param group the capacity group, or {@code null} for none
- * @param errors one entry per field rejected so far
  */
+@Serdeable
 record CreateTargetRequest(
-    String name,
-    String backfill,
+    @NotNull(message = "is required")
+        @Pattern(regexp = TargetRequests.NAME_PATTERN, message = TargetRequests.NAME_RULE)
+        String name,
+    @NotNull(message = "is required") @NotBlank(message = "must be a backfill name")
+        String backfill,
     Map<String, Object> options,
-    String group,
-    List<FieldError> errors) {
+    @Pattern(regexp = TargetRequests.NAME_PATTERN, message = TargetRequests.NAME_RULE)
+        String group) {
 
-  boolean hasError(String field) {
-    return errors.stream().anyMatch(error -> error.field().equals(field));
+  CreateTargetRequest {
+    options = options == null ? Map.of() : options;
   }
 }

@@ -24,9 +24,9 @@ import java.net.URI;
 /**
  * The targets API (spec §6.1). Each action parses its input, calls one {@link TargetService} method
  * and maps the result; errors become problem documents in {@code dev.dripline.app.problem}. Bodies
- * are taken as text and read by {@link TargetRequests}, so malformed JSON and wrong types are field
- * errors rather than binding failures. A name in a path that no target could have names no target
- * (404).
+ * are taken as text and bound to their records by {@link TargetRequests}, as the runs API does, so
+ * every bad field is reported in one 400. A name in a path that no target could have names no
+ * target (404).
  */
 // The API is the app's: a worker process started from a classpath that holds it serves only its
 // own /health and /prometheus.

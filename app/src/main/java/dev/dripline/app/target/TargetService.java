@@ -6,6 +6,7 @@ import dev.dripline.app.problem.ConflictProblem;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.request.BoundBody;
 import dev.dripline.app.run.Page;
 import dev.dripline.app.run.PageRequest;
 import dev.dripline.app.run.PageResponse;
@@ -46,7 +47,7 @@ public class TargetService {
    * Registers a target in {@code pending_backfill} (T1) and starts its controlling workflow. If the
    * workflow cannot be started the row is removed again.
    */
-  TargetResponse create(CreateTargetRequest request) {
+  TargetResponse create(BoundBody<CreateTargetRequest> request) {
     NewTarget target = validate(request);
     if (!targets.insert(target)) {
       throw new ConflictProblem("a target named " + target.name() + " exists");
@@ -61,10 +62,11 @@ public class TargetService {
     return TargetResponse.of(row);
   }
 
-  private NewTarget validate(CreateTargetRequest request) {
-    List<FieldError> errors = new ArrayList<>(request.errors());
+  private NewTarget validate(BoundBody<CreateTargetRequest> bound) {
+    CreateTargetRequest request = bound.body();
+    List<FieldError> errors = new ArrayList<>(bound.errors());
     Catalogue.Checked checked =
-        catalogue.check(request.backfill(), request.options(), request.hasError("options"), errors);
+        catalogue.check(request.backfill(), request.options(), bound.hasError("options"), errors);
     BackfillDefinition definition = checked.definition();
     ValidatedOptions options = checked.options();
     if (!errors.isEmpty()) {

@@ -4,40 +4,68 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.request.BodyReader;
+import dev.dripline.app.request.BoundBody;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.run.RunStatus;
+import io.micronaut.serde.ObjectMapper;
+import io.micronaut.validation.validator.Validator;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RunRequestsTest {
-  private final RunRequests requests = new RunRequests();
+  private final RunRequests requests =
+      new RunRequests(new BodyReader(ObjectMapper.getDefault(), Validator.getInstance()));
 
   @Test
   void readsAFullCreationBody() {
-    CreateRunRequest request =
+    BoundBody<CreateRunRequest> read =
         requests.create(
             """
             {"backfill":"example.sleep","options":{"items":1000,"tag":"a"},"batchSize":10,
              "maxRecords":500,"maxParallelBatches":3,"startAt":"2030-01-31T12:00:00+01:00"}
             """,
             null);
+    CreateRunRequest request = read.body();
 
-    assertThat(request.errors()).isEmpty();
+    assertThat(read.errors()).isEmpty();
     assertThat(request.backfill()).isEqualTo("example.sleep");
     assertThat(request.options()).containsEntry("tag", "a").containsKey("items");
     assertThat(((Number) request.options().get("items")).longValue()).isEqualTo(1000);
-    assertThat(request.batchSize()).isEqualTo(10);
+    assertThat(request.batchSize()).isEqualTo(10L);
     assertThat(request.maxRecords()).isEqualTo(500L);
-    assertThat(request.maxParallelBatches()).isEqualTo(3);
+    assertThat(request.maxParallelBatches()).isEqualTo(3L);
     assertThat(request.startAt()).isEqualTo(Instant.parse("2030-01-31T11:00:00Z"));
   }
 
   @Test
-  void leavesOptionalFieldsNullAndOptionsEmptyWhenAbsent() {
-    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"startAt\":null}", null);
+  void keepsOptionsAsPlainJavaValues() {
+    CreateRunRequest request =
+        requests
+            .create(
+                """
+                {"backfill":"b","options":{"a":null,"b":[1,"x"],"c":{"d":true},"e":1.5}}
+                """,
+                null)
+            .body();
 
-    assertThat(request.errors()).isEmpty();
+    assertThat(request.options())
+        .containsEntry("a", null)
+        .containsEntry("b", List.of(1, "x"))
+        .containsEntry("c", Map.of("d", true))
+        .containsEntry("e", 1.5);
+  }
+
+  @Test
+  void leavesOptionalFieldsNullAndOptionsEmptyWhenAbsent() {
+    BoundBody<CreateRunRequest> read =
+        requests.create("{\"backfill\":\"b\",\"startAt\":null}", null);
+    CreateRunRequest request = read.body();
+
+    assertThat(read.errors()).isEmpty();
     assertThat(request.options()).isEmpty();
     assertThat(request.batchSize()).isNull();
     assertThat(request.maxRecords()).isNull();
@@ -47,15 +75,16 @@ class RunRequestsTest {
 
   @Test
   void acceptsIntegralNumbersWrittenWithAFraction() {
-    CreateRunRequest request = requests.create("{\"backfill\":\"b\",\"batchSize\":10.0}", null);
+    BoundBody<CreateRunRequest> read =
+        requests.create("{\"backfill\":\"b\",\"batchSize\":10.0}", null);
 
-    assertThat(request.errors()).isEmpty();
-    assertThat(request.batchSize()).isEqualTo(10);
+    assertThat(read.errors()).isEmpty();
+    assertThat(read.body().batchSize()).isEqualTo(10L);
   }
 
   @Test
   void reportsOneErrorPerBadField() {
-    CreateRunRequest request =
+    BoundBody<CreateRunRequest> request =
         requests.create(
             """
             {"backfill":"","options":"x","batchSize":3000000000,"maxRecords":-5,
@@ -73,6 +102,57 @@ class RunRequestsTest {
             "maxParallelBatches",
             "startAt",
             "extra");
+  }
+
+  @Test
+  void rejectsAValueOfAnotherJsonTypeRatherThanCoercingIt() {
+    BoundBody<CreateRunRequest> read =
+        requests.create(
+            """
+            {"backfill":7,"batchSize":"10","maxRecords":true,"maxParallelBatches":1.5,
+             "startAt":"1767225600"}
+            """,
+            null);
+
+    assertThat(read.errors())
+        .containsExactly(
+            new FieldError("backfill", "must be a string"),
+            new FieldError("batchSize", "must be an integer"),
+            new FieldError("maxRecords", "must be an integer"),
+            new FieldError("maxParallelBatches", "must be an integer"),
+            new FieldError("startAt", "must be an ISO-8601 instant such as 2026-01-31T12:00:00Z"));
+  }
+
+  @Test
+  void namesTheRuleEachBadValueBreaks() {
+    BoundBody<CreateRunRequest> read =
+        requests.create(
+            """
+            {"backfill":" ","options":[],"batchSize":3000000000,"maxRecords":-5,
+             "maxParallelBatches":99999999999999999999,"startAt":"2030-01-31T12:00:00"}
+            """,
+            null);
+
+    assertThat(read.errors())
+        .containsExactly(
+            new FieldError("backfill", "must be a backfill name"),
+            new FieldError("options", "must be a JSON object"),
+            new FieldError("batchSize", "must be at most 2147483647"),
+            new FieldError("maxRecords", "must be at least 1"),
+            new FieldError("maxParallelBatches", "is out of range"),
+            new FieldError("startAt", "must be an ISO-8601 instant such as 2026-01-31T12:00:00Z"));
+    // A rejected field is not checked further (a blank backfill is not looked up).
+    assertThat(read.body().backfill()).isNull();
+    assertThat(read.body().batchSize()).isNull();
+    assertThat(requests.create("{}", null).errors())
+        .containsExactly(new FieldError("backfill", "is required"));
+  }
+
+  @Test
+  void rejectsAFieldGivenTwice() {
+    assertThatThrownBy(() -> requests.create("{\"backfill\":\"a\",\"backfill\":\"b\"}", null))
+        .isInstanceOf(ValidationProblem.class)
+        .hasMessageContaining("duplicate field 'backfill'");
   }
 
   @Test
@@ -122,8 +202,13 @@ class RunRequestsTest {
     String body = "{\"backfill\":\"b\",\"startAt\":\"+10000-01-01T00:00:00Z\"}";
 
     assertThat(requests.create(body, null).errors())
+        .containsExactly(
+            new FieldError(
+                "startAt", "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z"));
+    assertThat(requests.create(body.replace("+10000", "1969"), null).errors())
         .extracting(FieldError::field)
         .containsExactly("startAt");
+    assertThat(requests.create(body.replace("+10000", "9999"), null).errors()).isEmpty();
   }
 
   @Test

@@ -55,13 +55,16 @@ class RunValidationIT {
         "options not object  | {'backfill':'@','options':[1]}                     | options",
         "missing backfill    | {'options':{'items':1}}                            | backfill",
         "backfill not string | {'backfill':7,'options':{'items':1}}               | backfill",
+        "backfill an array   | {'backfill':['@'],'options':{'items':1}}           | backfill",
         "batchSize 0         | {'backfill':'@','options':{'items':1},'batchSize':0} | batchSize",
         "batchSize fraction  | {'backfill':'@','options':{'items':1},'batchSize':1.5} | batchSize",
         "batchSize string    | {'backfill':'@','options':{'items':1},'batchSize':'10'} | batchSize",
+        "batchSize boolean   | {'backfill':'@','options':{'items':1},'batchSize':true} | batchSize",
         "maxRecords 0        | {'backfill':'@','options':{'items':1},'maxRecords':0} | maxRecords",
         "maxParallel 0       | {'backfill':'@','options':{'items':1},'maxParallelBatches':0} | maxParallelBatches",
         "bad startAt         | {'backfill':'@','options':{'items':1},'startAt':'tomorrow'} | startAt",
         "startAt number      | {'backfill':'@','options':{'items':1},'startAt':5}   | startAt",
+        "startAt digits      | {'backfill':'@','options':{'items':1},'startAt':'1767225600'} | startAt",
         "unknown field       | {'backfill':'@','options':{'items':1},'priority':1}  | priority",
       })
   void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
@@ -130,6 +133,7 @@ class RunValidationIT {
         "{\"maxParallelBatches\":0}       | maxParallelBatches",
         "{\"maxParallelBatches\":\"2\"}   | maxParallelBatches",
         "{\"maxParallelBatches\":2.5}     | maxParallelBatches",
+        "{\"maxParallelBatches\":true}    | maxParallelBatches",
         "{\"maxParallelBatches\":2,\"x\":1} | x",
       })
   void rejectsABadCapChange(String body, String field) {
