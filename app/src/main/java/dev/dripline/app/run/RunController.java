@@ -1,6 +1,5 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.auth.Caller;
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -18,10 +17,10 @@ import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
-import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.security.authentication.Authentication;
 import java.net.URI;
 
 /**
@@ -29,7 +28,7 @@ import java.net.URI;
  * maps the result; errors become problem documents in {@code dev.dripline.app.problem}. Bodies are
  * taken as text and read by {@link RunRequests}, so malformed JSON and wrong types are field errors
  * rather than binding failures. Ids are taken as text too: one that is not a number names no run
- * (404). The caller ({@code ApiAuthFilter} authenticated it) is recorded as a run's creator.
+ * (404). The caller (micronaut-security's {@link Authentication}) is recorded as a run's creator.
  */
 // The API is the app's: a worker process started from a classpath that holds it serves only its
 // own /health and /prometheus.
@@ -50,9 +49,9 @@ public class RunController {
   public HttpResponse<RunResponse> create(
       @Body @Nullable String body,
       @Header("Idempotency-Key") @Nullable String idempotencyKey,
-      @RequestAttribute(Caller.ATTRIBUTE) Caller caller) {
+      Authentication caller) {
     CreatedRun created =
-        service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.name());
+        service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.getName());
     URI location = URI.create("/api/runs/" + created.run().id());
     HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
     return HttpResponse.<RunResponse>status(status)
