@@ -12,8 +12,10 @@ import io.micronaut.security.authentication.Authentication;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.security.rules.SecurityRuleResult;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.web.router.Router;
 import jakarta.inject.Inject;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,6 +31,7 @@ import reactor.core.publisher.Mono;
 class AccessRulesIT {
   @Inject List<SecurityRule<HttpRequest<?>>> rules;
   @Inject ApiTokenValidator validator;
+  @Inject Router router;
 
   /** The first rule's answer that is not UNKNOWN, as micronaut-security's filter takes it. */
   private SecurityRuleResult decide(
@@ -94,5 +97,15 @@ class AccessRulesIT {
         .isEqualTo(SecurityRuleResult.REJECTED);
     assertThat(decide(HttpMethod.POST, path, caller(Api.OPERATOR_TOKEN)))
         .isEqualTo(SecurityRuleResult.ALLOWED);
+  }
+
+  @Test
+  void securityAddsNoRoutes() {
+    // Its token introspection would let any caller, the viewer included, post tokens to test them
+    // (it is @Secured, which the library consults before the URL map); login and logout have no
+    // place in a bearer-token API.
+    assertThat(router.uriRoutes().map(route -> route.getUriMatchTemplate().toPathString()))
+        .contains("/api/runs", "/health")
+        .doesNotContain("/token_info", "/login", "/logout", "/oauth/access_token");
   }
 }
