@@ -12,7 +12,7 @@ import java.util.List;
  * @param operatorToken bearer token that may do everything, {@code DRIPLINE_OPERATOR_TOKEN}
  * @param viewerToken bearer token that may only read (GET, HEAD), {@code DRIPLINE_VIEWER_TOKEN}
  * @param openPaths paths whose GET and HEAD need no token, {@code DRIPLINE_AUTH_OPEN_PATHS}
- *     (comma-separated; an entry ending in {@code /**} also covers the segments below it)
+ *     (comma-separated Ant patterns, see {@link OpenPathsRule})
  */
 @ConfigurationProperties("dripline.auth")
 public record AuthConfig(

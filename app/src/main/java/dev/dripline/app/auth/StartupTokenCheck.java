@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * Stops a production API process that has no real tokens: created with the application context, it
  * fails its start-up with a message that says what to set. Worker-only processes (environment
  * {@code worker}) serve no API and need no tokens, so they skip the check; their credentials are
- * still disabled by {@link ApiCredentials} under the production profile.
+ * still disabled by {@link ApiTokenValidator} under the production profile.
  */
 @Context
 @Requires(notEnv = "worker")

@@ -5,12 +5,7 @@ package dev.dripline.app.problem;
  * {@link ProblemExceptionHandler} is the one place that turns them into responses.
  */
 public abstract sealed class ProblemException extends RuntimeException
-    permits ValidationProblem,
-        NotFoundProblem,
-        ConflictProblem,
-        UnavailableProblem,
-        UnauthorizedProblem,
-        ForbiddenProblem {
+    permits ValidationProblem, NotFoundProblem, ConflictProblem, UnavailableProblem {
   private static final long serialVersionUID = 1L;
 
   protected ProblemException(String detail) {

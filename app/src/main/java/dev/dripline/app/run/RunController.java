@@ -1,6 +1,5 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.auth.Caller;
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -18,10 +17,10 @@ import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
-import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.security.authentication.Authentication;
 import java.net.URI;
 
 /**
@@ -30,8 +29,8 @@ import java.net.URI;
  * taken as text and bound to their records by {@link RunRequests}, not by {@code @Body}, so that
  * every bad field — a wrong type, a duplicate, a catalogue error found later by the service — is
  * reported in one 400 rather than the first as a binding failure. Ids are taken as text too: one
- * that is not a number names no run (404). The caller ({@code ApiAuthFilter} authenticated it) is
- * recorded as a run's creator.
+ * that is not a number names no run (404). The caller (micronaut-security's {@link Authentication})
+ * is recorded as a run's creator.
  */
 // The API is the app's: a worker process started from a classpath that holds it serves only its
 // own /health and /prometheus.
@@ -52,9 +51,9 @@ public class RunController {
   public HttpResponse<RunResponse> create(
       @Body @Nullable String body,
       @Header("Idempotency-Key") @Nullable String idempotencyKey,
-      @RequestAttribute(Caller.ATTRIBUTE) Caller caller) {
+      Authentication caller) {
     CreatedRun created =
-        service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.name());
+        service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.getName());
     URI location = URI.create("/api/runs/" + created.run().id());
     HttpStatus status = created.created() ? HttpStatus.CREATED : HttpStatus.OK;
     return HttpResponse.<RunResponse>status(status)

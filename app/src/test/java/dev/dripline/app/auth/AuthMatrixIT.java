@@ -49,7 +49,7 @@ class AuthMatrixIT {
   /** One endpoint of the API: its route as declared, and a request to it. */
   record Endpoint(String method, String route, String path, @Nullable String body) {
     boolean read() {
-      return Role.isRead(HttpMethod.parse(method));
+      return method.equals("GET") || method.equals("HEAD");
     }
 
     @Override

@@ -69,7 +69,7 @@ class ProductionProfileIT {
 
     try (ApplicationContext context = start(tokens, "test", "production")) {
       assertThat(context.getBean(Profile.class).production()).isTrue();
-      assertThat(context.getBean(ApiCredentials.class).identify(OPERATOR)).isPresent();
+      assertThat(context.getBean(ApiTokenValidator.class).identify(OPERATOR)).isPresent();
     }
   }
 
@@ -77,8 +77,8 @@ class ProductionProfileIT {
   void aWorkerProcessStartsWithoutTokensAndAcceptsNone() {
     try (ApplicationContext context = start(Map.of(), "test", "worker", "production")) {
       assertThat(context.getBeansOfType(StartupTokenCheck.class)).isEmpty();
-      assertThat(context.getBean(ApiCredentials.class).identify("dev-operator")).isEmpty();
-      assertThat(context.getBean(ApiCredentials.class).identify("dev-viewer")).isEmpty();
+      assertThat(context.getBean(ApiTokenValidator.class).identify("dev-operator")).isEmpty();
+      assertThat(context.getBean(ApiTokenValidator.class).identify("dev-viewer")).isEmpty();
     }
   }
 
@@ -86,7 +86,7 @@ class ProductionProfileIT {
   void developmentStartsWithTheDefaults() {
     try (ApplicationContext context = start(Map.of(), "test")) {
       assertThat(context.getBean(Profile.class).production()).isFalse();
-      assertThat(context.getBean(ApiCredentials.class).identify("dev-operator")).isPresent();
+      assertThat(context.getBean(ApiTokenValidator.class).identify("dev-operator")).isPresent();
     }
   }
 
