@@ -2,6 +2,7 @@ package dev.dripline.metrics;
 
 import dev.dripline.db.Database;
 import dev.dripline.target.FailureStreak;
+import io.micronaut.transaction.TransactionOperations;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,9 +15,9 @@ import java.util.Map;
 
 /**
  * {@link MetricsActivities} on PostgreSQL: computes the gauges of spec §5 that derive from
- * Dripline's tables and replaces table {@code metric_snapshots} with them in one transaction, so a
- * reader ({@link SnapshotGauges} in every process) sees either the whole old or the whole new
- * snapshot.
+ * Dripline's tables (in one read, as of one {@code now()}) and replaces table {@code
+ * metric_snapshots} with them in one transaction ({@link MetricSnapshotRepository}), so a reader
+ * ({@link SnapshotGauges} in every process) sees either the whole old or the whole new snapshot.
  *
  * <p>"Failing" is decided in SQL with the same rule as {@link FailureStreak#isFailing} (T6): not
  * primed, and a streak of at least {@link FailureStreak#FAILING_THRESHOLD} or needs_resync. Live
@@ -36,9 +37,16 @@ public class MetricsActivitiesImpl implements MetricsActivities {
       "(t.state <> 'primed' and (t.consecutive_failures >= ? or t.state = 'needs_resync'))";
 
   private final Database database;
+  private final MetricSnapshotRepository snapshots;
+  private final TransactionOperations<Connection> transactions;
 
-  public MetricsActivitiesImpl(Database database) {
+  public MetricsActivitiesImpl(
+      Database database,
+      MetricSnapshotRepository snapshots,
+      TransactionOperations<Connection> transactions) {
     this.database = database;
+    this.snapshots = snapshots;
+    this.transactions = transactions;
   }
 
   /** One series of the snapshot. */
@@ -46,29 +54,13 @@ public class MetricsActivitiesImpl implements MetricsActivities {
 
   @Override
   public int snapshot() {
-    return database.inTransaction(
-        connection -> {
-          try (PreparedStatement lock =
-              connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
-            lock.setLong(1, SNAPSHOT_LOCK);
-            lock.execute();
-          }
-          List<Series> series = compute(connection);
-          try (PreparedStatement delete =
-              connection.prepareStatement("delete from metric_snapshots")) {
-            delete.executeUpdate();
-          }
-          try (PreparedStatement insert =
-              connection.prepareStatement(
-                  "insert into metric_snapshots (name, labels, value, computed_at)"
-                      + " values (?, ?, ?, now())")) {
-            for (Series s : series) {
-              insert.setString(1, s.name());
-              insert.setString(2, s.labels());
-              insert.setDouble(3, s.value());
-              insert.addBatch();
-            }
-            insert.executeBatch();
+    List<Series> series = database.inTransaction(MetricsActivitiesImpl::compute);
+    return transactions.executeWrite(
+        status -> {
+          snapshots.lockForReplace(SNAPSHOT_LOCK);
+          snapshots.deleteAll();
+          for (Series s : series) {
+            snapshots.insert(s.name(), s.labels(), s.value());
           }
           return series.size();
         });

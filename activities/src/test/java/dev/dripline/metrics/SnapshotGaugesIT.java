@@ -2,7 +2,6 @@ package dev.dripline.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.db.Database;
 import dev.dripline.testing.TargetFixtures;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -26,7 +25,7 @@ class SnapshotGaugesIT {
   private static final String AGE = SnapshotSeries.METRICS_SNAPSHOT_AGE_SECONDS;
 
   @Inject MetricsActivitiesImpl metrics;
-  @Inject Database database;
+  @Inject MetricSnapshotRepository snapshots;
   @Inject TargetFixtures fixtures;
 
   @AfterEach
@@ -40,9 +39,9 @@ class SnapshotGaugesIT {
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final SnapshotGauges gauges;
 
-    Process(BeanProvider<Database> database, long clockOrigin) {
+    Process(BeanProvider<MetricSnapshotRepository> snapshots, long clockOrigin) {
       nanos = new AtomicLong(clockOrigin);
-      gauges = new SnapshotGauges(database, nanos::get);
+      gauges = new SnapshotGauges(snapshots, nanos::get);
       gauges.bindTo(registry);
     }
 
@@ -71,8 +70,8 @@ class SnapshotGaugesIT {
     }
   }
 
-  private BeanProvider<Database> reachable() {
-    return () -> database;
+  private BeanProvider<MetricSnapshotRepository> reachable() {
+    return () -> snapshots;
   }
 
   /** The age of the stored snapshot on PostgreSQL's clock, in seconds. */
@@ -116,7 +115,7 @@ class SnapshotGaugesIT {
               if (!reachable.get()) {
                 throw new IllegalStateException("PostgreSQL is not reachable");
               }
-              return database;
+              return snapshots;
             },
             42);
     double before = databaseAge();

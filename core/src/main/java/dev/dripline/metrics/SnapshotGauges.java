@@ -1,7 +1,5 @@
 package dev.dripline.metrics;
 
-import dev.dripline.db.Database;
-import dev.dripline.db.DatabaseException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -12,8 +10,6 @@ import io.micronaut.context.BeanProvider;
 import io.micronaut.scheduling.annotation.Scheduled;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,7 +112,7 @@ public class SnapshotGauges implements MeterBinder {
 
   // Lazy: the pool's own metrics bind to the registry this binder belongs to, so a direct
   // dependency on the database would be circular.
-  private final BeanProvider<Database> database;
+  private final BeanProvider<MetricSnapshotRepository> snapshots;
   private final LongSupplier nanoTime;
   // Null until this process's first successful read.
   private volatile Reading reading;
@@ -126,15 +122,15 @@ public class SnapshotGauges implements MeterBinder {
   private final Map<MeterRegistry, Map<String, Meter>> registered = new HashMap<>();
 
   @Inject
-  public SnapshotGauges(BeanProvider<Database> database) {
-    this(database, System::nanoTime);
+  public SnapshotGauges(BeanProvider<MetricSnapshotRepository> snapshots) {
+    this(snapshots, System::nanoTime);
   }
 
   /**
    * @param nanoTime this process's monotonic clock (tests pass their own)
    */
-  SnapshotGauges(BeanProvider<Database> database, LongSupplier nanoTime) {
-    this.database = database;
+  SnapshotGauges(BeanProvider<MetricSnapshotRepository> snapshots, LongSupplier nanoTime) {
+    this.snapshots = snapshots;
     this.nanoTime = nanoTime;
   }
 
@@ -246,35 +242,21 @@ public class SnapshotGauges implements MeterBinder {
   @Scheduled(fixedDelay = "1s", initialDelay = "1s")
   public void refresh() {
     try {
-      reading =
-          database
-              .get()
-              .withConnection(
-                  connection -> {
-                    Map<String, Double> values = new HashMap<>();
-                    double age = Double.POSITIVE_INFINITY;
-                    try (PreparedStatement select =
-                        connection.prepareStatement(
-                            "select name, labels, value,"
-                                + " extract(epoch from now() - computed_at)::float8 as age"
-                                + " from metric_snapshots")) {
-                      long readAt = nanoTime.getAsLong();
-                      try (ResultSet rs = select.executeQuery()) {
-                        while (rs.next()) {
-                          values.put(
-                              rs.getString("name") + "\u0000" + rs.getString("labels"),
-                              rs.getDouble("value"));
-                          // One transaction writes every row with one computed_at.
-                          age = Math.min(age, rs.getDouble("age"));
-                        }
-                      }
-                      return new Reading(Map.copyOf(values), Math.max(0, age), readAt);
-                    }
-                  });
+      MetricSnapshotRepository repository = snapshots.get();
+      long readAt = nanoTime.getAsLong();
+      Map<String, Double> values = new HashMap<>();
+      double age = Double.POSITIVE_INFINITY;
+      for (MetricSnapshotRepository.Aged row : repository.readAll()) {
+        values.put(row.name() + "\u0000" + row.labels(), row.value());
+        // One transaction writes every row with one computed_at.
+        age = Math.min(age, row.age());
+      }
+      reading = new Reading(Map.copyOf(values), Math.max(0, age), readAt);
       lastRefreshFailed = false;
       syncMeters();
-    } catch (DatabaseException | IllegalStateException e) {
-      // Keep the last copy; say so once per outage rather than every second.
+    } catch (RuntimeException e) {
+      // PostgreSQL unreachable (the pool's timeout), a failed statement, or no repository yet: keep
+      // the last copy; say so once per outage rather than every second.
       if (!lastRefreshFailed) {
         LOG.warn("Cannot read metric_snapshots; keeping the last values: {}", e.getMessage());
       }

@@ -2,7 +2,6 @@ package dev.dripline.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.db.Database;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.context.BeanProvider;
@@ -11,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** What a process exports before it has read a snapshot (the database-backed cases: *IT). */
 class SnapshotGaugesTest {
   /** A database that cannot be reached, as at a process's start during a PostgreSQL outage. */
-  private static final BeanProvider<Database> UNREACHABLE =
+  private static final BeanProvider<MetricSnapshotRepository> UNREACHABLE =
       () -> {
         throw new IllegalStateException("PostgreSQL is not reachable");
       };
