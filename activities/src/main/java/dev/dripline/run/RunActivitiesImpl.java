@@ -219,9 +219,10 @@ public class RunActivitiesImpl implements RunActivities {
       select.setLong(1, runId);
       try (ResultSet rs = select.executeQuery()) {
         rs.next();
-        int cap = Math.min(rs.getInt("max_parallel_batches"), engine.safetyCap());
-        Integer definitionCap = SqlValues.nullableInt(rs, "definition_cap");
-        return definitionCap == null ? cap : Math.min(cap, definitionCap);
+        return CapPolicy.effective(
+            SqlValues.nullableInt(rs, "definition_cap"),
+            rs.getInt("max_parallel_batches"),
+            engine.safetyCap());
       }
     }
   }
