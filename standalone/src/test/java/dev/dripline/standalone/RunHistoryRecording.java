@@ -1,0 +1,210 @@
+package dev.dripline.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dripline.run.RunWorkflowIds;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Records the run workflow's histories that {@code RecordedRunHistoriesReplayTest} (workflows)
+ * replays: real runs through the API, on real PostgreSQL and the real dev server, each history
+ * written to {@code workflows/src/test/resources/histories/real-*.json}. Not part of any suite (its
+ * name matches neither surefire's nor failsafe's patterns): run it by hand, once, when a new shape
+ * of history is worth keeping —
+ *
+ * <pre>
+ * bin/dripline-test -pl standalone -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ *   -Dit.test=RunHistoryRecording
+ * </pre>
+ *
+ * <p>Chains are off and an execution starts at most 5 batch activities, so a run of 12 batches
+ * continues as new twice; an ended run's workflow stays open 5 s for a retry.
+ */
+@MicronautTest(transactional = false)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunHistoryRecording implements TestPropertyProvider {
+  private static final String TAG = "rec-" + UUID.randomUUID().toString().substring(0, 8);
+  private static final Path OUT = Path.of("../workflows/src/test/resources/histories");
+
+  @Inject EmbeddedServer server;
+  @Inject WorkflowClient temporal;
+  private Api api;
+
+  @Override
+  public Map<String, String> getProperties() {
+    return Map.of(
+        "dripline.temporal.task-queue", "dripline-" + TAG,
+        "dripline.engine.batch-chain-time", "0s",
+        "dripline.engine.max-batches-per-execution", "5",
+        "dripline.engine.ended-run-retry-window", "5s",
+        "dripline.engine.batch-retry-max-interval", "2s");
+  }
+
+  @BeforeAll
+  void connect() {
+    api = new Api(server.getURI());
+  }
+
+  @Test
+  void record() throws Exception {
+    Files.createDirectories(OUT);
+    // A stop while batches run; the workflow then waits out its retry window and completes.
+    long stopped = create(sleepRun("stop", 40, 400, 2));
+    awaitCompletedBatches(stopped, 1);
+    assertThat(api.post("/api/runs/" + stopped + "/stop", Map.of()).status()).isEqualTo(202);
+    awaitStatus(stopped, "stopped");
+    save(stopped, "real-run-stopped-while-running.json");
+
+    // A scheduled start.
+    Map<String, Object> scheduled = sleepRun("scheduled", 10, 50, 2);
+    scheduled.put("startAt", Instant.now().plusSeconds(3).toString());
+    long later = create(scheduled);
+    awaitStatus(later, "completed");
+    save(later, "real-run-scheduled-start.json");
+
+    // Planning that keeps failing: the run fails.
+    TestDb.execute(
+        "insert into example_faults (tag, phase, key) values (?, 'plan', null)", TAG + "-plan");
+    long unplanned = create(sleepRun("plan", 10, 50, 2));
+    awaitStatus(unplanned, "failed");
+    TestDb.execute("delete from example_faults where tag = ?", TAG + "-plan");
+    save(unplanned, "real-run-planning-failed.json");
+
+    // A batch that keeps failing, then a retry while the ended run's workflow is still open.
+    TestDb.execute(
+        "insert into example_faults (tag, phase, key) values (?, 'batch', 7)", TAG + "-revive");
+    long revived = create(sleepRun("revive", 20, 50, 2));
+    awaitStatus(revived, "failed");
+    TestDb.execute("delete from example_faults where tag = ?", TAG + "-revive");
+    assertThat(api.post("/api/runs/" + revived + "/retry", Map.of()).status()).isEqualTo(202);
+    awaitStatus(revived, "completed");
+    save(revived, "real-run-failed-and-retried.json");
+
+    // A retry after the stopped run's workflow closed: signal-with-start, the signal early.
+    awaitClosed(stopped);
+    assertThat(api.post("/api/runs/" + stopped + "/retry", Map.of()).status()).isEqualTo(202);
+    awaitStatus(stopped, "completed");
+    write("real-run-revived-by-signal-with-start.json", executions(stopped).get(0));
+
+    // Twelve batch activities, five per execution: two continue-as-new.
+    long long12 = create(sleepRun("can", 60, 50, 2));
+    awaitStatus(long12, "completed");
+    List<WorkflowExecutionHistory> executions = executions(long12);
+    assertThat(executions).hasSizeGreaterThanOrEqualTo(3);
+    for (int i = 0; i < executions.size(); i++) {
+      write("real-run-continued-as-new-" + (i + 1) + ".json", executions.get(i));
+    }
+  }
+
+  private Map<String, Object> sleepRun(String name, int items, int sleepMs, int cap) {
+    Map<String, Object> options = new LinkedHashMap<>();
+    options.put("items", items);
+    options.put("sleepMs", sleepMs);
+    options.put("faultTag", TAG + "-" + name);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("backfill", "example.sleep");
+    body.put("options", options);
+    body.put("batchSize", 5);
+    body.put("maxParallelBatches", cap);
+    return body;
+  }
+
+  private long create(Map<String, Object> body) {
+    Api.Response created = api.post("/api/runs", body);
+    assertThat(created.status()).as("create: %s", created.body()).isEqualTo(201);
+    return created.id();
+  }
+
+  private void awaitStatus(long id, String status) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> status.equals(api.get("/api/runs/" + id).body().path("status").asText()));
+  }
+
+  private void awaitCompletedBatches(long id, int completed) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                api.get("/api/runs/" + id).body().path("batchCounts").path("completed").asInt()
+                    >= completed);
+  }
+
+  private WorkflowExecutionStatus statusOf(long id) {
+    return temporal
+        .getWorkflowServiceStubs()
+        .blockingStub()
+        .describeWorkflowExecution(
+            DescribeWorkflowExecutionRequest.newBuilder()
+                .setNamespace(temporal.getOptions().getNamespace())
+                .setExecution(
+                    WorkflowExecution.newBuilder().setWorkflowId(RunWorkflowIds.forRun(id)))
+                .build())
+        .getWorkflowExecutionInfo()
+        .getStatus();
+  }
+
+  private void awaitClosed(long id) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> statusOf(id) != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  /** Waits for the run's latest execution to close, then writes its history. */
+  private void save(long id, String file) throws IOException {
+    awaitClosed(id);
+    write(file, temporal.fetchHistory(RunWorkflowIds.forRun(id)));
+  }
+
+  /** Every execution of the run's workflow id, first to last, following continue-as-new. */
+  private List<WorkflowExecutionHistory> executions(long id) {
+    awaitClosed(id);
+    String runId =
+        temporal
+            .fetchHistory(RunWorkflowIds.forRun(id))
+            .getEvents()
+            .get(0)
+            .getWorkflowExecutionStartedEventAttributes()
+            .getFirstExecutionRunId();
+    List<WorkflowExecutionHistory> forward = new ArrayList<>();
+    while (true) {
+      WorkflowExecutionHistory history = temporal.fetchHistory(RunWorkflowIds.forRun(id), runId);
+      forward.add(history);
+      var last = history.getLastEvent();
+      if (!last.hasWorkflowExecutionContinuedAsNewEventAttributes()) {
+        return forward;
+      }
+      runId = last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId();
+    }
+  }
+
+  private static void write(String file, WorkflowExecutionHistory history) throws IOException {
+    Files.writeString(OUT.resolve(file), history.toJson(true), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.dripline.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Replays histories of real runs — through the API, on PostgreSQL and the dev server, recorded once
+ * by {@code RunHistoryRecording} (standalone) and checked in — against today's workflow code. A
+ * change to the commands a workflow emits that is not behind {@code Workflow.getVersion} fails here
+ * before it meets a live execution. No test run records them again.
+ */
+class RecordedRunHistoriesReplayTest {
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "real-run-stopped-while-running.json, stop",
+    "real-run-scheduled-start.json, ",
+    "real-run-planning-failed.json, ",
+    "real-run-failed-and-retried.json, retry",
+    "real-run-revived-by-signal-with-start.json, retry",
+    "real-run-continued-as-new-1.json, ",
+    "real-run-continued-as-new-2.json, ",
+    "real-run-continued-as-new-3.json, ",
+  })
+  void replaysWithoutNonDeterminism(String file, String signal) throws Exception {
+    WorkflowExecutionHistory history = load("histories/" + file);
+    if (signal != null) {
+      assertThat(history.getEvents())
+          .as("%s holds the %s signal it was recorded for", file, signal)
+          .anyMatch(
+              e ->
+                  e.hasWorkflowExecutionSignaledEventAttributes()
+                      && e.getWorkflowExecutionSignaledEventAttributes()
+                          .getSignalName()
+                          .equals(signal));
+    }
+
+    WorkflowReplayer.replayWorkflowExecution(history, BackfillRunWorkflowImpl.class);
+  }
+
+  private WorkflowExecutionHistory load(String resource) throws Exception {
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+      assertThat(in).as("recorded history %s", resource).isNotNull();
+      return WorkflowExecutionHistory.fromJson(
+          new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    }
+  }
+}
