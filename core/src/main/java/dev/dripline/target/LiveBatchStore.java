@@ -4,6 +4,7 @@ import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
+import java.util.Optional;
 
 /**
  * Table {@code live_batches}: queued by the API, applied in id order by the target workflow's
@@ -32,4 +33,25 @@ public interface LiveBatchStore extends GenericRepository<LiveBatchEntry, Long> 
       "select count(*) from live_batches where target_name = :target and status = 'queued'"
           + " and id < :id")
   long queuedAhead(String target, long id);
+
+  /** The target's first queued live batch (arrival order), if any. */
+  @Query(
+      "select id, cast(payload as text) as payload from live_batches"
+          + " where target_name = :target and status = 'queued' order by id limit 1")
+  Optional<LiveBatchPayload> findFirstQueued(String target);
+
+  /** Marks a queued live batch applied; 0 if it was not queued (nothing written). */
+  @Query(
+      "update live_batches set status = 'applied', applied_at = now(), error = null"
+          + " where id = :id and status = 'queued'")
+  int markApplied(long id);
+
+  /** Marks a queued live batch failed for good; 0 if it was not queued (nothing written). */
+  @Query(
+      "update live_batches set status = 'failed', error = :error where id = :id and status = 'queued'")
+  int markFailed(long id, String error);
+
+  /** Keeps the error of a failed attempt on a live batch that stays queued. */
+  @Query("update live_batches set error = :error where id = :id and status = 'queued'")
+  int recordError(long id, String error);
 }

@@ -7,6 +7,7 @@ import io.micronaut.data.model.Page;
 import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -82,4 +83,129 @@ public interface TargetStore extends GenericRepository<TargetEntry, String> {
    */
   @Query("select name from targets where created_at < now() - interval '1 minute' order by name")
   List<String> registeredOverAMinuteAgo();
+
+  /**
+   * Key of the transaction-scoped advisory lock that serialises capacity decisions (T2): counting
+   * the free slots and taking one must be one decision.
+   */
+  long CAPACITY_LOCK = 0x4452_4950_4341_5001L;
+
+  /** A pending target's place in line (T1, {@link TargetLine}), over the row {@code t}. */
+  String PLACE = "greatest(t.waiting_since, coalesce(t.next_attempt_at, t.waiting_since))";
+
+  /** Takes the capacity lock until the transaction ends, waiting for it if need be. */
+  @Query("select 1 from pg_advisory_xact_lock(" + CAPACITY_LOCK + ")")
+  int lockCapacity();
+
+  /**
+   * Stores a transition's state, streak, anchors, error, attempt times, current run and run to
+   * retry, only while the row is still in state {@code expected} (compare-and-set). A target that
+   * enters pending_backfill joins the end of the line ({@code waiting_since}); one that stays there
+   * keeps its place.
+   *
+   * @return 0 if the row was not in {@code expected} state (or is gone): nothing was written
+   */
+  @Query(
+      "update targets set state = :state, consecutive_failures = :consecutiveFailures,"
+          + " first_failed_at = :firstFailedAt, last_error = :lastError,"
+          + " last_attempt_at = :lastAttemptAt, next_attempt_at = :nextAttemptAt,"
+          + " current_run_id = :currentRunId, retry_run_id = :retryRunId,"
+          + " waiting_since = case when :state = 'pending_backfill'"
+          + " and state <> 'pending_backfill' then now() else waiting_since end,"
+          + " updated_at = now()"
+          + " where name = :name and state = :expected")
+  int write(
+      String name,
+      String expected,
+      String state,
+      int consecutiveFailures,
+      @Nullable Instant firstFailedAt,
+      @Nullable String lastError,
+      @Nullable Instant lastAttemptAt,
+      @Nullable Instant nextAttemptAt,
+      @Nullable Long currentRunId,
+      @Nullable Long retryRunId);
+
+  /**
+   * Stores {@code after} if the row is still in state {@code expected} ({@link #write(String,
+   * String, String, int, Instant, String, Instant, Instant, Long, Long) write}).
+   *
+   * @return false if nothing was written
+   */
+  default boolean write(TargetState expected, TargetSnapshot after) {
+    return write(
+            after.name(),
+            expected.wire(),
+            after.state().wire(),
+            after.consecutiveFailures(),
+            after.firstFailedAt(),
+            after.lastError(),
+            after.lastAttemptAt(),
+            after.nextAttemptAt(),
+            after.currentRunId(),
+            after.retryRunId())
+        == 1;
+  }
+
+  /**
+   * Starts a planning attempt: the target's capacity slot is taken for a new {@code attempt_id}.
+   */
+  @Query("update targets set attempt_id = nextval('target_attempts') where name = :name")
+  int startAttempt(String name);
+
+  /**
+   * Sets the processed keys last observed of the target's current run; {@code null} keeps them. A
+   * run that completed also stamps {@code primed_at}.
+   */
+  @Query(
+      "update targets set observed_processed_keys = coalesce(:keys, observed_processed_keys),"
+          + " primed_at = case when :primed then now() else primed_at end where name = :name")
+  int observe(String name, @Nullable Long keys, boolean primed);
+
+  /**
+   * Measures forward progress from now on: the processed keys last observed become run {@code
+   * runId}'s current count (0 for a new run).
+   */
+  @Query(
+      "update targets set observed_processed_keys = (select "
+          + dev.dripline.db.ShardedCounters.PROCESSED_KEYS_OF_R
+          + " from runs r where r.id = :runId) where name = :name")
+  int observeFrom(String name, long runId);
+
+  /** Targets backfilling now, per group (a {@code null} group for those without one). */
+  @Query(
+      "select group_name, count(*) as backfilling from targets where state = 'backfilling'"
+          + " group by group_name")
+  List<GroupLoad> backfillingPerGroup();
+
+  /**
+   * The eligible pending targets ahead of target {@code name} in line, head first (T1): the line's
+   * order is {@link #PLACE}, then name.
+   */
+  @Query(
+      "select t.name, t.group_name from targets t, targets me"
+          + " where me.name = :name and t.state = 'pending_backfill' and t.name <> me.name"
+          + " and "
+          + PLACE
+          + " <= now()"
+          + " and ("
+          + PLACE
+          + ", t.name) < ("
+          + "greatest(me.waiting_since, coalesce(me.next_attempt_at, me.waiting_since))"
+          + ", me.name)"
+          + " order by "
+          + PLACE
+          + ", t.name")
+  List<LinePlace> aheadOf(String name);
+
+  /** Every eligible pending target, head of the line first. */
+  @Query(
+      "select t.name, t.group_name from targets t where t.state = 'pending_backfill'"
+          + " and "
+          + PLACE
+          + " <= now()"
+          + " order by "
+          + PLACE
+          + ", t.name")
+  List<LinePlace> line();
 }

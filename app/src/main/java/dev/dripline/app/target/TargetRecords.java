@@ -1,6 +1,6 @@
 package dev.dripline.app.target;
 
-import dev.dripline.db.Database;
+import dev.dripline.db.DataTransactions;
 import dev.dripline.target.LiveBatchStore;
 import dev.dripline.target.ReplanResult;
 import dev.dripline.target.TargetReplan;
@@ -16,8 +16,6 @@ import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +34,20 @@ public class TargetRecords {
 
   private final TargetStore targets;
   private final LiveBatchStore liveBatches;
-  private final Database database;
+  private final TargetReplan replans;
+  private final DataTransactions transactions;
   private final JsonMapper json;
 
   public TargetRecords(
-      TargetStore targets, LiveBatchStore liveBatches, Database database, JsonMapper json) {
+      TargetStore targets,
+      LiveBatchStore liveBatches,
+      TargetReplan replans,
+      DataTransactions transactions,
+      JsonMapper json) {
     this.targets = targets;
     this.liveBatches = liveBatches;
-    this.database = database;
+    this.replans = replans;
+    this.transactions = transactions;
     this.json = json;
   }
 
@@ -99,16 +103,11 @@ public class TargetRecords {
   }
 
   /**
-   * What an operator replan (spec T7) would do, through core's {@link TargetReplan}; rolled back,
-   * so it changes nothing even if the shared code were to write.
+   * What an operator replan (spec T7) would do, through core's {@link TargetReplan}; changes
+   * nothing.
    */
   ReplanResult previewReplan(String name) {
-    return database.inTransaction(
-        connection -> {
-          ReplanResult result = TargetReplan.replan(connection, name, true);
-          connection.rollback();
-          return result;
-        });
+    return replans.preview(name);
   }
 
   /**
@@ -117,33 +116,26 @@ public class TargetRecords {
    * their records in one transaction.
    */
   TargetReplan.Replanned replan(String name) {
-    return database.inTransaction(connection -> TargetReplan.replanAndStopRuns(connection, name));
+    return replans.replan(name);
   }
 
   /**
    * Deletes a target and (by cascade) its live batches, and stops its runs in their records in the
-   * same transaction ({@link TargetRunStops}): a pending run ends stopped, a running or paused one
-   * has its stop recorded. So nothing revives them and no later target of the same name adopts
-   * them.
+   * same transaction ({@link TargetRunStops}, on that transaction's connection): a pending run ends
+   * stopped, a running or paused one has its stop recorded. So nothing revives them and no later
+   * target of the same name adopts them.
    *
    * @return empty if there was no such target
    */
   Optional<DeletedTarget> delete(String name) {
-    return database.inTransaction(
+    return transactions.inTransaction(
         connection -> {
-          Long currentRunId;
-          try (PreparedStatement delete =
-              connection.prepareStatement(
-                  "delete from targets where name = ? returning current_run_id")) {
-            delete.setString(1, name);
-            try (ResultSet rs = delete.executeQuery()) {
-              if (!rs.next()) {
-                return Optional.empty();
-              }
-              long runId = rs.getLong(1);
-              currentRunId = rs.wasNull() ? null : runId;
-            }
+          Optional<TargetWithQueue> target = targets.lock(name);
+          if (target.isEmpty()) {
+            return Optional.empty();
           }
+          Long currentRunId = target.get().currentRunId();
+          targets.deleteByName(name);
           return Optional.of(
               new DeletedTarget(
                   currentRunId,
