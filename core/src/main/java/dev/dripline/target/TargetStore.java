@@ -1,5 +1,6 @@
 package dev.dripline.target;
 
+import dev.dripline.db.ShardedCounters;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
@@ -164,11 +165,11 @@ public interface TargetStore extends GenericRepository<TargetEntry, String> {
 
   /**
    * Measures forward progress from now on: the processed keys last observed become run {@code
-   * runId}'s current count (0 for a new run).
+   * runId}'s current count (a retried run's keys so far, T4).
    */
   @Query(
       "update targets set observed_processed_keys = (select "
-          + dev.dripline.db.ShardedCounters.PROCESSED_KEYS_OF_R
+          + ShardedCounters.PROCESSED_KEYS_OF_R
           + " from runs r where r.id = :runId) where name = :name")
   int observeFrom(String name, long runId);
 
