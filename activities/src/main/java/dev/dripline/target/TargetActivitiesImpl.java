@@ -5,7 +5,7 @@ import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
 import dev.dripline.config.TemporalConfig;
-import dev.dripline.db.Database;
+import dev.dripline.db.DataTransactions;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
@@ -37,6 +37,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
@@ -56,7 +57,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every change to a target is made in one explicit transaction that locks the target's row
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
- * backoff arithmetic therefore lives in one place, shared with the workflow tests.
+ * backoff arithmetic therefore lives in one place, shared with the workflow tests. The target's and
+ * its live batches' statements are {@link TargetStore}'s and {@link LiveBatchStore}'s; those on
+ * runs, batches and counters run on the same transaction's connection ({@link DataTransactions},
+ * programmatic: no AOP on an activity implementation).
  *
  * <p><b>Capacity goes to the target that has waited longest</b> ({@link TargetLine}): a target is
  * granted a slot only if free capacity serves it after every eligible target ahead of it in line.
@@ -89,7 +93,7 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class TargetActivitiesImpl implements TargetActivities {
   /** Key of the transaction-scoped advisory lock that serialises capacity decisions (T2). */
-  static final long CAPACITY_LOCK = 0x4452_4950_4341_5001L;
+  static final long CAPACITY_LOCK = TargetStore.CAPACITY_LOCK;
 
   /** The option the examples (and any definition) read their fault tag from. */
   public static final String FAULT_TAG_OPTION = "faultTag";
@@ -106,7 +110,11 @@ public class TargetActivitiesImpl implements TargetActivities {
   private static final String ACTIVE_RUN = "('pending', 'running', 'paused')";
   private static final String RUN_COLUMNS = "id, backfill, batch_size";
 
-  private final Database database;
+  private final TargetStore records;
+  private final LiveBatchStore liveBatches;
+  private final TargetLine line;
+  private final TargetReplan replans;
+  private final DataTransactions transactions;
   private final BackfillRegistry registry;
   private final ObjectMapper objectMapper;
   private final EngineConfig engine;
@@ -133,14 +141,22 @@ public class TargetActivitiesImpl implements TargetActivities {
           });
 
   public TargetActivitiesImpl(
-      Database database,
+      TargetStore records,
+      LiveBatchStore liveBatches,
+      TargetLine line,
+      TargetReplan replans,
+      DataTransactions transactions,
       BackfillRegistry registry,
       ObjectMapper objectMapper,
       EngineConfig engine,
       TargetConfig targets,
       WorkflowClient client,
       TemporalConfig temporal) {
-    this.database = database;
+    this.records = records;
+    this.liveBatches = liveBatches;
+    this.line = line;
+    this.replans = replans;
+    this.transactions = transactions;
     this.registry = registry;
     this.objectMapper = objectMapper;
     this.engine = engine;
@@ -162,12 +178,10 @@ public class TargetActivitiesImpl implements TargetActivities {
 
   @Override
   public TargetSnapshot load(TargetRef target) {
-    return database.withConnection(connection -> snapshot(connection, target.name()));
-  }
-
-  private TargetSnapshot snapshot(Connection connection, String name) throws SQLException {
-    TargetRows.Row row = TargetRows.read(connection, name, settings());
-    return row == null ? TargetSnapshot.notFound(name) : row.snapshot();
+    return records
+        .find(target.name())
+        .map(row -> row.snapshot(settings()))
+        .orElseGet(() -> TargetSnapshot.notFound(target.name()));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -184,20 +198,16 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public CapacityResult acquireCapacity(TargetRef target) {
-    CapacityResult look = database.inTransaction(c -> decideCapacity(c, target.name(), false));
+    CapacityResult look = transactions.inTransaction(c -> decideCapacity(target.name(), false));
     if (look != null) {
       return look;
     }
-    return database.inTransaction(
+    return transactions.inTransaction(
         connection -> {
           // Counting and moving must be one decision: without the lock two targets could both see
           // one free slot and both take it.
-          try (PreparedStatement lock =
-              connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
-            lock.setLong(1, CAPACITY_LOCK);
-            lock.execute();
-          }
-          return decideCapacity(connection, target.name(), true);
+          records.lockCapacity();
+          return decideCapacity(target.name(), true);
         });
   }
 
@@ -205,24 +215,19 @@ public class TargetActivitiesImpl implements TargetActivities {
    * The capacity decision for one target; without the lock ({@code locked} false) {@code null}
    * where only a decision under the lock may grant the slot.
    */
-  private CapacityResult decideCapacity(Connection connection, String name, boolean locked)
-      throws SQLException {
-    TargetRows.Row row =
-        locked
-            ? TargetRows.lock(connection, name, settings())
-            : TargetRows.read(connection, name, settings());
-    if (row == null) {
+  private CapacityResult decideCapacity(String name, boolean locked) {
+    Optional<TargetWithQueue> row = locked ? records.lock(name) : records.find(name);
+    if (row.isEmpty()) {
       return new CapacityResult(false, TargetSnapshot.notFound(name));
     }
-    TargetSnapshot t = row.snapshot();
+    TargetSnapshot t = row.get().snapshot(settings());
     if (t.state() == TargetState.BACKFILLING) {
       return new CapacityResult(true, t);
     }
     if (t.state() != TargetState.PENDING_BACKFILL) {
       return new CapacityResult(false, t);
     }
-    if (!TargetLine.serves(
-        connection, t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
+    if (!line.serves(t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
       // Lost the race: nothing is written, so the streak, its anchors and the target's place in
       // line stay byte-identical.
       return new CapacityResult(false, t);
@@ -231,13 +236,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       return null;
     }
     TargetSnapshot after = TargetTransitions.backfilling(t);
-    TargetRows.write(connection, TargetState.PENDING_BACKFILL, after);
-    try (PreparedStatement attempt =
-        connection.prepareStatement(
-            "update targets set attempt_id = nextval('target_attempts') where name = ?")) {
-      attempt.setString(1, name);
-      attempt.executeUpdate();
-    }
+    records.write(TargetState.PENDING_BACKFILL, after);
+    records.startAttempt(name);
     return new CapacityResult(true, after);
   }
 
@@ -272,12 +272,9 @@ public class TargetActivitiesImpl implements TargetActivities {
           () -> {
             try {
               List<String> next =
-                  database.inTransaction(
+                  transactions.inTransaction(
                       connection ->
-                          TargetLine.served(
-                              connection,
-                              targets.globalMaxBackfills(),
-                              targets.groupMaxBackfills()));
+                          line.served(targets.globalMaxBackfills(), targets.groupMaxBackfills()));
               for (String name : next) {
                 signalWake(name);
               }
@@ -326,12 +323,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       if (!capacity.acquired()) {
         return PlanningAttempt.noCapacity(capacity.target());
       }
-      Long attempt =
-          database.withConnection(
-              c -> {
-                TargetRows.Row row = TargetRows.read(c, name, settings());
-                return row == null ? null : row.attemptId();
-              });
+      Long attempt = records.find(name).map(TargetWithQueue::attemptId).orElse(null);
       PlannedRun run;
       try {
         run = planAttempt(name);
@@ -352,13 +344,13 @@ public class TargetActivitiesImpl implements TargetActivities {
    * instead of answering "not due" and starting over at attempt 1.
    */
   private void awaitDueWithinSkew(String name) {
-    TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
+    TargetWithQueue row = records.find(name).orElse(null);
     if (row == null
-        || row.snapshot().state() != TargetState.PENDING_BACKFILL
-        || row.snapshot().nextAttemptAt() == null) {
+        || !TargetState.PENDING_BACKFILL.wire().equals(row.state())
+        || row.nextAttemptAt() == null) {
       return;
     }
-    long early = Duration.between(row.now(), row.snapshot().nextAttemptAt()).toMillis();
+    long early = Duration.between(row.dbNow(), row.nextAttemptAt()).toMillis();
     if (early > 0 && early <= CLOCK_SKEW_TOLERANCE.toMillis()) {
       try {
         Thread.sleep(early);
@@ -443,18 +435,19 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   private PlannedRun planAttempt(String name) {
-    TargetRows.Row row = database.withConnection(c -> TargetRows.read(c, name, settings()));
+    TargetWithQueue row = records.find(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
-    PlannedRun existing = database.inTransaction(c -> adoptAttemptRun(c, name));
+    TargetSnapshot snapshot = row.snapshot(settings());
+    PlannedRun existing = transactions.inTransaction(c -> adoptAttemptRun(c, name));
     if (existing != null) {
       return existing;
     }
-    requireBackfilling(row.snapshot());
-    if (row.snapshot().retryRunId() != null) {
-      PlannedRun retried = act(name, database.inTransaction(c -> retryRun(c, name)));
+    requireBackfilling(snapshot);
+    if (snapshot.retryRunId() != null) {
+      PlannedRun retried = act(name, transactions.inTransaction(c -> retryRun(c, name)));
       if (retried != null) {
         // The failed run's workflow stays open for a retry signal: it goes on at once.
         try {
@@ -476,8 +469,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       // The failed run can no longer be retried (deleted, or nothing in it to do again): a new
       // run, which does not reset the streak (TargetTransitions.planned).
     }
-    BackfillDefinition definition = definition(row.snapshot().backfill(), name);
-    ValidatedOptions options = effectiveOptions(definition, name, row.optionsJson());
+    BackfillDefinition definition = definition(snapshot.backfill(), name);
+    ValidatedOptions options = effectiveOptions(definition, name, row.options());
     BackfillContext context =
         new BackfillContext(0, definition.name(), new BackfillOptions(options.asMap()));
     try {
@@ -497,7 +490,8 @@ public class TargetActivitiesImpl implements TargetActivities {
           e);
     }
     return act(
-        name, database.inTransaction(connection -> saveRun(connection, name, definition, options)));
+        name,
+        transactions.inTransaction(connection -> saveRun(connection, name, definition, options)));
   }
 
   /**
@@ -525,8 +519,8 @@ public class TargetActivitiesImpl implements TargetActivities {
    * The run of this planning attempt if an earlier call of it saved one (its answer was lost) —
    * whatever became of the run since — else the target's current run while it is active.
    */
-  private PlannedRun attemptRun(Connection connection, TargetRows.Row row) throws SQLException {
-    TargetSnapshot t = row.snapshot();
+  private PlannedRun attemptRun(Connection connection, TargetWithQueue row) throws SQLException {
+    TargetSnapshot t = row.snapshot(settings());
     if (t.state() != TargetState.BACKFILLING) {
       return null;
     }
@@ -553,17 +547,15 @@ public class TargetActivitiesImpl implements TargetActivities {
    * target backfilling since before planning calls were retried can have).
    */
   private PlannedRun adoptAttemptRun(Connection connection, String name) throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       return null;
     }
     PlannedRun run = attemptRun(connection, row);
-    TargetSnapshot t = row.snapshot();
+    TargetSnapshot t = row.snapshot(settings());
     if (run != null && !Long.valueOf(run.runId()).equals(t.currentRunId())) {
-      TargetRows.write(
-          connection,
-          TargetState.BACKFILLING,
-          TargetTransitions.planned(t, run.runId(), row.now()));
+      records.write(
+          TargetState.BACKFILLING, TargetTransitions.planned(t, run.runId(), row.dbNow()));
     }
     return run;
   }
@@ -581,12 +573,12 @@ public class TargetActivitiesImpl implements TargetActivities {
    * adopted as it is. {@code run=null}: nothing left to retry, plan a new run.
    */
   private Decision retryRun(Connection connection, String name) throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
-    TargetSnapshot t = row.snapshot();
+    TargetSnapshot t = row.snapshot(settings());
     requireBackfilling(t);
     Long retry = t.retryRunId();
     if (retry == null) {
@@ -617,30 +609,21 @@ public class TargetActivitiesImpl implements TargetActivities {
         return Decision.of(null);
       }
     }
-    TargetRows.write(
-        connection, TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.now()));
+    records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.dbNow()));
     // Forward progress is measured from here: only a batch this retry completes counts (T4).
-    try (PreparedStatement baseline =
-        connection.prepareStatement(
-            "update targets set observed_processed_keys = (select "
-                + ShardedCounters.PROCESSED_KEYS_OF_R
-                + " from runs r where r.id = ?) where name = ?")) {
-      baseline.setLong(1, retry);
-      baseline.setString(2, name);
-      baseline.executeUpdate();
-    }
+    records.observeFrom(name, retry);
     return Decision.of(run);
   }
 
   private Decision saveRun(
       Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
       throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+    TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
-    TargetSnapshot t = row.snapshot();
+    TargetSnapshot t = row.snapshot(settings());
     requireBackfilling(t);
     PlannedRun existing = attemptRun(connection, row);
     if (existing != null) {
@@ -659,17 +642,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     if (row.attemptId() != null) {
       attempt = row.attemptId();
     } else {
-      // Backfilling since before attempts were recorded.
-      try (PreparedStatement next =
-          connection.prepareStatement(
-              "update targets set attempt_id = nextval('target_attempts') where name = ?"
-                  + " returning attempt_id")) {
-        next.setString(1, name);
-        try (ResultSet rs = next.executeQuery()) {
-          rs.next();
-          attempt = rs.getLong(1);
-        }
-      }
+      // Backfilling since before attempts were recorded (the row stays locked).
+      records.startAttempt(name);
+      attempt = records.lock(name).orElseThrow().attemptId();
     }
     long runId;
     try (PreparedStatement next =
@@ -698,14 +673,9 @@ public class TargetActivitiesImpl implements TargetActivities {
       insert.setLong(10, attempt);
       insert.executeUpdate();
     }
-    TargetRows.write(
-        connection, TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.now()));
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update targets set observed_processed_keys = 0 where name = ?")) {
-      update.setString(1, name);
-      update.executeUpdate();
-    }
+    records.write(TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.dbNow()));
+    // A new run: forward progress counts from its first batch.
+    records.observe(name, 0L, false);
     return Decision.of(
         new PlannedRun(runId, definition.name(), summary(definition.name(), name, batchSize)));
   }
@@ -845,13 +815,13 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   private Recorded record(PlanningFailure failure, Long attempt) {
     Recorded recorded =
-        database.inTransaction(
+        transactions.inTransaction(
             connection -> {
-              TargetRows.Row row = TargetRows.lock(connection, failure.name(), settings());
+              TargetWithQueue row = records.lock(failure.name()).orElse(null);
               if (row == null) {
                 return null;
               }
-              TargetSnapshot t = row.snapshot();
+              TargetSnapshot t = row.snapshot(settings());
               if (t.state() != TargetState.BACKFILLING
                   || attempt != null && !Objects.equals(attempt, row.attemptId())) {
                 return null;
@@ -862,8 +832,8 @@ public class TargetActivitiesImpl implements TargetActivities {
                       ErrorText.truncate(failure.error()),
                       failure.permanent(),
                       failure.jitterDraw(),
-                      row.now());
-              TargetRows.write(connection, t.state(), after);
+                      row.dbNow());
+              records.write(t.state(), after);
               try (PreparedStatement count =
                   connection.prepareStatement(
                       "insert into dripline_counters (name, value) values (?, 1)"
@@ -872,7 +842,7 @@ public class TargetActivitiesImpl implements TargetActivities {
                 count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
                 count.executeUpdate();
               }
-              return new Recorded(after, row.now());
+              return new Recorded(after, row.dbNow());
             });
     if (recorded != null) {
       wakeNextInLine();
@@ -895,7 +865,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   public TargetSnapshot observeRun(RunObservation observation) {
     TargetSnapshot[] before = new TargetSnapshot[1];
     TargetSnapshot after =
-        database.inTransaction(connection -> observe(connection, observation, before));
+        transactions.inTransaction(connection -> observe(connection, observation, before));
     if (before[0] != null
         && before[0].state() == TargetState.BACKFILLING
         && after.found()
@@ -908,11 +878,11 @@ public class TargetActivitiesImpl implements TargetActivities {
   private TargetSnapshot observe(
       Connection connection, RunObservation observation, TargetSnapshot[] before)
       throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, observation.name(), settings());
+    TargetWithQueue row = records.lock(observation.name()).orElse(null);
     if (row == null) {
       return TargetSnapshot.notFound(observation.name());
     }
-    TargetSnapshot t = row.snapshot();
+    TargetSnapshot t = row.snapshot(settings());
     if (t.state() != TargetState.BACKFILLING
         || t.currentRunId() == null
         || t.currentRunId() != observation.runId()) {
@@ -933,7 +903,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
           // Deleted by an operator: streak-neutral (T8).
-          return save(connection, t, TargetTransitions.neutral(t), null, false);
+          return save(t, TargetTransitions.neutral(t), null, false);
         }
         status = rs.getString("status");
         processed = rs.getLong("processed_keys");
@@ -944,10 +914,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     // A batch completed: forward progress (T4), before whatever ending the run had.
     TargetSnapshot base = progress == null ? t : TargetTransitions.progressed(t);
     return switch (status) {
-      case "completed" -> save(connection, t, TargetTransitions.primed(base), progress, true);
+      case "completed" -> save(t, TargetTransitions.primed(base), progress, true);
       case "failed" ->
           save(
-              connection,
               t,
               TargetTransitions.runFailed(
                   base,
@@ -957,36 +926,19 @@ public class TargetActivitiesImpl implements TargetActivities {
                           + " failed"
                           + (error == null ? "" : ": " + error)),
                   observation.jitterDraw(),
-                  row.now()),
+                  row.dbNow()),
               progress,
               false);
-      case "stopped" -> save(connection, t, TargetTransitions.neutral(base), progress, false);
-      default -> progress == null ? t : save(connection, t, base, progress, false);
+      case "stopped" -> save(t, TargetTransitions.neutral(base), progress, false);
+      default -> progress == null ? t : save(t, base, progress, false);
     };
   }
 
-  private static TargetSnapshot save(
-      Connection connection,
-      TargetSnapshot before,
-      TargetSnapshot after,
-      Long observedProcessedKeys,
-      boolean primed)
-      throws SQLException {
-    TargetRows.write(connection, before.state(), after);
+  private TargetSnapshot save(
+      TargetSnapshot before, TargetSnapshot after, Long observedProcessedKeys, boolean primed) {
+    records.write(before.state(), after);
     if (observedProcessedKeys != null || primed) {
-      try (PreparedStatement update =
-          connection.prepareStatement(
-              "update targets set observed_processed_keys = coalesce(?, observed_processed_keys),"
-                  + " primed_at = case when ? then now() else primed_at end where name = ?")) {
-        if (observedProcessedKeys == null) {
-          update.setNull(1, java.sql.Types.BIGINT);
-        } else {
-          update.setLong(1, observedProcessedKeys);
-        }
-        update.setBoolean(2, primed);
-        update.setString(3, before.name());
-        update.executeUpdate();
-      }
+      records.observe(before.name(), observedProcessedKeys, primed);
     }
     return after;
   }
@@ -1012,7 +964,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     BackfillDefinition definition = null;
     BackfillOptions options = null;
     while (applied < request.max()) {
-      NextLive next = database.inTransaction(connection -> nextLive(connection, name));
+      NextLive next = transactions.inTransaction(connection -> nextLive(name));
       if (next.id() == null) {
         break;
       }
@@ -1049,44 +1001,26 @@ public class TargetActivitiesImpl implements TargetActivities {
             TargetFailure.LIVE_BATCH_FAILED.name(),
             e);
       }
-      long id = next.id();
-      database.inTransaction(
-          connection -> {
-            try (PreparedStatement mark =
-                connection.prepareStatement(
-                    "update live_batches set status = 'applied', applied_at = now(), error = null"
-                        + " where id = ? and status = 'queued'")) {
-              mark.setLong(1, id);
-              return mark.executeUpdate();
-            }
-          });
+      liveBatches.markApplied(next.id());
       applied++;
     }
     TargetSnapshot after = load(new TargetRef(name));
     return new LiveDrain(applied, after.queuedLiveBatches(), after);
   }
 
-  private NextLive nextLive(Connection connection, String name) throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, name, settings());
+  private NextLive nextLive(String name) {
+    TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       return new NextLive(TargetSnapshot.notFound(name), null, null, null);
     }
-    if (row.snapshot().state() != TargetState.PRIMED) {
-      return new NextLive(row.snapshot(), row.optionsJson(), null, null);
+    TargetSnapshot t = row.snapshot(settings());
+    if (t.state() != TargetState.PRIMED) {
+      return new NextLive(t, row.options(), null, null);
     }
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select id, payload::text as payload from live_batches"
-                + " where target_name = ? and status = 'queued' order by id limit 1")) {
-      select.setString(1, name);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return new NextLive(row.snapshot(), row.optionsJson(), null, null);
-        }
-        return new NextLive(
-            row.snapshot(), row.optionsJson(), rs.getLong("id"), rs.getString("payload"));
-      }
-    }
+    return liveBatches
+        .findFirstQueued(name)
+        .map(live -> new NextLive(t, row.options(), live.id(), live.payload()))
+        .orElseGet(() -> new NextLive(t, row.options(), null, null));
   }
 
   private BackfillDefinition liveDefinition(TargetSnapshot target) {
@@ -1107,46 +1041,30 @@ public class TargetActivitiesImpl implements TargetActivities {
    * Marks the live batch (if any) failed and the primed target needs_resync, in one transaction.
    */
   private TargetSnapshot liveFailed(String name, Long liveBatchId, String error) {
-    return database.inTransaction(
+    return transactions.inTransaction(
         connection -> {
-          TargetRows.Row row = TargetRows.lock(connection, name, settings());
+          TargetWithQueue row = records.lock(name).orElse(null);
           if (row == null) {
             return TargetSnapshot.notFound(name);
           }
-          TargetSnapshot t = row.snapshot();
+          TargetSnapshot t = row.snapshot(settings());
           if (t.state() != TargetState.PRIMED) {
             return t;
           }
           String text = ErrorText.truncate(error);
           if (liveBatchId != null) {
-            try (PreparedStatement mark =
-                connection.prepareStatement(
-                    "update live_batches set status = 'failed', error = ?"
-                        + " where id = ? and status = 'queued'")) {
-              mark.setString(1, text);
-              mark.setLong(2, liveBatchId);
-              mark.executeUpdate();
-            }
+            liveBatches.markFailed(liveBatchId, text);
           }
-          TargetSnapshot after = TargetTransitions.liveFailed(t, text, row.now());
-          TargetRows.write(connection, TargetState.PRIMED, after);
+          TargetSnapshot after = TargetTransitions.liveFailed(t, text, row.dbNow());
+          records.write(TargetState.PRIMED, after);
           // Read again: the failed batch no longer counts as queued.
-          return TargetRows.read(connection, name, settings()).snapshot();
+          return records.find(name).orElseThrow().snapshot(settings());
         });
   }
 
   private void recordLiveError(long liveBatchId, String error) {
     try {
-      database.inTransaction(
-          connection -> {
-            try (PreparedStatement update =
-                connection.prepareStatement(
-                    "update live_batches set error = ? where id = ? and status = 'queued'")) {
-              update.setString(1, ErrorText.truncate(error));
-              update.setLong(2, liveBatchId);
-              return update.executeUpdate();
-            }
-          });
+      liveBatches.recordError(liveBatchId, ErrorText.truncate(error));
     } catch (RuntimeException e) {
       // Only a diagnostic; the retryable failure raised by the caller is what matters.
       LOG.warn("Cannot record the error of live batch {}: {}", liveBatchId, e.getMessage());
@@ -1166,9 +1084,7 @@ public class TargetActivitiesImpl implements TargetActivities {
    */
   @Override
   public ReplanResult replan(TargetRef target) {
-    TargetReplan.Replanned replanned =
-        database.inTransaction(
-            connection -> TargetReplan.replanAndStopRuns(connection, target.name()));
+    TargetReplan.Replanned replanned = replans.replan(target.name());
     for (TargetRunStops.RunToStop run : replanned.stopping()) {
       try {
         TargetRunStops.deliver(client, temporal.taskQueue(), target.name(), run);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.dripline.config.EngineConfig;
 import dev.dripline.config.TargetConfig;
 import dev.dripline.config.TemporalConfig;
+import dev.dripline.db.DataTransactions;
 import dev.dripline.db.Database;
 import dev.dripline.registry.BackfillRegistry;
 import dev.dripline.testing.KeysBackfill;
@@ -38,6 +39,11 @@ class TargetActivitiesIT {
   @Inject TargetFixtures fixtures;
   @Inject LiveBackfill liveBackfill;
   @Inject Database database;
+  @Inject TargetStore records;
+  @Inject LiveBatchStore liveBatches;
+  @Inject TargetLine line;
+  @Inject TargetReplan replans;
+  @Inject DataTransactions transactions;
   @Inject BackfillRegistry registry;
   @Inject ObjectMapper objectMapper;
   @Inject EngineConfig engine;
@@ -68,7 +74,17 @@ class TargetActivitiesIT {
             targetConfig.liveBatchesPerDrain(),
             targetConfig.metricsInterval());
     return new TargetActivitiesImpl(
-        database, registry, objectMapper, engine, caps, client, temporalConfig);
+        records,
+        liveBatches,
+        line,
+        replans,
+        transactions,
+        registry,
+        objectMapper,
+        engine,
+        caps,
+        client,
+        temporalConfig);
   }
 
   private Map<String, Object> streakColumns(String name) {
@@ -859,13 +875,12 @@ class TargetActivitiesIT {
     String[] target = backfillingWithRun("running", 4);
     Map<String, Object> before = streakColumns(target[0]);
 
-    ReplanResult result = database.inTransaction(c -> TargetReplan.replan(c, target[0], true));
+    ReplanResult result = replans.preview(target[0]);
 
     assertThat(result)
         .isEqualTo(new ReplanResult(true, TargetState.BACKFILLING, 4, Long.parseLong(target[1])));
     assertThat(streakColumns(target[0])).isEqualTo(before);
-    assertThat(database.inTransaction(c -> TargetReplan.replan(c, "no-such-target", true)).found())
-        .isFalse();
+    assertThat(replans.preview("no-such-target").found()).isFalse();
   }
 
   @Test
@@ -873,8 +888,8 @@ class TargetActivitiesIT {
     String[] running = backfillingWithRun("running", 4);
     String[] ended = backfillingWithRun("failed", 2);
 
-    ReplanResult a = database.inTransaction(c -> TargetReplan.replan(c, running[0], false));
-    ReplanResult b = database.inTransaction(c -> TargetReplan.replan(c, ended[0], false));
+    ReplanResult a = replans.replan(running[0]).result();
+    ReplanResult b = replans.replan(ended[0]).result();
 
     assertThat(a.cancelledRunId()).isEqualTo(Long.parseLong(running[1]));
     assertThat(b.cancelledRunId()).isNull();
@@ -893,7 +908,11 @@ class TargetActivitiesIT {
     try {
       TargetActivitiesImpl withTemporal =
           new TargetActivitiesImpl(
-              database,
+              records,
+              liveBatches,
+              line,
+              replans,
+              transactions,
               registry,
               objectMapper,
               engine,

@@ -1,10 +1,13 @@
 package dev.dripline.target;
 
+import dev.dripline.db.DataTransactions;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Operator replan (spec T7), the one implementation shared by the API and the target workflow's
@@ -16,9 +19,19 @@ import java.util.List;
  * caller delivers those stops to the runs' workflows after the transaction commits, so that a run
  * never outlives the decision to cancel it while the decision could still roll back — and once it
  * has committed, nothing (the reconciler, a later target of the same name) revives a run it left.
+ *
+ * <p>The target's row goes through {@link TargetStore}; the statements on {@code runs} (not yet in
+ * a repository of their own) run on the same transaction's connection.
  */
-public final class TargetReplan {
-  private TargetReplan() {}
+@Singleton
+public class TargetReplan {
+  private final TargetStore targets;
+  private final DataTransactions transactions;
+
+  public TargetReplan(TargetStore targets, DataTransactions transactions) {
+    this.targets = targets;
+    this.transactions = transactions;
+  }
 
   /**
    * A replan done.
@@ -29,47 +42,49 @@ public final class TargetReplan {
   public record Replanned(ReplanResult result, List<TargetRunStops.RunToStop> stopping) {}
 
   /**
-   * Replans target {@code name} inside the caller's transaction, holding its row lock.
+   * What a replan of target {@code name} would do, holding its row lock in a transaction that is
+   * rolled back, so it changes nothing.
    *
-   * @param dryRun report what would happen and change nothing
    * @return {@code found=false} if there is no such target; otherwise the state and streak before,
    *     and the current run if it is still active (pending, running or paused) — the run to stop
    */
-  public static ReplanResult replan(Connection connection, String name, boolean dryRun)
-      throws SQLException {
-    if (!dryRun) {
-      return replanAndStopRuns(connection, name).result();
-    }
-    // Settings only shape backoff arithmetic, which a replan does not do.
-    TargetRows.Row row = TargetRows.lock(connection, name, null);
-    if (row == null) {
-      return new ReplanResult(false, null, 0, null);
-    }
-    TargetSnapshot before = row.snapshot();
-    return new ReplanResult(
-        true,
-        before.state(),
-        before.consecutiveFailures(),
-        activeRun(connection, before.currentRunId()));
+  public ReplanResult preview(String name) {
+    return transactions.rolledBack(
+        connection -> {
+          Optional<TargetWithQueue> row = targets.lock(name);
+          if (row.isEmpty()) {
+            return new ReplanResult(false, null, 0, null);
+          }
+          // Settings only shape backoff arithmetic, which a replan does not do.
+          TargetSnapshot before = row.get().snapshot(null);
+          return new ReplanResult(
+              true,
+              before.state(),
+              before.consecutiveFailures(),
+              activeRun(connection, before.currentRunId()));
+        });
   }
 
   /**
-   * Replans target {@code name} inside the caller's transaction and stops its active runs in their
-   * records; the caller delivers {@link Replanned#stopping()} after the commit.
+   * Replans target {@code name} and stops its active runs in their records, in one transaction (the
+   * caller's, if it has one); the caller delivers {@link Replanned#stopping()} after the commit.
    */
-  public static Replanned replanAndStopRuns(Connection connection, String name)
-      throws SQLException {
-    TargetRows.Row row = TargetRows.lock(connection, name, null);
-    if (row == null) {
-      return new Replanned(new ReplanResult(false, null, 0, null), List.of());
-    }
-    TargetSnapshot before = row.snapshot();
-    Long activeRun = activeRun(connection, before.currentRunId());
-    TargetRows.write(connection, before.state(), TargetTransitions.replanned(before));
-    List<TargetRunStops.RunToStop> stopping =
-        TargetRunStops.stopActiveRuns(connection, name, before.currentRunId(), null);
-    return new Replanned(
-        new ReplanResult(true, before.state(), before.consecutiveFailures(), activeRun), stopping);
+  public Replanned replan(String name) {
+    return transactions.inTransaction(
+        connection -> {
+          Optional<TargetWithQueue> row = targets.lock(name);
+          if (row.isEmpty()) {
+            return new Replanned(new ReplanResult(false, null, 0, null), List.of());
+          }
+          TargetSnapshot before = row.get().snapshot(null);
+          Long activeRun = activeRun(connection, before.currentRunId());
+          targets.write(before.state(), TargetTransitions.replanned(before));
+          List<TargetRunStops.RunToStop> stopping =
+              TargetRunStops.stopActiveRuns(connection, name, before.currentRunId(), null);
+          return new Replanned(
+              new ReplanResult(true, before.state(), before.consecutiveFailures(), activeRun),
+              stopping);
+        });
   }
 
   private static Long activeRun(Connection connection, Long runId) throws SQLException {

@@ -7,6 +7,7 @@ import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.run.RunWorkflowInput;
 import dev.dripline.target.TargetRef;
+import dev.dripline.target.TargetStore;
 import dev.dripline.target.TargetWorkflow;
 import dev.dripline.target.TargetWorkflowIds;
 import io.grpc.Status;
@@ -51,16 +52,19 @@ public class WorkflowReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(WorkflowReconciler.class);
 
   private final Database database;
+  private final TargetStore targets;
   private final WorkflowClient client;
   private final TemporalConfig temporal;
   private final MetricsWorkflowStarter metrics;
 
   public WorkflowReconciler(
       Database database,
+      TargetStore targets,
       WorkflowClient client,
       TemporalConfig temporal,
       MetricsWorkflowStarter metrics) {
     this.database = database;
+    this.targets = targets;
     this.client = client;
     this.temporal = temporal;
     this.metrics = metrics;
@@ -106,7 +110,7 @@ public class WorkflowReconciler {
         return count.outcome();
       }
     }
-    for (String target : count.read("targets", this::targets)) {
+    for (String target : count.read("targets", targets::registeredOverAMinuteAgo)) {
       if (!count.ensure(TargetWorkflowIds.forTarget(target), () -> ensureTarget(target))) {
         return count.outcome();
       }
@@ -190,24 +194,6 @@ public class WorkflowReconciler {
               }
             }
             return runs;
-          }
-        });
-  }
-
-  private List<String> targets() {
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "select name from targets where created_at < now() - interval '1 minute'"
-                      + " order by name")) {
-            List<String> names = new ArrayList<>();
-            try (ResultSet rs = select.executeQuery()) {
-              while (rs.next()) {
-                names.add(rs.getString(1));
-              }
-            }
-            return names;
           }
         });
   }

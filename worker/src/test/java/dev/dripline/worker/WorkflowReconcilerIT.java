@@ -8,6 +8,7 @@ import dev.dripline.db.Database;
 import dev.dripline.metrics.MetricsInput;
 import dev.dripline.metrics.MetricsWorkflow;
 import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.target.TargetStore;
 import dev.dripline.target.TargetWorkflowIds;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -64,6 +65,7 @@ class WorkflowReconcilerIT {
     reconciler =
         new WorkflowReconciler(
             database,
+            context.getBean(TargetStore.class),
             client,
             temporal,
             new MetricsWorkflowStarter(client, temporal, context.getBean(TargetConfig.class)));
@@ -204,6 +206,7 @@ class WorkflowReconcilerIT {
       WorkflowReconciler cutOff =
           new WorkflowReconciler(
               database,
+              context.getBean(TargetStore.class),
               nowhere,
               temporal,
               new MetricsWorkflowStarter(

@@ -7,17 +7,17 @@ import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.BoundBody;
-import dev.dripline.app.run.Page;
 import dev.dripline.app.run.PageRequest;
 import dev.dripline.app.run.PageResponse;
-import dev.dripline.app.target.TargetRepository.DeletedTarget;
-import dev.dripline.app.target.TargetRepository.QueuedLiveBatch;
+import dev.dripline.app.target.TargetRecords.DeletedTarget;
+import dev.dripline.app.target.TargetRecords.QueuedLiveBatch;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.target.ReplanResult;
 import dev.dripline.target.TargetReplan;
 import dev.dripline.target.TargetRunStops;
 import dev.dripline.target.TargetState;
+import io.micronaut.data.model.Page;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,11 +33,11 @@ import org.slf4j.LoggerFactory;
 public class TargetService {
   private static final Logger log = LoggerFactory.getLogger(TargetService.class);
 
-  private final TargetRepository targets;
+  private final TargetRecords targets;
   private final Catalogue catalogue;
   private final TargetWorkflows workflows;
 
-  public TargetService(TargetRepository targets, Catalogue catalogue, TargetWorkflows workflows) {
+  public TargetService(TargetRecords targets, Catalogue catalogue, TargetWorkflows workflows) {
     this.targets = targets;
     this.catalogue = catalogue;
     this.workflows = workflows;
@@ -86,10 +86,10 @@ public class TargetService {
     PageRequest paging = query.paging();
     Page<TargetRow> page = targets.list(query.state(), query.group(), paging.page(), paging.size());
     return new PageResponse<>(
-        page.items().stream().map(TargetResponse::of).toList(),
+        page.getContent().stream().map(TargetResponse::of).toList(),
         paging.page(),
         paging.size(),
-        page.total());
+        page.getTotalSize());
   }
 
   /**
