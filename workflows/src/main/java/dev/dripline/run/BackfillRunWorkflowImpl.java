@@ -88,6 +88,22 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   static final String ENDED_RUN_WAITS_FOR_RETRY = "ended-run-waits-for-retry";
 
   /**
+   * Change id: a pause or resume signalled before the execution knew the run's status (delivered
+   * ahead of the workflow method in a new execution, or after a retry that has not yet re-opened an
+   * ended run) is applied once the status is known, instead of being dropped. Asked only when such
+   * a signal came.
+   */
+  static final String EARLY_PAUSE_RESUME = "early-pause-resume";
+
+  /**
+   * Change id: the chains' pace is measured over {@link ChainPace#MIN_SPAN_MILLIS}, so the first
+   * planning reports of a fast run size the plan-ahead window before the first look; executions
+   * without the marker measure over {@link ChainPace#MIN_LOOK_MILLIS}, as they did. Asked at the
+   * pace's first use, which a run without chains never reaches.
+   */
+  static final String EARLY_PACE = "early-pace";
+
+  /**
    * How often an ended run's workflow looks at the run's record while it waits for a retry: a retry
    * the API recorded while Temporal could not be told (503) re-opens the run without a signal.
    */
@@ -279,7 +295,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Applies a pause or resume that arrived before the run's status was known. */
   private void applyEarlyPause() {
     if (earlyPause == null
-        || Workflow.getVersion("early-pause-resume", Workflow.DEFAULT_VERSION, 1)
+        || Workflow.getVersion(EARLY_PAUSE_RESUME, Workflow.DEFAULT_VERSION, 1)
             == Workflow.DEFAULT_VERSION) {
       return;
     }
@@ -839,7 +855,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     if (pace == null) {
       pace =
           new ChainPace(
-              Workflow.getVersion("early-pace", Workflow.DEFAULT_VERSION, 1)
+              Workflow.getVersion(EARLY_PACE, Workflow.DEFAULT_VERSION, 1)
                       == Workflow.DEFAULT_VERSION
                   ? ChainPace.MIN_LOOK_MILLIS
                   : ChainPace.MIN_SPAN_MILLIS);
