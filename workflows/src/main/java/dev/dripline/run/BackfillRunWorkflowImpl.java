@@ -10,25 +10,20 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 
 /**
  * The run engine. It keeps only a cursor, flags and counters; batches live in PostgreSQL.
  *
- * <p>The map of in-flight batch activities is the run's semaphore: an activity is started only
- * while the map holds fewer entries than the effective cap, and leaves it only once its outcome is
+ * <p>The slots it holds ({@link SlotBook}) are the run's semaphore: an activity is started only
+ * while fewer than the effective cap are held, and gives its slot back only once its outcome is
  * recorded, so the cap holds across retries and restarts. Each activity holds one slot, its lane (1
  * to the cap), and one batch at a time: the batch it was given and then, for up to {@code
  * batch-chain-time}, further pending batches it takes itself (see BatchExecution). A chained batch
  * that fails comes back as a hand-off and goes on as a batch of its own, with retries. Planning
  * runs ahead of the chains in the background, a window of pending batches ahead. Continue-as-new
- * happens only with the map empty and no planning under way.
+ * happens only with no slot held and no planning under way.
  */
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
@@ -122,7 +117,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private long runId;
   private RunSettings settings;
   private RunStatus status = RunStatus.PENDING;
-  private int cap = 1;
   private Integer requestedCap;
   private Long totalKeys;
   private long processedKeys;
@@ -178,9 +172,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** A cap change that came after a retry not yet handled while the run had ended. */
   private Integer capAfterRetry;
 
-  private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
-  private final Map<Integer, Integer> laneOf = new HashMap<>();
-  private final Deque<Completion> completions = new ArrayDeque<>();
+  /** The slots this execution holds and the completions it has yet to handle. */
+  private final SlotBook slots = new SlotBook();
+
   private ActivityOptions handoffOptions;
   private boolean planningUnderWay;
   private Planned planned;
@@ -197,8 +191,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** A planning call's outcome, handled in the workflow loop. */
   private record Planned(PlanPage page, RuntimeException failure) {}
-
-  private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
 
   @Override
   public RunOutcome run(RunWorkflowInput input) {
@@ -279,7 +271,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       capAfterRetry = retryRequested ? requestedCap : null;
       capChanged = false;
       requestedCap = settings.requestedCap();
-      cap = effectiveCap();
+      slots.setCap(effectiveCap());
     }
     initialised = true;
     publishStatus();
@@ -312,7 +304,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       // A cap signal may have been handled while the settings were loading; it wins.
       requestedCap = settings.requestedCap();
     }
-    cap = effectiveCap();
+    slots.setCap(effectiveCap());
     totalKeys = settings.totalKeys();
     processedKeys = settings.processedKeys();
     startedAt = settings.startedAt();
@@ -364,7 +356,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private void restore(RunCarryOver carried) {
     if (Workflow.getVersion(CAP_FROM_SETTINGS, Workflow.DEFAULT_VERSION, 1)
         == Workflow.DEFAULT_VERSION) {
-      cap = carried.effectiveCap();
+      slots.setCap(carried.effectiveCap());
     }
     // Else the cap configure() computed stands: the record's requested cap (kept current by every
     // cap change, recorded before the hand-over) or one signalled before the load, bounded by the
@@ -569,7 +561,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     RunCarryOver carry =
         new RunCarryOver(
-            cap,
+            slots.cap(),
             false,
             false,
             false,
@@ -591,7 +583,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       applyRequests();
       startBatches();
       Workflow.setCurrentDetails(details());
-      if (inFlight.isEmpty() && !planningUnderWay) {
+      if (slots.isEmpty() && !planningUnderWay) {
         if (stopRequested
             || (planningDone || planningError != null) && !mayHavePending && !paused) {
           FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
@@ -638,27 +630,27 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           continueAsNew();
         }
       }
-      if (planningAhead() && !planningUnderWay && !inFlight.isEmpty()) {
+      if (planningAhead() && !planningUnderWay && !slots.isEmpty()) {
         boolean happened =
             Workflow.await(
                 Duration.ofMillis(pace().lookEveryMillis()),
-                () -> !completions.isEmpty() || woken || planned != null);
+                () -> slots.hasCompletions() || woken || planned != null);
         if (!happened) {
           planNextPage();
         }
       } else if (slotsFull) {
         boolean happened =
             Workflow.await(
-                SLOTS_FULL_LOOK, () -> !completions.isEmpty() || woken || planned != null);
-        if (!happened && inFlight.isEmpty() && !planningUnderWay) {
+                SLOTS_FULL_LOOK, () -> slots.hasCompletions() || woken || planned != null);
+        if (!happened && slots.isEmpty() && !planningUnderWay) {
           // Nothing of this execution holds a slot: those that fill them may be dead by now.
           runs.recoverSlots(new RunRef(runId));
         }
       } else {
-        Workflow.await(() -> !completions.isEmpty() || woken || planned != null);
+        Workflow.await(() -> slots.hasCompletions() || woken || planned != null);
       }
       slotsFull = false;
-      if (!completions.isEmpty()) {
+      if (slots.hasCompletions()) {
         fruitlessFinishes = 0;
       }
       handlePlanned();
@@ -708,8 +700,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     if (capChanged) {
       capChanged = false;
-      cap = effectiveCap();
-      runs.recordCap(new CapRecord(runId, requestedCap, cap));
+      slots.setCap(effectiveCap());
+      runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
       Workflow.setCurrentDetails(details());
       lookSoon();
     }
@@ -727,15 +719,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    * when none remain, or when chains may soon run out of pending batches.
    */
   private void startBatches() {
-    while (!stopRequested && !paused && !continueAsNewDue() && inFlight.size() < cap) {
-      int free = cap - inFlight.size();
+    while (!stopRequested && !paused && !continueAsNewDue() && slots.free() > 0) {
+      int free = slots.free();
       if (!mayHavePending) {
         planNextPage();
         break;
       }
       ClaimResult claim = runs.claimPending(new ClaimRequest(runId, claimSequence++, free));
       for (BatchRef batch : claim.batches()) {
-        start(batch, lowestFreeLane(), batchOptions);
+        start(batch, slots.take(batch), batchOptions);
       }
       if (claim.batches().size() < free) {
         if (claim.slotsFull()
@@ -777,7 +769,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** {@link #planAhead()} if the chains take {@code takenPerMilli} batches per millisecond. */
   private int planAhead(double takenPerMilli) {
-    int fixed = Math.max(2 * settings.planPageBatches(), 16 * cap);
+    int fixed = Math.max(2 * settings.planPageBatches(), 16 * slots.cap());
     double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
     return (int) Math.max(fixed, Math.min(MAX_PLAN_AHEAD, drain));
   }
@@ -789,10 +781,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    * docs/benchmarks.md), and each page is planned while the smaller one before it runs.
    */
   private int pageBatches() {
-    int page = Math.max(settings.planPageBatches(), cap);
+    int page = Math.max(settings.planPageBatches(), slots.cap());
     int full = settings.chainMillis() > 0 ? Math.max(page, planAhead() / 2) : page;
     int ramp = full >> Math.max(0, 2 - planningCalls);
-    return Math.min(full, Math.max(2 * cap, ramp));
+    return Math.min(full, Math.max(2 * slots.cap(), ramp));
   }
 
   /** Starts planning the next page in the background, unless it is under way or not needed. */
@@ -870,14 +862,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
   }
 
-  private int lowestFreeLane() {
-    int lane = 1;
-    while (laneOf.containsValue(lane)) {
-      lane++;
-    }
-    return lane;
-  }
-
   private void start(BatchRef batch, int lane, ActivityOptions options) {
     long chainMillis = settings.chainMillis();
     BatchActivities activities =
@@ -894,8 +878,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
                         + "]"
                         + (chainMillis > 0 ? ", then pending ones, slot " + lane : ""))
                 .build());
-    inFlight.put(batch.number(), batch);
-    laneOf.put(batch.number(), lane);
     batchesStartedHere++;
     Promise<BatchResult> result =
         Async.function(
@@ -903,20 +885,18 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             new BatchWork(runId, settings.backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
-          completions.add(new Completion(batch, value, failure));
+          slots.completed(batch, value, failure);
           return null;
         });
   }
 
   private void handleCompletions() {
-    if (completions.isEmpty()) {
+    if (!slots.hasCompletions()) {
       return;
     }
-    while (!completions.isEmpty()) {
-      Completion completion = completions.poll();
+    while (slots.hasCompletions()) {
+      SlotBook.Completion completion = slots.nextCompletion();
       BatchRef batch = completion.batch();
-      inFlight.remove(batch.number());
-      int lane = laneOf.remove(batch.number());
       if (completion.failure() == null) {
         BatchResult result = completion.result();
         if (result.outcome() != BatchOutcome.SKIPPED) {
@@ -928,7 +908,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           mayHavePending = true;
         }
         if (result.handoff() != null) {
-          handOff(result, lane);
+          handOff(result, completion.lane());
         }
       } else {
         String error = describe(completion.failure());
@@ -950,7 +930,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       runs.recordBatchFailure(new BatchFailure(runId, batch.number(), result.handoffError()));
       return;
     }
-    start(batch, lane, handoffOptions);
+    start(batch, slots.take(batch, lane), handoffOptions);
   }
 
   private int effectiveCap() {
@@ -967,7 +947,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     applyRequests();
     RunCarryOver carry =
         new RunCarryOver(
-            cap,
+            slots.cap(),
             paused,
             stopRequested,
             retryRequested,
@@ -998,7 +978,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       text.append(" of ").append(p.totalKeys());
     }
     text.append(" keys (").append(p.percent()).append("%)");
-    text.append(" · ").append(inFlight.size()).append(" of ").append(cap).append(" slots in use");
+    text.append(" · ")
+        .append(slots.held())
+        .append(" of ")
+        .append(slots.cap())
+        .append(" slots in use");
     if (planningError != null) {
       text.append(" · ").append(planningError);
     }
@@ -1116,6 +1100,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public RunProgressView progress() {
-    return new RunProgressView(runId, status, inFlight.size(), cap, currentProgress());
+    return new RunProgressView(runId, status, slots.held(), slots.cap(), currentProgress());
   }
 }
