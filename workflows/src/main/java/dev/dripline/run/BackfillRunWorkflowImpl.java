@@ -28,12 +28,6 @@ import org.slf4j.Logger;
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
 
-  /** The plan-ahead window holds at least this much of what the chains take (four short looks). */
-  private static final long PLAN_AHEAD_DRAIN_MILLIS = 2_000;
-
-  /** Bound of the part of the plan-ahead window sized by the chains' pace, in batches. */
-  private static final int MAX_PLAN_AHEAD = 10_000;
-
   /**
    * Change id: a stop or retry handled by a new execution before it loaded the run is kept (the
    * carried flags are added to it, not assigned over it), and a new execution of a live run goes on
@@ -122,8 +116,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private long processedKeys;
   private Instant startedAt;
   private Instant finishedAt;
-  private boolean planningDone;
-  private String planningError;
   private boolean mayHavePending = true;
   private long claimSequence;
   private int batchesStartedHere;
@@ -176,21 +168,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private final SlotBook slots = new SlotBook();
 
   private ActivityOptions handoffOptions;
-  private boolean planningUnderWay;
-  private Planned planned;
-  private int pendingAfterPlan = -1;
-  private int planningCalls;
 
-  /**
-   * How fast the chains take pending batches; created at its first use, which a run without chains
-   * never reaches (so its history gets no {@code early-pace} marker).
-   */
-  private ChainPace pace;
+  /** Planning calls, their sizes and the window kept ahead of the chains; made by configure(). */
+  private PlanWindow window;
 
   private boolean stopRecorded;
-
-  /** A planning call's outcome, handled in the workflow loop. */
-  private record Planned(PlanPage page, RuntimeException failure) {}
 
   @Override
   public RunOutcome run(RunWorkflowInput input) {
@@ -308,7 +290,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     totalKeys = settings.totalKeys();
     processedKeys = settings.processedKeys();
     startedAt = settings.startedAt();
-    planningDone = settings.planningDone();
+    window =
+        new PlanWindow(
+            runId,
+            settings.planPageBatches(),
+            settings.chainMillis(),
+            settings.planningDone(),
+            this::newPace);
     BatchPolicy policy = settings.batchPolicy();
     RetryOptions batchRetry =
         RetryOptions.newBuilder()
@@ -374,7 +362,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       stopRequested = carried.stopRequested();
       retryRequested = carried.retryRequested();
     }
-    planningDone = carried.planningDone();
+    window.setDone(carried.planningDone());
     totalKeys = carried.totalKeys();
     // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
     // fallen short (see takeProcessedKeys).
@@ -543,11 +531,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       capChanged = true;
       capAfterRetry = null;
     }
-    planningError = null;
+    window.clearError();
     mayHavePending = true;
     finishedAt = null;
     fruitlessFinishes = 0;
-    lookSoon();
+    window.lookSoon();
     publishStatus();
     applyEarlyPause();
   }
@@ -565,7 +553,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             false,
             false,
             false,
-            planningDone,
+            window.done(),
             totalKeys,
             processedKeys,
             startedAt == null ? null : startedAt.toEpochMilli(),
@@ -583,10 +571,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       applyRequests();
       startBatches();
       Workflow.setCurrentDetails(details());
-      if (slots.isEmpty() && !planningUnderWay) {
-        if (stopRequested
-            || (planningDone || planningError != null) && !mayHavePending && !paused) {
-          FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
+      if (slots.isEmpty() && !window.underWay()) {
+        if (stopRequested || window.over() && !mayHavePending && !paused) {
+          FinishResult finish =
+              runs.finish(new FinishRequest(runId, stopRequested, window.error()));
           if (finish.finished() && (!retryRequested || waitsForRetry(finish.status()))) {
             status = finish.status();
             finishedAt = finish.finishedAt();
@@ -630,24 +618,24 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           continueAsNew();
         }
       }
-      if (planningAhead() && !planningUnderWay && !slots.isEmpty()) {
+      if (window.keepsAhead(stopRequested) && !window.underWay() && !slots.isEmpty()) {
         boolean happened =
             Workflow.await(
-                Duration.ofMillis(pace().lookEveryMillis()),
-                () -> slots.hasCompletions() || woken || planned != null);
+                Duration.ofMillis(window.lookEveryMillis()),
+                () -> slots.hasCompletions() || woken || window.hasPlanned());
         if (!happened) {
           planNextPage();
         }
       } else if (slotsFull) {
         boolean happened =
             Workflow.await(
-                SLOTS_FULL_LOOK, () -> slots.hasCompletions() || woken || planned != null);
-        if (!happened && slots.isEmpty() && !planningUnderWay) {
+                SLOTS_FULL_LOOK, () -> slots.hasCompletions() || woken || window.hasPlanned());
+        if (!happened && slots.isEmpty() && !window.underWay()) {
           // Nothing of this execution holds a slot: those that fill them may be dead by now.
           runs.recoverSlots(new RunRef(runId));
         }
       } else {
-        Workflow.await(() -> slots.hasCompletions() || woken || planned != null);
+        Workflow.await(() -> slots.hasCompletions() || woken || window.hasPlanned());
       }
       slotsFull = false;
       if (slots.hasCompletions()) {
@@ -690,7 +678,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       retryRequested = false;
       RequeueResult requeue = runs.requeue(new RunRef(runId));
       log.info("run {}: retry re-queued {} batches", runId, requeue.requeued());
-      planningError = null;
+      window.clearError();
       mayHavePending = true;
       if (requeue.status() != null && requeue.status().isActive()) {
         status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
@@ -703,11 +691,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       slots.setCap(effectiveCap());
       runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
       Workflow.setCurrentDetails(details());
-      lookSoon();
+      window.lookSoon();
     }
     if (paused != pauseRecorded && !stopRequested) {
       pauseRecorded = paused;
-      lookSoon();
+      window.lookSoon();
       status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
       runs.recordStatus(new StatusChange(runId, status));
       publishStatus();
@@ -738,128 +726,55 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         mayHavePending = false;
       }
     }
-    if (planningAhead() && pendingAfterPlan < planAhead()) {
+    if (window.runsLow(slots.cap(), stopRequested)) {
       planNextPage();
     }
   }
 
-  /**
-   * Whether planning keeps a window of pending batches ahead of the chains, which take batches
-   * without the workflow seeing them: the planner reports what is pending, and the loop looks again
-   * every {@link #PLAN_AHEAD_EVERY} while batches are in flight.
-   */
-  private boolean planningAhead() {
-    return settings.chainMillis() > 0
-        && pendingAfterPlan >= 0
-        && !planningDone
-        && planningError == null
-        && !stopRequested;
-  }
-
-  /**
-   * Pending batches planning keeps ready for chains, which take batches without the workflow:
-   * enough for every slot to take several before the next look (W3 in docs/benchmarks.md: a window
-   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch),
-   * and at least {@link #PLAN_AHEAD_DRAIN_MILLIS} of what they take (W2: 4 chains of 30 ms batches
-   * took a window of 64 within one 500 ms look, then waited for the planner).
-   */
-  private int planAhead() {
-    return planAhead(pace().takenPerMilli());
-  }
-
-  /** {@link #planAhead()} if the chains take {@code takenPerMilli} batches per millisecond. */
-  private int planAhead(double takenPerMilli) {
-    int fixed = Math.max(2 * settings.planPageBatches(), 16 * slots.cap());
-    double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
-    return (int) Math.max(fixed, Math.min(MAX_PLAN_AHEAD, drain));
-  }
-
-  /**
-   * Batches asked of one planning call: half the window when chains run, else a page. The first
-   * calls of an execution ramp up (a quarter, then half, then whole pages, never under twice the
-   * cap): the first batches start after a short planning query instead of a full page's (W2 in
-   * docs/benchmarks.md), and each page is planned while the smaller one before it runs.
-   */
-  private int pageBatches() {
-    int page = Math.max(settings.planPageBatches(), slots.cap());
-    int full = settings.chainMillis() > 0 ? Math.max(page, planAhead() / 2) : page;
-    int ramp = full >> Math.max(0, 2 - planningCalls);
-    return Math.min(full, Math.max(2 * slots.cap(), ramp));
-  }
-
-  /** Starts planning the next page in the background, unless it is under way or not needed. */
+  /** Starts the next planning call in the background, unless one is under way or none is needed. */
   private void planNextPage() {
-    if (planningUnderWay || planningDone || planningError != null || stopRequested) {
-      return;
-    }
-    planningUnderWay = true;
-    int batches = pageBatches();
-    planningCalls++;
-    int keepPending = settings.chainMillis() > 0 ? planAhead() : 0;
-    Promise<PlanPage> page =
-        Async.function(planning::planNextPage, new PlanRequest(runId, batches, keepPending));
-    page.handle(
-        (value, failure) -> {
-          planned = new Planned(value, failure);
-          return null;
-        });
+    window
+        .nextCall(slots.cap(), stopRequested)
+        .ifPresent(
+            request ->
+                Async.function(planning::planNextPage, request)
+                    .handle(
+                        (page, failure) -> {
+                          window.planned(page, failure);
+                          return null;
+                        }));
   }
 
   private void handlePlanned() {
-    if (planned == null) {
-      return;
-    }
-    Planned outcome = planned;
-    planned = null;
-    planningUnderWay = false;
+    window.takePlanned().ifPresent(this::handlePlanned);
+  }
+
+  /** A planning call's outcome: a failure stops planning; a page may leave batches to claim. */
+  private void handlePlanned(PlanWindow.Planned outcome) {
     if (outcome.failure() != null) {
-      planningError = "planning failed: " + describe(outcome.failure());
-      log.warn("run {}: {}", runId, planningError);
+      window.fail("planning failed: " + describe(outcome.failure()));
+      log.warn("run {}: {}", runId, window.error());
       return;
     }
     PlanPage page = outcome.page();
-    pendingAfterPlan = page.pendingBatches();
-    if (page.pendingBatches() >= 0) {
-      pace()
-          .report(
-              Workflow.currentTimeMillis(),
-              page.pendingBatches(),
-              page.batchesCreated(),
-              this::planAhead);
-    }
-    if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
-      // Also when the window was full and nothing was planned: claim what is pending rather
-      // than ask the planner again.
+    if (window.takePage(page, Workflow.currentTimeMillis(), slots.cap())) {
       mayHavePending = true;
     }
     if (page.done()) {
-      planningDone = true;
       totalKeys = page.totalKeys();
     }
   }
 
   /**
-   * The chains' pace; executions that began before {@link ChainPace#MIN_SPAN_MILLIS} existed
-   * (histories without the {@code early-pace} marker) keep measuring over the shortest look, as
-   * they did.
+   * The chains' pace, made at its first use; executions that began before {@link
+   * ChainPace#MIN_SPAN_MILLIS} existed (histories without the {@link #EARLY_PACE} marker) keep
+   * measuring over the shortest look, as they did.
    */
-  private ChainPace pace() {
-    if (pace == null) {
-      pace =
-          new ChainPace(
-              Workflow.getVersion(EARLY_PACE, Workflow.DEFAULT_VERSION, 1)
-                      == Workflow.DEFAULT_VERSION
-                  ? ChainPace.MIN_LOOK_MILLIS
-                  : ChainPace.MIN_SPAN_MILLIS);
-    }
-    return pace;
-  }
-
-  /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
-  private void lookSoon() {
-    if (pace != null) {
-      pace.restart();
-    }
+  private ChainPace newPace() {
+    return new ChainPace(
+        Workflow.getVersion(EARLY_PACE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
+            ? ChainPace.MIN_LOOK_MILLIS
+            : ChainPace.MIN_SPAN_MILLIS);
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {
@@ -951,7 +866,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             paused,
             stopRequested,
             retryRequested,
-            planningDone,
+            window.done(),
             totalKeys,
             processedKeys,
             startedAt == null ? null : startedAt.toEpochMilli(),
@@ -983,8 +898,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         .append(" of ")
         .append(slots.cap())
         .append(" slots in use");
-    if (planningError != null) {
-      text.append(" · ").append(planningError);
+    if (window.error() != null) {
+      text.append(" · ").append(window.error());
     }
     if (waitingForRetry && retryDeadlineMillis != null) {
       text.append(" · waits for a retry signal until ")
