@@ -10,34 +10,23 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 
 /**
  * The run engine. It keeps only a cursor, flags and counters; batches live in PostgreSQL.
  *
- * <p>The map of in-flight batch activities is the run's semaphore: an activity is started only
- * while the map holds fewer entries than the effective cap, and leaves it only once its outcome is
+ * <p>The slots it holds ({@link SlotBook}) are the run's semaphore: an activity is started only
+ * while fewer than the effective cap are held, and gives its slot back only once its outcome is
  * recorded, so the cap holds across retries and restarts. Each activity holds one slot, its lane (1
  * to the cap), and one batch at a time: the batch it was given and then, for up to {@code
  * batch-chain-time}, further pending batches it takes itself (see BatchExecution). A chained batch
  * that fails comes back as a hand-off and goes on as a batch of its own, with retries. Planning
  * runs ahead of the chains in the background, a window of pending batches ahead. Continue-as-new
- * happens only with the map empty and no planning under way.
+ * happens only with no slot held and no planning under way.
  */
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
-
-  /** The plan-ahead window holds at least this much of what the chains take (four short looks). */
-  private static final long PLAN_AHEAD_DRAIN_MILLIS = 2_000;
-
-  /** Bound of the part of the plan-ahead window sized by the chains' pace, in batches. */
-  private static final int MAX_PLAN_AHEAD = 10_000;
 
   /**
    * Change id: a stop or retry handled by a new execution before it loaded the run is kept (the
@@ -88,6 +77,22 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   static final String ENDED_RUN_WAITS_FOR_RETRY = "ended-run-waits-for-retry";
 
   /**
+   * Change id: a pause or resume signalled before the execution knew the run's status (delivered
+   * ahead of the workflow method in a new execution, or after a retry that has not yet re-opened an
+   * ended run) is applied once the status is known, instead of being dropped. Asked only when such
+   * a signal came.
+   */
+  static final String EARLY_PAUSE_RESUME = "early-pause-resume";
+
+  /**
+   * Change id: the chains' pace is measured over {@link ChainPace#MIN_SPAN_MILLIS}, so the first
+   * planning reports of a fast run size the plan-ahead window before the first look; executions
+   * without the marker measure over {@link ChainPace#MIN_LOOK_MILLIS}, as they did. Asked at the
+   * pace's first use, which a run without chains never reaches.
+   */
+  static final String EARLY_PACE = "early-pace";
+
+  /**
    * How often an ended run's workflow looks at the run's record while it waits for a retry: a retry
    * the API recorded while Temporal could not be told (503) re-opens the run without a signal.
    */
@@ -106,14 +111,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private long runId;
   private RunSettings settings;
   private RunStatus status = RunStatus.PENDING;
-  private int cap = 1;
   private Integer requestedCap;
   private Long totalKeys;
   private long processedKeys;
   private Instant startedAt;
   private Instant finishedAt;
-  private boolean planningDone;
-  private String planningError;
   private boolean mayHavePending = true;
   private long claimSequence;
   private int batchesStartedHere;
@@ -162,27 +164,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** A cap change that came after a retry not yet handled while the run had ended. */
   private Integer capAfterRetry;
 
-  private final Map<Integer, BatchRef> inFlight = new LinkedHashMap<>();
-  private final Map<Integer, Integer> laneOf = new HashMap<>();
-  private final Deque<Completion> completions = new ArrayDeque<>();
-  private ActivityOptions handoffOptions;
-  private boolean planningUnderWay;
-  private Planned planned;
-  private int pendingAfterPlan = -1;
-  private int planningCalls;
+  /** The slots this execution holds and the completions it has yet to handle. */
+  private final SlotBook slots = new SlotBook();
 
-  /**
-   * How fast the chains take pending batches; created at its first use, which a run without chains
-   * never reaches (so its history gets no {@code early-pace} marker).
-   */
-  private ChainPace pace;
+  private ActivityOptions handoffOptions;
+
+  /** Planning calls, their sizes and the window kept ahead of the chains; made by configure(). */
+  private PlanWindow window;
 
   private boolean stopRecorded;
-
-  /** A planning call's outcome, handled in the workflow loop. */
-  private record Planned(PlanPage page, RuntimeException failure) {}
-
-  private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
 
   @Override
   public RunOutcome run(RunWorkflowInput input) {
@@ -263,7 +253,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       capAfterRetry = retryRequested ? requestedCap : null;
       capChanged = false;
       requestedCap = settings.requestedCap();
-      cap = effectiveCap();
+      slots.setCap(effectiveCap());
     }
     initialised = true;
     publishStatus();
@@ -279,7 +269,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Applies a pause or resume that arrived before the run's status was known. */
   private void applyEarlyPause() {
     if (earlyPause == null
-        || Workflow.getVersion("early-pause-resume", Workflow.DEFAULT_VERSION, 1)
+        || Workflow.getVersion(EARLY_PAUSE_RESUME, Workflow.DEFAULT_VERSION, 1)
             == Workflow.DEFAULT_VERSION) {
       return;
     }
@@ -296,11 +286,17 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       // A cap signal may have been handled while the settings were loading; it wins.
       requestedCap = settings.requestedCap();
     }
-    cap = effectiveCap();
+    slots.setCap(effectiveCap());
     totalKeys = settings.totalKeys();
     processedKeys = settings.processedKeys();
     startedAt = settings.startedAt();
-    planningDone = settings.planningDone();
+    window =
+        new PlanWindow(
+            runId,
+            settings.planPageBatches(),
+            settings.chainMillis(),
+            settings.planningDone(),
+            this::newPace);
     BatchPolicy policy = settings.batchPolicy();
     RetryOptions batchRetry =
         RetryOptions.newBuilder()
@@ -348,7 +344,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private void restore(RunCarryOver carried) {
     if (Workflow.getVersion(CAP_FROM_SETTINGS, Workflow.DEFAULT_VERSION, 1)
         == Workflow.DEFAULT_VERSION) {
-      cap = carried.effectiveCap();
+      slots.setCap(carried.effectiveCap());
     }
     // Else the cap configure() computed stands: the record's requested cap (kept current by every
     // cap change, recorded before the hand-over) or one signalled before the load, bounded by the
@@ -366,7 +362,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       stopRequested = carried.stopRequested();
       retryRequested = carried.retryRequested();
     }
-    planningDone = carried.planningDone();
+    window.setDone(carried.planningDone());
     totalKeys = carried.totalKeys();
     // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
     // fallen short (see takeProcessedKeys).
@@ -535,11 +531,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       capChanged = true;
       capAfterRetry = null;
     }
-    planningError = null;
+    window.clearError();
     mayHavePending = true;
     finishedAt = null;
     fruitlessFinishes = 0;
-    lookSoon();
+    window.lookSoon();
     publishStatus();
     applyEarlyPause();
   }
@@ -553,11 +549,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     RunCarryOver carry =
         new RunCarryOver(
-            cap,
+            slots.cap(),
             false,
             false,
             false,
-            planningDone,
+            window.done(),
             totalKeys,
             processedKeys,
             startedAt == null ? null : startedAt.toEpochMilli(),
@@ -575,10 +571,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       applyRequests();
       startBatches();
       Workflow.setCurrentDetails(details());
-      if (inFlight.isEmpty() && !planningUnderWay) {
-        if (stopRequested
-            || (planningDone || planningError != null) && !mayHavePending && !paused) {
-          FinishResult finish = runs.finish(new FinishRequest(runId, stopRequested, planningError));
+      if (slots.isEmpty() && !window.underWay()) {
+        if (stopRequested || window.over() && !mayHavePending && !paused) {
+          FinishResult finish =
+              runs.finish(new FinishRequest(runId, stopRequested, window.error()));
           if (finish.finished() && (!retryRequested || waitsForRetry(finish.status()))) {
             status = finish.status();
             finishedAt = finish.finishedAt();
@@ -622,27 +618,27 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           continueAsNew();
         }
       }
-      if (planningAhead() && !planningUnderWay && !inFlight.isEmpty()) {
+      if (window.keepsAhead(stopRequested) && !window.underWay() && !slots.isEmpty()) {
         boolean happened =
             Workflow.await(
-                Duration.ofMillis(pace().lookEveryMillis()),
-                () -> !completions.isEmpty() || woken || planned != null);
+                Duration.ofMillis(window.lookEveryMillis()),
+                () -> slots.hasCompletions() || woken || window.hasPlanned());
         if (!happened) {
           planNextPage();
         }
       } else if (slotsFull) {
         boolean happened =
             Workflow.await(
-                SLOTS_FULL_LOOK, () -> !completions.isEmpty() || woken || planned != null);
-        if (!happened && inFlight.isEmpty() && !planningUnderWay) {
+                SLOTS_FULL_LOOK, () -> slots.hasCompletions() || woken || window.hasPlanned());
+        if (!happened && slots.isEmpty() && !window.underWay()) {
           // Nothing of this execution holds a slot: those that fill them may be dead by now.
           runs.recoverSlots(new RunRef(runId));
         }
       } else {
-        Workflow.await(() -> !completions.isEmpty() || woken || planned != null);
+        Workflow.await(() -> slots.hasCompletions() || woken || window.hasPlanned());
       }
       slotsFull = false;
-      if (!completions.isEmpty()) {
+      if (slots.hasCompletions()) {
         fruitlessFinishes = 0;
       }
       handlePlanned();
@@ -682,7 +678,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       retryRequested = false;
       RequeueResult requeue = runs.requeue(new RunRef(runId));
       log.info("run {}: retry re-queued {} batches", runId, requeue.requeued());
-      planningError = null;
+      window.clearError();
       mayHavePending = true;
       if (requeue.status() != null && requeue.status().isActive()) {
         status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
@@ -692,14 +688,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     if (capChanged) {
       capChanged = false;
-      cap = effectiveCap();
-      runs.recordCap(new CapRecord(runId, requestedCap, cap));
+      slots.setCap(effectiveCap());
+      runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
       Workflow.setCurrentDetails(details());
-      lookSoon();
+      window.lookSoon();
     }
     if (paused != pauseRecorded && !stopRequested) {
       pauseRecorded = paused;
-      lookSoon();
+      window.lookSoon();
       status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
       runs.recordStatus(new StatusChange(runId, status));
       publishStatus();
@@ -711,15 +707,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
    * when none remain, or when chains may soon run out of pending batches.
    */
   private void startBatches() {
-    while (!stopRequested && !paused && !continueAsNewDue() && inFlight.size() < cap) {
-      int free = cap - inFlight.size();
+    while (!stopRequested && !paused && !continueAsNewDue() && slots.free() > 0) {
+      int free = slots.free();
       if (!mayHavePending) {
         planNextPage();
         break;
       }
       ClaimResult claim = runs.claimPending(new ClaimRequest(runId, claimSequence++, free));
       for (BatchRef batch : claim.batches()) {
-        start(batch, lowestFreeLane(), batchOptions);
+        start(batch, slots.take(batch), batchOptions);
       }
       if (claim.batches().size() < free) {
         if (claim.slotsFull()
@@ -730,136 +726,55 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         mayHavePending = false;
       }
     }
-    if (planningAhead() && pendingAfterPlan < planAhead()) {
+    if (window.runsLow(slots.cap(), stopRequested)) {
       planNextPage();
     }
   }
 
-  /**
-   * Whether planning keeps a window of pending batches ahead of the chains, which take batches
-   * without the workflow seeing them: the planner reports what is pending, and the loop looks again
-   * every {@link #PLAN_AHEAD_EVERY} while batches are in flight.
-   */
-  private boolean planningAhead() {
-    return settings.chainMillis() > 0
-        && pendingAfterPlan >= 0
-        && !planningDone
-        && planningError == null
-        && !stopRequested;
-  }
-
-  /**
-   * Pending batches planning keeps ready for chains, which take batches without the workflow:
-   * enough for every slot to take several before the next look (W3 in docs/benchmarks.md: a window
-   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch),
-   * and at least {@link #PLAN_AHEAD_DRAIN_MILLIS} of what they take (W2: 4 chains of 30 ms batches
-   * took a window of 64 within one 500 ms look, then waited for the planner).
-   */
-  private int planAhead() {
-    return planAhead(pace().takenPerMilli());
-  }
-
-  /** {@link #planAhead()} if the chains take {@code takenPerMilli} batches per millisecond. */
-  private int planAhead(double takenPerMilli) {
-    int fixed = Math.max(2 * settings.planPageBatches(), 16 * cap);
-    double drain = Math.ceil(takenPerMilli * PLAN_AHEAD_DRAIN_MILLIS);
-    return (int) Math.max(fixed, Math.min(MAX_PLAN_AHEAD, drain));
-  }
-
-  /**
-   * Batches asked of one planning call: half the window when chains run, else a page. The first
-   * calls of an execution ramp up (a quarter, then half, then whole pages, never under twice the
-   * cap): the first batches start after a short planning query instead of a full page's (W2 in
-   * docs/benchmarks.md), and each page is planned while the smaller one before it runs.
-   */
-  private int pageBatches() {
-    int page = Math.max(settings.planPageBatches(), cap);
-    int full = settings.chainMillis() > 0 ? Math.max(page, planAhead() / 2) : page;
-    int ramp = full >> Math.max(0, 2 - planningCalls);
-    return Math.min(full, Math.max(2 * cap, ramp));
-  }
-
-  /** Starts planning the next page in the background, unless it is under way or not needed. */
+  /** Starts the next planning call in the background, unless one is under way or none is needed. */
   private void planNextPage() {
-    if (planningUnderWay || planningDone || planningError != null || stopRequested) {
-      return;
-    }
-    planningUnderWay = true;
-    int batches = pageBatches();
-    planningCalls++;
-    int keepPending = settings.chainMillis() > 0 ? planAhead() : 0;
-    Promise<PlanPage> page =
-        Async.function(planning::planNextPage, new PlanRequest(runId, batches, keepPending));
-    page.handle(
-        (value, failure) -> {
-          planned = new Planned(value, failure);
-          return null;
-        });
+    window
+        .nextCall(slots.cap(), stopRequested)
+        .ifPresent(
+            request ->
+                Async.function(planning::planNextPage, request)
+                    .handle(
+                        (page, failure) -> {
+                          window.planned(page, failure);
+                          return null;
+                        }));
   }
 
   private void handlePlanned() {
-    if (planned == null) {
-      return;
-    }
-    Planned outcome = planned;
-    planned = null;
-    planningUnderWay = false;
+    window.takePlanned().ifPresent(this::handlePlanned);
+  }
+
+  /** A planning call's outcome: a failure stops planning; a page may leave batches to claim. */
+  private void handlePlanned(PlanWindow.Planned outcome) {
     if (outcome.failure() != null) {
-      planningError = "planning failed: " + describe(outcome.failure());
-      log.warn("run {}: {}", runId, planningError);
+      window.fail("planning failed: " + describe(outcome.failure()));
+      log.warn("run {}: {}", runId, window.error());
       return;
     }
     PlanPage page = outcome.page();
-    pendingAfterPlan = page.pendingBatches();
-    if (page.pendingBatches() >= 0) {
-      pace()
-          .report(
-              Workflow.currentTimeMillis(),
-              page.pendingBatches(),
-              page.batchesCreated(),
-              this::planAhead);
-    }
-    if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
-      // Also when the window was full and nothing was planned: claim what is pending rather
-      // than ask the planner again.
+    if (window.takePage(page, Workflow.currentTimeMillis(), slots.cap())) {
       mayHavePending = true;
     }
     if (page.done()) {
-      planningDone = true;
       totalKeys = page.totalKeys();
     }
   }
 
   /**
-   * The chains' pace; executions that began before {@link ChainPace#MIN_SPAN_MILLIS} existed
-   * (histories without the {@code early-pace} marker) keep measuring over the shortest look, as
-   * they did.
+   * The chains' pace, made at its first use; executions that began before {@link
+   * ChainPace#MIN_SPAN_MILLIS} existed (histories without the {@link #EARLY_PACE} marker) keep
+   * measuring over the shortest look, as they did.
    */
-  private ChainPace pace() {
-    if (pace == null) {
-      pace =
-          new ChainPace(
-              Workflow.getVersion("early-pace", Workflow.DEFAULT_VERSION, 1)
-                      == Workflow.DEFAULT_VERSION
-                  ? ChainPace.MIN_LOOK_MILLIS
-                  : ChainPace.MIN_SPAN_MILLIS);
-    }
-    return pace;
-  }
-
-  /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
-  private void lookSoon() {
-    if (pace != null) {
-      pace.restart();
-    }
-  }
-
-  private int lowestFreeLane() {
-    int lane = 1;
-    while (laneOf.containsValue(lane)) {
-      lane++;
-    }
-    return lane;
+  private ChainPace newPace() {
+    return new ChainPace(
+        Workflow.getVersion(EARLY_PACE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
+            ? ChainPace.MIN_LOOK_MILLIS
+            : ChainPace.MIN_SPAN_MILLIS);
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {
@@ -878,8 +793,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
                         + "]"
                         + (chainMillis > 0 ? ", then pending ones, slot " + lane : ""))
                 .build());
-    inFlight.put(batch.number(), batch);
-    laneOf.put(batch.number(), lane);
     batchesStartedHere++;
     Promise<BatchResult> result =
         Async.function(
@@ -887,20 +800,18 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             new BatchWork(runId, settings.backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
-          completions.add(new Completion(batch, value, failure));
+          slots.completed(batch, value, failure);
           return null;
         });
   }
 
   private void handleCompletions() {
-    if (completions.isEmpty()) {
+    if (!slots.hasCompletions()) {
       return;
     }
-    while (!completions.isEmpty()) {
-      Completion completion = completions.poll();
+    while (slots.hasCompletions()) {
+      SlotBook.Completion completion = slots.nextCompletion();
       BatchRef batch = completion.batch();
-      inFlight.remove(batch.number());
-      int lane = laneOf.remove(batch.number());
       if (completion.failure() == null) {
         BatchResult result = completion.result();
         if (result.outcome() != BatchOutcome.SKIPPED) {
@@ -912,7 +823,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           mayHavePending = true;
         }
         if (result.handoff() != null) {
-          handOff(result, lane);
+          handOff(result, completion.lane());
         }
       } else {
         String error = describe(completion.failure());
@@ -934,7 +845,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       runs.recordBatchFailure(new BatchFailure(runId, batch.number(), result.handoffError()));
       return;
     }
-    start(batch, lane, handoffOptions);
+    start(batch, slots.take(batch, lane), handoffOptions);
   }
 
   private int effectiveCap() {
@@ -951,11 +862,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     applyRequests();
     RunCarryOver carry =
         new RunCarryOver(
-            cap,
+            slots.cap(),
             paused,
             stopRequested,
             retryRequested,
-            planningDone,
+            window.done(),
             totalKeys,
             processedKeys,
             startedAt == null ? null : startedAt.toEpochMilli(),
@@ -982,9 +893,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       text.append(" of ").append(p.totalKeys());
     }
     text.append(" keys (").append(p.percent()).append("%)");
-    text.append(" · ").append(inFlight.size()).append(" of ").append(cap).append(" slots in use");
-    if (planningError != null) {
-      text.append(" · ").append(planningError);
+    text.append(" · ")
+        .append(slots.held())
+        .append(" of ")
+        .append(slots.cap())
+        .append(" slots in use");
+    if (window.error() != null) {
+      text.append(" · ").append(window.error());
     }
     if (waitingForRetry && retryDeadlineMillis != null) {
       text.append(" · waits for a retry signal until ")
@@ -1100,6 +1015,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public RunProgressView progress() {
-    return new RunProgressView(runId, status, inFlight.size(), cap, currentProgress());
+    return new RunProgressView(runId, status, slots.held(), slots.cap(), currentProgress());
   }
 }
