@@ -1,8 +1,7 @@
 package dev.dripline.metrics;
 
-import dev.dripline.db.Database;
+import dev.dripline.db.DataTransactions;
 import dev.dripline.target.FailureStreak;
-import io.micronaut.transaction.TransactionOperations;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,8 +14,8 @@ import java.util.Map;
 
 /**
  * {@link MetricsActivities} on PostgreSQL: computes the gauges of spec §5 that derive from
- * Dripline's tables (in one read, as of one {@code now()}) and replaces table {@code
- * metric_snapshots} with them in one transaction ({@link MetricSnapshotRepository}), so a reader
+ * Dripline's tables and replaces table {@code metric_snapshots} with them ({@link
+ * MetricSnapshotRepository}), all in one transaction ({@link DataTransactions}), so a reader
  * ({@link SnapshotGauges} in every process) sees either the whole old or the whole new snapshot.
  *
  * <p>"Failing" is decided in SQL with the same rule as {@link FailureStreak#isFailing} (T6): not
@@ -36,15 +35,10 @@ public class MetricsActivitiesImpl implements MetricsActivities {
   private static final String FAILING =
       "(t.state <> 'primed' and (t.consecutive_failures >= ? or t.state = 'needs_resync'))";
 
-  private final Database database;
   private final MetricSnapshotRepository snapshots;
-  private final TransactionOperations<Connection> transactions;
+  private final DataTransactions transactions;
 
-  public MetricsActivitiesImpl(
-      Database database,
-      MetricSnapshotRepository snapshots,
-      TransactionOperations<Connection> transactions) {
-    this.database = database;
+  public MetricsActivitiesImpl(MetricSnapshotRepository snapshots, DataTransactions transactions) {
     this.snapshots = snapshots;
     this.transactions = transactions;
   }
@@ -54,10 +48,10 @@ public class MetricsActivitiesImpl implements MetricsActivities {
 
   @Override
   public int snapshot() {
-    List<Series> series = database.inTransaction(MetricsActivitiesImpl::compute);
-    return transactions.executeWrite(
-        status -> {
+    return transactions.inTransaction(
+        connection -> {
           snapshots.lockForReplace(SNAPSHOT_LOCK);
+          List<Series> series = compute(connection);
           snapshots.deleteAll();
           for (Series s : series) {
             snapshots.insert(s.name(), s.labels(), s.value());

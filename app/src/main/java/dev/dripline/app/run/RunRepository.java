@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.db.Database;
 import dev.dripline.db.DatabaseException;
 import dev.dripline.db.ShardedCounters;
@@ -7,11 +8,7 @@ import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.BatchStatus;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
-import io.micronaut.core.type.Argument;
-import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.postgresql.util.PSQLException;
 
 /**
@@ -46,15 +42,13 @@ public class RunRepository {
       "select number, start_key, end_key, size, status, attempts, error, started_at, finished_at"
           + " from batches";
   private static final String ACTIVE = "('pending', 'running', 'paused')";
-  private static final Argument<Map<String, Object>> OPTIONS =
-      Argument.mapOf(String.class, Object.class);
 
   private final Database database;
-  private final JsonMapper json;
+  private final StoredOptions options;
 
-  public RunRepository(Database database, JsonMapper json) {
+  public RunRepository(Database database, StoredOptions options) {
     this.database = database;
-    this.json = json;
+    this.options = options;
   }
 
   /** What inserting a run came to. */
@@ -399,7 +393,7 @@ public class RunRepository {
     return new RunRow(
         rs.getLong(1),
         rs.getString(2),
-        options(rs.getString(3)),
+        options.read(rs.getString(3), "run " + rs.getLong(1)),
         rs.getInt(4),
         nullableLong(rs, 5),
         nullableInt(rs, 6),
@@ -429,15 +423,6 @@ public class RunRepository {
         rs.getString(7),
         instant(rs, 8),
         instant(rs, 9));
-  }
-
-  private Map<String, Object> options(String text) {
-    try {
-      Map<String, Object> values = json.readValue(text, OPTIONS);
-      return values == null ? Map.of() : new TreeMap<>(values);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreadable options of a run", e);
-    }
   }
 
   private static Instant instant(ResultSet rs, int column) throws SQLException {

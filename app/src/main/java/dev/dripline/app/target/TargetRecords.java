@@ -1,5 +1,6 @@
 package dev.dripline.app.target;
 
+import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.db.DataTransactions;
 import dev.dripline.target.LiveBatchStore;
 import dev.dripline.target.ReplanResult;
@@ -8,19 +9,13 @@ import dev.dripline.target.TargetRunStops;
 import dev.dripline.target.TargetState;
 import dev.dripline.target.TargetStore;
 import dev.dripline.target.TargetWithQueue;
-import io.micronaut.core.type.Argument;
 import io.micronaut.data.model.Page;
 import io.micronaut.data.model.Pageable;
-import io.micronaut.json.JsonMapper;
 import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The API's reads and changes of target records ({@code targets}, {@code live_batches}), through
@@ -29,26 +24,23 @@ import java.util.TreeMap;
  */
 @Singleton
 public class TargetRecords {
-  private static final Argument<Map<String, Object>> OPTIONS =
-      Argument.mapOf(String.class, Object.class);
-
   private final TargetStore targets;
   private final LiveBatchStore liveBatches;
   private final TargetReplan replans;
   private final DataTransactions transactions;
-  private final JsonMapper json;
+  private final StoredOptions options;
 
   public TargetRecords(
       TargetStore targets,
       LiveBatchStore liveBatches,
       TargetReplan replans,
       DataTransactions transactions,
-      JsonMapper json) {
+      StoredOptions options) {
     this.targets = targets;
     this.liveBatches = liveBatches;
     this.replans = replans;
     this.transactions = transactions;
-    this.json = json;
+    this.options = options;
   }
 
   /** A live batch just queued. */
@@ -152,7 +144,7 @@ public class TargetRecords {
     return new TargetRow(
         t.name(),
         t.backfill(),
-        options(t.options()),
+        options.read(t.options(), "target " + t.name()),
         t.groupName(),
         TargetState.fromWire(t.state()),
         t.consecutiveFailures(),
@@ -165,14 +157,5 @@ public class TargetRecords {
         t.updatedAt(),
         t.queuedLiveBatches(),
         oldestAge);
-  }
-
-  private Map<String, Object> options(String text) {
-    try {
-      Map<String, Object> values = json.readValue(text, OPTIONS);
-      return values == null ? Map.of() : new TreeMap<>(values);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreadable options of a target", e);
-    }
   }
 }
