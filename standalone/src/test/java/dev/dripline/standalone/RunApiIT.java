@@ -332,6 +332,38 @@ class RunApiIT implements TestPropertyProvider {
     assertThat(api.post("/api/runs/" + id + "/retry", Map.of()).status()).isEqualTo(409);
   }
 
+  /**
+   * Issue 18's regression with the workflow as the one writer: a retry asked right after a stop,
+   * before the stop is in the run's record, is answered by the workflow that took the stop — a 409
+   * — instead of a 202 for batches the stop then stops again.
+   */
+  @Test
+  void aRetryRightAfterAStopIs409AndTheStopWins() {
+    Map<String, Object> body = sleepRun(200, 100, "stop-retry");
+    body.put("batchSize", 1);
+    body.put("maxParallelBatches", 2);
+    String tag = (String) ((Map<?, ?>) body.get("options")).get("faultTag");
+    TestDb.execute("insert into example_faults(tag, phase, key) values (?, 'batch', 1)", tag);
+    long id = create(body).id();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                api.get("/api/runs/" + id).body().path("batchCounts").path("failed").asInt() == 1);
+
+    Api.Response stop = api.post("/api/runs/" + id + "/stop", Map.of());
+    Api.Response retry = api.post("/api/runs/" + id + "/retry", Map.of());
+
+    assertThat(stop.status()).isEqualTo(202);
+    assertThat(retry.status()).as("retry: %s", retry.body()).isEqualTo(409);
+    assertThat(retry.body().path("detail").asText())
+        .isEqualTo("run " + id + " is stopping; retry it once it has stopped");
+    JsonNode stopped = awaitStatus(id, "stopped");
+    assertThat(stopped.path("batchCounts").path("failed").asInt()).isEqualTo(1);
+    assertThat(stopped.path("batchCounts").path("stopped").asInt()).isPositive();
+  }
+
   @Test
   void pauseResumeAndLiveCapChangeThroughTheApi() {
     // Thirty batches of 100 ms at one slot: enough of them are left after the pause for four

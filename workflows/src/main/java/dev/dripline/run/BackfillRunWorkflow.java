@@ -2,6 +2,8 @@ package dev.dripline.run;
 
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.UpdateMethod;
+import io.temporal.workflow.UpdateValidatorMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -10,6 +12,10 @@ import io.temporal.workflow.WorkflowMethod;
  * RunWorkflowIds}). The workflow owns the run's slots: at no instant do more batches hold a slot
  * than the effective cap. Batch and run records live in PostgreSQL; the workflow keeps only a
  * cursor and counters, and continues as new after draining its slots so history stays bounded.
+ *
+ * <p>The workflow is the only writer of its run's lifecycle — status, cap, stop and pause — which
+ * it records through its activities. The API signals {@code stop}, {@code pause} and {@code
+ * resume}, and asks {@code retryRun} and {@code changeCap} as Updates, whose answers it needs.
  *
  * <p>Signals are safe to send from the Temporal CLI: one that does not apply to the run's current
  * state is logged and ignored, never a failed workflow. When the run ends failed or stopped its
@@ -52,6 +58,36 @@ public interface BackfillRunWorkflow {
   /** Continues a paused run. */
   @SignalMethod(description = "Continue a paused run. Like POST /api/runs/{id}/resume.")
   void resume();
+
+  /**
+   * Retries the run as {@link #retry} does and answers how many batches were re-queued, or why
+   * nothing was (the API's {@code POST /api/runs/{id}/retry}).
+   */
+  @UpdateMethod(
+      name = "retryRun",
+      description =
+          "Retry the run as the retry signal does and answer {requeued, refusal, runGone}; input"
+              + " {} or {\"answerByMillis\": t}. Like POST /api/runs/{id}/retry.")
+  RetryAnswer retryRun(RetryRequest request);
+
+  /** Rejects a retry Update that arrives after its caller stopped waiting. */
+  @UpdateValidatorMethod(updateName = "retryRun")
+  void validateRetryRun(RetryRequest request);
+
+  /**
+   * Changes the run's requested cap, records it, and answers with the cap the run now runs with
+   * (the API's {@code PATCH /api/runs/{id}}).
+   */
+  @UpdateMethod(
+      name = "changeCap",
+      description =
+          "Change the run's requested cap, input {\"maxParallelBatches\": n}, and answer with the"
+              + " effective cap once it is recorded. Like PATCH /api/runs/{id}.")
+  CapAnswer changeCap(CapUpdate update);
+
+  /** Rejects a cap below 1, or a change that arrives after its caller stopped waiting. */
+  @UpdateValidatorMethod(updateName = "changeCap")
+  void validateChangeCap(CapUpdate update);
 
   /** Changes the run's requested cap; the effective cap stays bounded by definition and engine. */
   @SignalMethod(

@@ -6,10 +6,14 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowLock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 
@@ -93,6 +97,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   static final String EARLY_PACE = "early-pace";
 
   /**
+   * Change id: a new execution that finds its run ended and a retry already asked for (a retry
+   * Update or signal that started it) re-queues itself, as the API no longer does, instead of
+   * completing at once.
+   */
+  static final String RETRY_OF_ENDED_RUN = "retry-of-ended-run";
+
+  /**
    * How often an ended run's workflow looks at the run's record while it waits for a retry: a retry
    * the API recorded while Temporal could not be told (503) re-opens the run without a signal.
    */
@@ -174,8 +185,32 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   private boolean stopRecorded;
 
+  /**
+   * Answers owed to {@link #retryRun} Updates, given where the retry they asked for is handled —
+   * the same place as a {@code retry} signal's — so that the answer is what the retry did.
+   */
+  private final List<CompletablePromise<RetryAnswer>> retryAnswers = new ArrayList<>();
+
+  /** Serialises cap changes, so the record ends with the cap this workflow holds last. */
+  private final WorkflowLock capLock = Workflow.newWorkflowLock();
+
   @Override
   public RunOutcome run(RunWorkflowInput input) {
+    RunOutcome outcome = drive(input);
+    // A retry asked as the run's workflow ends is refused, never left unanswered.
+    answerRetries(
+        settings != null && !settings.found()
+            ? RetryAnswer.gone()
+            : RetryAnswer.refused(
+                status == RunStatus.COMPLETED
+                    ? RunControl.refusal(runId, RunControl.Request.RETRY, status, false)
+                        .orElseThrow()
+                    : "the workflow of run " + runId + " was ending; try again"));
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    return outcome;
+  }
+
+  private RunOutcome drive(RunWorkflowInput input) {
     runId = input.runId();
     settings = runs.loadRun(new RunRef(runId));
     if (!settings.found()) {
@@ -216,7 +251,12 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           }
         }
       } else if (status.isTerminal()) {
-        return new RunOutcome(status, processedKeys);
+        if (!retryRequested
+            || Workflow.getVersion(RETRY_OF_ENDED_RUN, Workflow.DEFAULT_VERSION, 1)
+                == Workflow.DEFAULT_VERSION
+            || !retriedAfterEnd()) {
+          return new RunOutcome(status, processedKeys);
+        }
       } else {
         // A new execution of a live run: revived by a retry, or after a terminated execution.
         runs.recoverSlots(new RunRef(runId));
@@ -385,11 +425,18 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** Waits until {@code startAt}; false if a stop came first. */
   private boolean awaitStartTime() {
-    if (settings.startAt() != null) {
+    while (settings.startAt() != null && !stopRequested) {
       long waitMillis = settings.startAt().toEpochMilli() - Workflow.currentTimeMillis();
-      if (waitMillis > 0) {
-        Workflow.await(Duration.ofMillis(waitMillis), () -> stopRequested);
+      if (waitMillis <= 0) {
+        break;
       }
+      Workflow.await(Duration.ofMillis(waitMillis), () -> stopRequested || !retryAnswers.isEmpty());
+      if (retryAnswers.isEmpty()) {
+        break;
+      }
+      // A pending run has no batches yet.
+      retryRequested = false;
+      answerRetries(RetryAnswer.refused(nothingToRequeue(RunStatus.PENDING)));
     }
     return !stopRequested;
   }
@@ -456,26 +503,16 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     Workflow.setCurrentDetails(details());
     while (true) {
       if (retryRequested) {
-        retryRequested = false;
-        RequeueResult requeue = runs.requeue(new RunRef(runId));
-        if (requeue.status() == null) {
-          log.info("run {} no longer exists; its workflow ends", runId);
-          waitingForRetry = false;
-          return false;
+        switch (retryEnded()) {
+          case GONE -> {
+            waitingForRetry = false;
+            return false;
+          }
+          case REOPENED -> {
+            return true;
+          }
+          case NOTHING -> {}
         }
-        if (requeue.status().isActive()) {
-          log.info(
-              "run {}: retry re-queued {} batches; the run goes on", runId, requeue.requeued());
-          revive(requeue.status());
-          return true;
-        }
-        log.info(
-            "run {}: retry ignored, the run is {} and has nothing to re-queue",
-            runId,
-            requeue.status().wire());
-        stopAfterRetry = false;
-        capAfterRetry = null;
-        earlyPause = null;
       }
       long left = retryDeadlineMillis - Workflow.currentTimeMillis();
       if (left <= 0) {
@@ -513,6 +550,61 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
   }
 
+  /** What a retry of an ended run came to. */
+  private enum EndedRetry {
+    /** The run no longer exists. */
+    GONE,
+    /** Batches were re-queued (or planning re-opened): the run goes on ({@link #revive}d). */
+    REOPENED,
+    /** Nothing to re-queue: the run stays as it ended. */
+    NOTHING
+  }
+
+  /**
+   * Retries the ended run as the endpoint does (R8): re-queues in PostgreSQL, answers the Updates
+   * that asked, and revives the run if the re-queue re-opened it.
+   */
+  private EndedRetry retryEnded() {
+    retryRequested = false;
+    RequeueResult requeue = runs.requeue(new RunRef(runId));
+    if (requeue.status() == null) {
+      log.info("run {} no longer exists; its workflow ends", runId);
+      answerRetries(RetryAnswer.gone());
+      return EndedRetry.GONE;
+    }
+    if (requeue.status().isActive()) {
+      log.info("run {}: retry re-queued {} batches; the run goes on", runId, requeue.requeued());
+      answerRetries(RetryAnswer.requeued(requeue.requeued()));
+      revive(requeue.status());
+      return EndedRetry.REOPENED;
+    }
+    String refusal = nothingToRequeue(requeue.status());
+    log.info("run {}: retry ignored: {}", runId, refusal);
+    answerRetries(RetryAnswer.refused(refusal));
+    stopAfterRetry = false;
+    capAfterRetry = null;
+    earlyPause = null;
+    return EndedRetry.NOTHING;
+  }
+
+  /** A fresh execution of an ended run, started for a retry: true if the retry re-opened it. */
+  private boolean retriedAfterEnd() {
+    initialised = true;
+    return retryEnded() == EndedRetry.REOPENED;
+  }
+
+  private String nothingToRequeue(RunStatus now) {
+    return RunControl.nothingToRequeue(runId, now);
+  }
+
+  /** Gives every Update waiting for a retry's outcome {@code answer}. */
+  private void answerRetries(RetryAnswer answer) {
+    for (CompletablePromise<RetryAnswer> waiting : retryAnswers) {
+      waiting.complete(answer);
+    }
+    retryAnswers.clear();
+  }
+
   /**
    * The run goes on after it had ended: re-opened by a retry ({@code status} as recorded). A stop,
    * pause, resume or cap change that came after the retry applies now.
@@ -542,7 +634,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   /** Continues as new while the run has ended and waits for a retry (history stays small). */
   private void continueAsNewWhileEnded() {
-    Workflow.await(Workflow::isEveryHandlerFinished);
+    // A retry Update waits for the loop's answer: handled first, as a retry signal is.
+    Workflow.await(() -> retryRequested || Workflow.isEveryHandlerFinished());
     if (retryRequested) {
       // Handled first, in this execution.
       return;
@@ -672,14 +765,25 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     if (retryRequested && stopRequested && !status.isTerminal() && ignoresRetryWhileStopping()) {
       retryRequested = false;
-      log.info("run {}: retry ignored, the run is stopping; retry it once it has stopped", runId);
+      String refusal =
+          RunControl.refusal(runId, RunControl.Request.RETRY, status, true).orElseThrow();
+      log.info("run {}: retry ignored: {}", runId, refusal);
+      answerRetries(RetryAnswer.refused(refusal));
     }
     if (retryRequested) {
       retryRequested = false;
+      RunStatus before = status;
       RequeueResult requeue = runs.requeue(new RunRef(runId));
       log.info("run {}: retry re-queued {} batches", runId, requeue.requeued());
       window.clearError();
       mayHavePending = true;
+      if (requeue.status() == null) {
+        answerRetries(RetryAnswer.gone());
+      } else if (requeue.requeued() > 0 || before.isTerminal() && requeue.status().isActive()) {
+        answerRetries(RetryAnswer.requeued(requeue.requeued()));
+      } else {
+        answerRetries(RetryAnswer.refused(nothingToRequeue(requeue.status())));
+      }
       if (requeue.status() != null && requeue.status().isActive()) {
         status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
         finishedAt = null;
@@ -687,9 +791,14 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       }
     }
     if (capChanged) {
-      capChanged = false;
-      slots.setCap(effectiveCap());
-      runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
+      capLock.lock();
+      try {
+        capChanged = false;
+        slots.setCap(effectiveCap());
+        runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
+      } finally {
+        capLock.unlock();
+      }
       Workflow.setCurrentDetails(details());
       window.lookSoon();
     }
@@ -858,8 +967,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private void continueAsNew() {
-    Workflow.await(Workflow::isEveryHandlerFinished);
-    applyRequests();
+    // A retry Update waits for the loop's answer: applied here, then its handler finishes.
+    do {
+      Workflow.await(() -> retryRequested || Workflow.isEveryHandlerFinished());
+      applyRequests();
+    } while (!Workflow.isEveryHandlerFinished());
     RunCarryOver carry =
         new RunCarryOver(
             slots.cap(),
@@ -957,6 +1069,68 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   public void retry() {
     retryRequested = true;
     woken = true;
+  }
+
+  @Override
+  public void validateRetryRun(RetryRequest request) {
+    rejectIfLate(request == null ? null : request.answerByMillis());
+  }
+
+  @Override
+  public RetryAnswer retryRun(RetryRequest request) {
+    CompletablePromise<RetryAnswer> answer = Workflow.newPromise();
+    retryAnswers.add(answer);
+    retry();
+    return answer.get();
+  }
+
+  @Override
+  public void validateChangeCap(CapUpdate update) {
+    if (update == null || update.maxParallelBatches() < 1) {
+      throw new IllegalArgumentException("maxParallelBatches must be at least 1");
+    }
+    rejectIfLate(update.answerByMillis());
+  }
+
+  /**
+   * Applies and records the new cap before answering, so the record shows it once the caller has
+   * the answer; a pending run's cap is recorded too, for when it starts.
+   */
+  @Override
+  public CapAnswer changeCap(CapUpdate update) {
+    Workflow.await(() -> window != null || settings != null && !settings.found());
+    capLock.lock();
+    try {
+      if (!settings.found()) {
+        return CapAnswer.gone();
+      }
+      Optional<String> refusal =
+          RunControl.refusal(runId, RunControl.Request.CHANGE_CAP, status, false);
+      if (refusal.isPresent() || waitingForRetry) {
+        return CapAnswer.refused(
+            refusal.orElse("run " + runId + " is " + status.wire() + "; its cap cannot change"));
+      }
+      requestedCap = update.maxParallelBatches();
+      capChanged = false;
+      slots.setCap(effectiveCap());
+      runs.recordCap(new CapRecord(runId, requestedCap, slots.cap()));
+      woken = true;
+      window.lookSoon();
+      Workflow.setCurrentDetails(details());
+      return CapAnswer.changed(requestedCap, slots.cap());
+    } finally {
+      capLock.unlock();
+    }
+  }
+
+  /** Rejects an Update its caller no longer waits for: applied now, it would be applied unseen. */
+  private static void rejectIfLate(Long answerByMillis) {
+    if (answerByMillis != null && Workflow.currentTimeMillis() > answerByMillis) {
+      throw new IllegalStateException(
+          "the request arrived after its caller stopped waiting ("
+              + Instant.ofEpochMilli(answerByMillis)
+              + "); nothing was changed");
+    }
   }
 
   @Override

@@ -52,4 +52,26 @@ public final class RunControl {
         };
     return Optional.ofNullable(reason);
   }
+
+  /**
+   * Whether a retry of the run would do anything (R8): re-queue a failed batch — or, for a stopped
+   * run, a stopped one — or re-open an ended run whose planning had not finished. A pending run has
+   * no batches yet; a completed one is never retried.
+   */
+  public static boolean retryRequeues(
+      RunStatus status, boolean planDone, long failedBatches, long stoppedBatches) {
+    if (status == RunStatus.PENDING || status == RunStatus.COMPLETED) {
+      return false;
+    }
+    boolean ended = status == RunStatus.FAILED || status == RunStatus.STOPPED;
+    return failedBatches > 0
+        || status == RunStatus.STOPPED && stoppedBatches > 0
+        || ended && !planDone;
+  }
+
+  /** The refusal of a retry that would do nothing (see {@link #retryRequeues}). */
+  public static String nothingToRequeue(long runId, RunStatus status) {
+    return refusal(runId, Request.RETRY, status, false)
+        .orElse("run " + runId + " is " + status.wire() + " and has nothing to re-queue");
+  }
 }

@@ -1,15 +1,21 @@
 package dev.dripline.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.BatchRequest;
+import io.temporal.client.UpdateOptions;
+import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.client.WorkflowUpdateException;
+import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
@@ -83,18 +89,26 @@ class BackfillRunWorkflowTest {
   }
 
   /**
-   * What {@code POST /api/runs/{id}/retry} does: re-queue in the run's record, then
-   * signal-with-start {@code retry} (which reaches the ended run's waiting workflow, or starts a
-   * new execution).
+   * What {@code POST /api/runs/{id}/retry} does: the {@code retryRun} Update, starting a new
+   * execution if none is running, and its answer.
    */
-  private RequeueResult retryLikeTheApi() {
-    RequeueResult requeue = store.requeue(new RunRef(store.runId));
-    BackfillRunWorkflow run = newRun();
-    BatchRequest request = client.newSignalWithStartRequest();
-    request.add(run::run, RunWorkflowInput.fresh(store.runId));
-    request.add(run::retry);
-    client.signalWithStart(request);
-    return requeue;
+  private RetryAnswer retryWithUpdate() {
+    return retryWithUpdate(null);
+  }
+
+  private RetryAnswer retryWithUpdate(Long answerByMillis) {
+    BackfillRunWorkflow run =
+        newRun(
+            WorkflowOptions.newBuilder()
+                .setWorkflowIdConflictPolicy(
+                    WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING));
+    return WorkflowClient.executeUpdateWithStart(
+        run::retryRun,
+        new RetryRequest(answerByMillis),
+        UpdateOptions.<RetryAnswer>newBuilder()
+            .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+            .build(),
+        new WithStartWorkflowOperation<>(run::run, RunWorkflowInput.fresh(store.runId)));
   }
 
   /** The keys processed as the workflow's {@code progress} query reports them. */
@@ -376,7 +390,7 @@ class BackfillRunWorkflowTest {
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(5);
 
     store.failing.clear();
-    RequeueResult requeue = retryLikeTheApi();
+    RetryAnswer requeue = retryWithUpdate();
     assertThat(requeue.requeued()).isEqualTo(3);
     RunOutcome outcome = resultOf();
 
@@ -421,7 +435,7 @@ class BackfillRunWorkflowTest {
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(5);
 
-    RequeueResult requeue = retryLikeTheApi();
+    RetryAnswer requeue = retryWithUpdate();
     RunOutcome outcome = resultOf();
 
     assertThat(requeue.requeued()).isEqualTo(5);
@@ -1122,5 +1136,169 @@ class BackfillRunWorkflowTest {
     assertThat(store.status()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.STOPPED)).isPositive();
     assertThat(store.count(BatchStatus.PENDING)).isZero();
+  }
+
+  /** The API's retry is an Update: its answer is what the workflow did (R8). */
+  @Test
+  void aRetryUpdateOfAFailedRunAnswersWhatItRequeuedAndTheRunCompletes() {
+    store.items = 5;
+    store.requestedCap = 2;
+    store.failing.addAll(List.of(2, 4));
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    store.failing.clear();
+
+    RetryAnswer answer = retryWithUpdate();
+
+    assertThat(answer).isEqualTo(new RetryAnswer(2, null, false));
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(5);
+    assertThat(retryWithUpdate().refusal())
+        .isEqualTo("run " + store.runId + " is completed; there is nothing to retry");
+  }
+
+  /**
+   * Issue 18's regression at the workflow: a retry asked right after a stop was answered 202 and
+   * then dropped. The workflow, which took the stop, now answers the retry itself: refused.
+   */
+  @Test
+  void aRetryUpdateWhileTheRunIsStoppingIsRefusedAndRequeuesNothing() {
+    store.planned(BatchStatus.PENDING, BatchStatus.PENDING, BatchStatus.PENDING);
+    store.requestedCap = 2;
+    store.failing.add(1);
+    store.gate(2);
+    store.gate(3);
+    BackfillRunWorkflow run = startRun();
+    await()
+        .until(() -> store.batches.get(1).status == BatchStatus.FAILED && store.executing() == 2);
+
+    run.stop();
+    RetryAnswer answer = retryWithUpdate();
+    store.release(2);
+    store.release(3);
+
+    assertThat(answer.refusal())
+        .isEqualTo("run " + store.runId + " is stopping; retry it once it has stopped");
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+    assertThat(store.executions(1)).isEqualTo(1);
+  }
+
+  /** A retry with nothing to re-queue is refused, and the ended run's workflow waits on. */
+  @Test
+  void aRetryUpdateWithNothingToRequeueIsRefused() {
+    store.items = 3;
+    store.failing.add(2);
+    startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    store.batches.get(2).status = BatchStatus.COMPLETED;
+
+    RetryAnswer answer = retryWithUpdate();
+
+    assertThat(answer.refusal())
+        .isEqualTo("run " + store.runId + " is failed and has nothing to re-queue");
+    assertThat(store.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(workflowStatus())
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  /** Once the ended run's workflow has closed, the retry Update starts one that re-queues. */
+  @Test
+  void aRetryUpdateOfARunWhoseWorkflowClosedStartsOneThatRequeues() {
+    store.items = 4;
+    store.failing.add(3);
+    store.endedRunRetryWindowMillis = 0;
+    assertThat(runToEnd().status()).isEqualTo(RunStatus.FAILED);
+    store.failing.clear();
+
+    RetryAnswer answer = retryWithUpdate();
+
+    assertThat(answer).isEqualTo(new RetryAnswer(1, null, false));
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.executions(3)).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryUpdateOfAPendingRunIsRefusedWithoutWaitingForItsStart() {
+    store.items = 2;
+    store.startAt = Instant.now().plus(Duration.ofDays(1));
+    startRun();
+
+    RetryAnswer answer = retryWithUpdate();
+
+    assertThat(answer.refusal())
+        .isEqualTo("run " + store.runId + " is pending and has nothing to re-queue");
+    assertThat(store.status()).isEqualTo(RunStatus.PENDING);
+  }
+
+  @Test
+  void aRetryUpdateOfADeletedRunSaysItIsGone() {
+    store.exists = false;
+
+    assertThat(retryWithUpdate()).isEqualTo(new RetryAnswer(0, null, true));
+  }
+
+  /** An Update the workflow sees after its caller gave up is rejected and changes nothing. */
+  @Test
+  void anUpdateSeenAfterItsCallerStoppedWaitingIsRejectedUnapplied() {
+    store.items = 3;
+    store.failing.add(1);
+    BackfillRunWorkflow run = startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+    long past = Instant.now().minus(Duration.ofDays(2)).toEpochMilli();
+
+    assertThatThrownBy(() -> retryWithUpdate(past)).isInstanceOf(WorkflowUpdateException.class);
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(2, past)))
+        .isInstanceOf(WorkflowUpdateException.class);
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(0, null)))
+        .isInstanceOf(WorkflowUpdateException.class);
+
+    assertThat(store.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(store.batches.get(1).status).isEqualTo(BatchStatus.FAILED);
+  }
+
+  /** The API's cap change is an Update answered once the cap is recorded, and it binds (R9). */
+  @Test
+  void aCapUpdateIsRecordedBeforeItsAnswerAndBinds() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.batchMillis = 50;
+    store.gate(1);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1);
+
+    CapAnswer answer = run.changeCap(new CapUpdate(3, null));
+
+    assertThat(answer).isEqualTo(new CapAnswer(3, 3, null, false));
+    assertThat(store.recordedCap).isEqualTo(3);
+    await().until(() -> store.maxExecuting() == 3);
+    store.release(1);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.maxExecuting()).isEqualTo(3);
+  }
+
+  @Test
+  void aCapUpdateOfAPendingRunIsRecordedForItsStart() {
+    store.items = 2;
+    store.startAt = Instant.now().plus(Duration.ofDays(1));
+    BackfillRunWorkflow run = startRun();
+
+    CapAnswer answer = run.changeCap(new CapUpdate(7, null));
+
+    assertThat(answer).isEqualTo(new CapAnswer(7, 7, null, false));
+    assertThat(store.recordedCap).isEqualTo(7);
+  }
+
+  @Test
+  void aCapUpdateOfAnEndedRunIsRefused() {
+    store.items = 2;
+    store.failing.add(1);
+    BackfillRunWorkflow run = startRun();
+    assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
+
+    CapAnswer answer = run.changeCap(new CapUpdate(2, null));
+
+    assertThat(answer.refusal())
+        .isEqualTo("run " + store.runId + " is failed; its cap can no longer change");
   }
 }

@@ -1,7 +1,11 @@
 package dev.dripline.target;
 
 import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.run.CapAnswer;
 import dev.dripline.run.CapChange;
+import dev.dripline.run.CapUpdate;
+import dev.dripline.run.RetryAnswer;
+import dev.dripline.run.RetryRequest;
 import dev.dripline.run.RunOutcome;
 import dev.dripline.run.RunProgressView;
 import dev.dripline.run.RunStatus;
@@ -31,6 +35,22 @@ public class FakeRunWorkflow implements BackfillRunWorkflow {
 
   @Override
   public void setMaxParallelBatches(CapChange change) {}
+
+  @Override
+  public RetryAnswer retryRun(RetryRequest request) {
+    return new RetryAnswer(0, "fake", false);
+  }
+
+  @Override
+  public void validateRetryRun(RetryRequest request) {}
+
+  @Override
+  public CapAnswer changeCap(CapUpdate update) {
+    return new CapAnswer(null, null, "fake", false);
+  }
+
+  @Override
+  public void validateChangeCap(CapUpdate update) {}
 
   @Override
   public RunProgressView progress() {

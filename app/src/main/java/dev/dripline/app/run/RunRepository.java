@@ -4,7 +4,6 @@ import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.db.Database;
 import dev.dripline.db.DatabaseException;
 import dev.dripline.db.ShardedCounters;
-import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.BatchStatus;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
@@ -37,7 +36,8 @@ public class RunRepository {
           + " error, workflow_id, total_keys, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys, created_at, updated_at, started_at, finished_at,"
-          + " stop_requested_at is not null as stopping from runs r";
+          + " stop_requested_at is not null and status in ('running', 'paused') as stopping,"
+          + " plan_done from runs r";
   private static final String BATCH_COLUMNS =
       "select number, start_key, end_key, size, status, attempts, error, started_at, finished_at"
           + " from batches";
@@ -283,87 +283,11 @@ public class RunRepository {
         });
   }
 
-  /** Stops a run that has not started (R2); false if it is no longer pending. */
-  boolean stopPending(long id) {
-    return update(
-        "update runs set status = 'stopped', finished_at = now(), updated_at = now()"
-            + " where id = ? and status = 'pending'",
-        id);
-  }
-
-  /**
-   * Records that a live (running or paused) run is being stopped ({@code stop_requested_at}, a
-   * compare-and-set on its status that holds the run's row until the commit) and then tells its
-   * workflow ({@code tell}), in one transaction: from the commit on, a retry is refused until the
-   * run has stopped (see {@link BatchRequeue}), and chains take no further batch. If {@code tell}
-   * throws, nothing is recorded.
-   *
-   * @return false if the run is gone or not live
-   */
-  boolean recordStopRequested(long id, Runnable tell) {
-    return database.inTransaction(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set stop_requested_at = coalesce(stop_requested_at, now()),"
-                      + " updated_at = now() where id = ? and status in ('running', 'paused')")) {
-            update.setLong(1, id);
-            if (update.executeUpdate() != 1) {
-              return false;
-            }
-          }
-          tell.run();
-          return true;
-        });
-  }
-
   /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */
   boolean deleteIfDeletable(long id) {
     return update(
         "delete from runs where id = ? and status in ('pending', 'completed', 'failed', 'stopped')",
         id);
-  }
-
-  /**
-   * Records a live run's new cap and then tells its workflow ({@code tell}), both in one
-   * transaction under the run's cap-change lock (a transaction-scoped advisory lock), so that of
-   * two concurrent changes the one recorded last is the one the workflow received last. A run that
-   * is no longer active is not told: a workflow told a cap its run's record refused could go on
-   * with it (a retry revives a stopped run's execution before it ends) and start more batches than
-   * the record allows. If {@code tell} throws, nothing is written. The update holds the run's row
-   * until the commit, so the record never shows a cap the workflow was not told.
-   *
-   * @return false if the run is gone or no longer active
-   */
-  boolean updateCap(long id, int requested, int effective, Runnable tell) {
-    return database.inTransaction(
-        connection -> {
-          try (PreparedStatement lock =
-              connection.prepareStatement(
-                  "select pg_advisory_xact_lock(hashtextextended('dripline.run-cap.' || ?, 0))")) {
-            lock.setLong(1, id);
-            lock.execute();
-          }
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set requested_max_parallel_batches = ?, max_parallel_batches = ?,"
-                      + " updated_at = now() where id = ? and status in "
-                      + ACTIVE)) {
-            update.setInt(1, requested);
-            update.setInt(2, effective);
-            update.setLong(3, id);
-            if (update.executeUpdate() != 1) {
-              return false;
-            }
-          }
-          tell.run();
-          return true;
-        });
-  }
-
-  /** Applies R8's re-queue in its own transaction (core's {@link BatchRequeue}). */
-  BatchRequeue.Outcome requeue(long id) {
-    return database.inTransaction(connection -> BatchRequeue.requeue(connection, id));
   }
 
   private boolean update(String sql, long id) {
@@ -409,7 +333,8 @@ public class RunRepository {
         instant(rs, 16),
         instant(rs, 17),
         instant(rs, 18),
-        rs.getBoolean(19));
+        rs.getBoolean(19),
+        rs.getBoolean(20));
   }
 
   private static BatchRow batch(ResultSet rs) throws SQLException {

@@ -26,7 +26,9 @@ import java.util.Map;
  * @param updatedAt when it last changed
  * @param startedAt when it started running
  * @param finishedAt when it ended
- * @param stopping whether a stop was requested (a run still active is then stopping)
+ * @param stopping whether the run is live and a stop of it is under way (a stopped run's record
+ *     keeps the stop until a retry, but is no longer stopping)
+ * @param planDone whether planning has reached the end of the run's scope
  */
 record RunRow(
     long id,
@@ -47,4 +49,5 @@ record RunRow(
     Instant updatedAt,
     Instant startedAt,
     Instant finishedAt,
-    boolean stopping) {}
+    boolean stopping,
+    boolean planDone) {}

@@ -12,12 +12,12 @@ import dev.dripline.app.run.RunWorkflows.Signal;
 import dev.dripline.catalogue.FieldError;
 import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.config.EngineConfig;
-import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.BatchStatus;
+import dev.dripline.run.CapAnswer;
 import dev.dripline.run.CapPolicy;
+import dev.dripline.run.RetryAnswer;
 import dev.dripline.run.RunControl;
 import dev.dripline.run.RunControl.Request;
-import dev.dripline.run.RunStatus;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,9 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the runs API does (spec R1–R3, R7–R11). PostgreSQL is the record of every run; the workflow
- * is told through {@link RunWorkflows}. Every state check is repeated by a compare-and-set in SQL,
- * so a request racing the workflow never overwrites what it did.
+ * What the runs API does (spec R1–R3, R7–R11). The API creates a run's record and deletes it; every
+ * other change of a run — status, cap, stop, pause — is its workflow's to make and record, asked
+ * through {@link RunWorkflows}. The API reads the record to answer 404 and the 409s the record
+ * already decides ({@link RunControl}); the workflow decides again when the request reaches it.
  */
 @Singleton
 public class RunService {
@@ -175,65 +176,44 @@ public class RunService {
   }
 
   /**
-   * Stops a run (R7). A pending run is stopped in PostgreSQL at once (R2: it cannot fail), and its
-   * waiting workflow is told if it can be; a live run is stopped by its workflow. The stop of a
-   * live run is recorded ({@code stop_requested_at}) under the run's row lock before its workflow
-   * is told, in one transaction, so that a retry from then on is a 409 until the run has stopped;
-   * if Temporal cannot be told, nothing is recorded (503).
+   * Stops a run (R7; R2 for a pending one): the {@code stop} signal, with start so that a run whose
+   * execution is gone gets one. The workflow records the stop — a pending run ends stopped at once,
+   * a live one once its in-flight batches have ended. A signal needs no worker: Temporal keeps it
+   * until one runs the workflow. If Temporal cannot be reached nothing is sent (503).
    */
   void stop(long id) {
-    RunRow found = find(id);
-    if (found.status() == RunStatus.PENDING) {
-      if (runs.stopPending(id)) {
-        workflows.signalQuietly(id, Signal.STOP);
-        return;
-      }
-      // It started (or ended) between the read and the compare-and-set: look again.
-      found = find(id);
-    }
-    RunRow run = found;
+    RunRow run = find(id);
     require(id, Request.STOP, run);
-    if (!runs.recordStopRequested(id, () -> workflows.signalWithStart(run, Signal.STOP))) {
-      // Ended between the read and the compare-and-set.
-      RunRow now = find(id);
-      require(id, Request.STOP, now);
-      throw new ConflictProblem("run " + id + " is already " + now.status().wire());
-    }
+    workflows.signalWithStart(run, Signal.STOP);
   }
 
   /**
-   * Retries a run (R8): re-queues failed (and for a stopped run, stopped) batches in PostgreSQL,
-   * then signals {@code retry}, reviving an ended run as a new execution of the same workflow id. A
-   * retry while a stop is under way is a 409: the stop would stop what it re-queued.
+   * Retries a run (R8) through its workflow (the {@code retryRun} Update), which re-queues and
+   * answers how many batches it re-queued — or refuses, e.g. while a stop is under way (the stop's
+   * finish would stop what it re-queued). What the record already refuses (a completed or stopping
+   * run, nothing to re-queue) is a 409 without asking Temporal.
    *
    * @return batches re-queued
    */
   int retry(long id) {
-    BatchRequeue.Outcome outcome = runs.requeue(id);
-    if (!outcome.found()) {
+    RunRow run = find(id);
+    require(id, Request.RETRY, run);
+    Map<BatchStatus, Long> counts = runs.batchCounts(List.of(id)).getOrDefault(id, Map.of());
+    if (!RunControl.retryRequeues(
+        run.status(),
+        run.planDone(),
+        counts.getOrDefault(BatchStatus.FAILED, 0L),
+        counts.getOrDefault(BatchStatus.STOPPED, 0L))) {
+      throw new ConflictProblem(RunControl.nothingToRequeue(id, run.status()));
+    }
+    RetryAnswer answer = workflows.retry(run);
+    if (answer.runGone()) {
       throw NotFoundProblem.run(id);
     }
-    RunControl.refusal(id, Request.RETRY, outcome.statusBefore(), outcome.stopping())
-        .ifPresent(
-            reason -> {
-              throw new ConflictProblem(reason);
-            });
-    if (!outcome.didSomething()) {
-      throw new ConflictProblem(
-          "run " + id + " is " + outcome.statusBefore().wire() + " and has nothing to re-queue");
+    if (answer.refusal() != null) {
+      throw new ConflictProblem(answer.refusal());
     }
-    RunRow run = find(id);
-    try {
-      workflows.signalWithStart(run, Signal.RETRY);
-    } catch (UnavailableProblem e) {
-      throw new UnavailableProblem(
-          e.getMessage()
-              + "; "
-              + outcome.requeued()
-              + " batches are re-queued and run when the workflow next runs",
-          e.getCause());
-    }
-    return outcome.requeued();
+    return answer.requeued();
   }
 
   /** Pauses a running run (R9). */
@@ -253,25 +233,19 @@ public class RunService {
   }
 
   /**
-   * Changes a live run's requested cap (R9). The record is updated first and the workflow signalled
-   * before that update commits, so a Temporal outage changes nothing (the update rolls back) and a
-   * run that ended meanwhile is neither updated nor told (its workflow, revived by a retry, could
-   * otherwise run with a cap its record refused). The workflow records the cap too, idempotently,
-   * and a workflow that is not running reads the new cap from the record when it starts. Concurrent
-   * changes of one run are serialised, record and signal together, so the record ends with the cap
-   * the workflow received last.
+   * Changes a live run's requested cap (R9) through its workflow (the {@code changeCap} Update),
+   * which records the cap and answers once it is in the record; the answer is the run as it is
+   * then.
    */
   RunResponse changeCap(long id, int maxParallelBatches) {
     RunRow run = find(id);
     require(id, Request.CHANGE_CAP, run);
-    Integer definitionCap =
-        catalogue.find(run.backfill()).map(BackfillDefinition::maxParallelBatches).orElse(null);
-    int effective = CapPolicy.effective(definitionCap, maxParallelBatches, engine.safetyCap());
-    if (!runs.updateCap(
-        id, maxParallelBatches, effective, () -> workflows.changeCap(id, maxParallelBatches))) {
-      RunRow now = find(id);
-      throw new ConflictProblem(
-          "run " + id + " is " + now.status().wire() + "; its cap can no longer change");
+    CapAnswer answer = workflows.changeCap(run, maxParallelBatches);
+    if (answer.runGone()) {
+      throw NotFoundProblem.run(id);
+    }
+    if (answer.refusal() != null) {
+      throw new ConflictProblem(answer.refusal());
     }
     return get(id);
   }

@@ -3,55 +3,99 @@ package dev.dripline.app.run;
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.CapChange;
+import dev.dripline.run.CapAnswer;
+import dev.dripline.run.CapUpdate;
+import dev.dripline.run.RetryAnswer;
+import dev.dripline.run.RetryRequest;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunStatus;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.run.RunWorkflowInput;
+import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.api.taskqueue.v1.TaskQueue;
+import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
+import io.temporal.api.workflowservice.v1.DescribeTaskQueueResponse;
 import io.temporal.client.BatchRequest;
+import io.temporal.client.UpdateOptions;
+import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.common.SearchAttributes;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.text.NumberFormat;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The API's only contact with Temporal: starting, signalling and terminating run workflows. A
- * Temporal failure surfaces as {@link UnavailableProblem}; a workflow that is not running is
- * reported to the caller, who decides whether that matters.
+ * The API's only contact with Temporal: starting, signalling, updating and terminating run
+ * workflows. A Temporal failure surfaces as {@link UnavailableProblem}; a workflow that is not
+ * running is reported to the caller, who decides whether that matters.
+ *
+ * <p>Signals ({@code stop}, {@code pause}, {@code resume}) need Temporal only: the workflow takes
+ * them when a worker runs it. Updates ({@code retryRun}, {@code changeCap}) need a worker to
+ * answer: they are sent only when a worker polls the task queue, and carry the instant the API
+ * stops waiting, after which the workflow rejects them unapplied — a 503 leaves nothing behind.
  */
 @Singleton
 public class RunWorkflows {
   private static final Logger log = LoggerFactory.getLogger(RunWorkflows.class);
 
+  /** A worker whose last poll is older than this is taken as gone (a poll lasts up to a minute). */
+  static final Duration WORKER_SEEN_WITHIN = Duration.ofSeconds(90);
+
+  private static final Duration WORKER_CHECK_DEADLINE = Duration.ofSeconds(5);
+
+  /** Beyond the Update's deadline, for an answer given just before it to reach the API. */
+  private static final Duration ANSWER_GRACE = Duration.ofSeconds(3);
+
   private final WorkflowClient client;
   private final TemporalConfig temporal;
+
+  /** Threads that wait for Updates' answers, so that the wait can be bounded. */
+  private final ExecutorService updates =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-run-update");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public RunWorkflows(WorkflowClient client, TemporalConfig temporal) {
     this.client = client;
     this.temporal = temporal;
   }
 
+  @PreDestroy
+  void close() {
+    updates.shutdownNow();
+  }
+
   /** A signal of {@link BackfillRunWorkflow} the API sends. */
   enum Signal {
     STOP,
-    RETRY,
     PAUSE,
     RESUME;
 
     void sendTo(BackfillRunWorkflow stub) {
       switch (this) {
         case STOP -> stub.stop();
-        case RETRY -> stub.retry();
         case PAUSE -> stub.pause();
         case RESUME -> stub.resume();
       }
@@ -60,7 +104,6 @@ public class RunWorkflows {
     void addTo(BatchRequest batch, BackfillRunWorkflow stub) {
       switch (this) {
         case STOP -> batch.add(stub::stop);
-        case RETRY -> batch.add(stub::retry);
         case PAUSE -> batch.add(stub::pause);
         case RESUME -> batch.add(stub::resume);
       }
@@ -166,15 +209,137 @@ public class RunWorkflows {
   }
 
   /**
-   * Tells the run's workflow its new requested cap.
-   *
-   * @return false if no execution is running
+   * Asks the run's workflow to retry the run (the {@code retryRun} Update), starting an execution
+   * if none is running — how a retry revives a run whose workflow has closed.
    */
-  boolean changeCap(long runId, int maxParallelBatches) {
-    return send(
-        runId,
-        "setMaxParallelBatches",
-        stub -> stub.setMaxParallelBatches(new CapChange(maxParallelBatches)));
+  RetryAnswer retry(RunRow run) {
+    return update(
+        run,
+        "retry",
+        (stub, answerBy) ->
+            WorkflowClient.executeUpdateWithStart(
+                stub::retryRun,
+                new RetryRequest(answerBy),
+                UpdateOptions.<RetryAnswer>newBuilder()
+                    .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+                    .build(),
+                new WithStartWorkflowOperation<>(stub::run, RunWorkflowInput.fresh(run.id()))));
+  }
+
+  /**
+   * Asks the run's workflow to change its requested cap (the {@code changeCap} Update); the answer
+   * comes once the cap is in the run's record.
+   */
+  CapAnswer changeCap(RunRow run, int maxParallelBatches) {
+    return update(
+        run,
+        "cap change",
+        (stub, answerBy) ->
+            WorkflowClient.executeUpdateWithStart(
+                stub::changeCap,
+                new CapUpdate(maxParallelBatches, answerBy),
+                UpdateOptions.<CapAnswer>newBuilder()
+                    .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+                    .build(),
+                new WithStartWorkflowOperation<>(stub::run, RunWorkflowInput.fresh(run.id()))));
+  }
+
+  /**
+   * Sends an Update, with start, and waits for its answer until {@link
+   * TemporalConfig#updateTimeout()} has passed (and a little more, for the answer to travel); the
+   * Update carries that deadline, so a worker that sees it later rejects it unapplied.
+   */
+  private <R> R update(RunRow run, String what, BiFunction<BackfillRunWorkflow, Long, R> send) {
+    requireWorker(what, run.id());
+    BackfillRunWorkflow stub =
+        client.newWorkflowStub(
+            BackfillRunWorkflow.class,
+            options(run, run.status()).toBuilder()
+                .setWorkflowIdConflictPolicy(
+                    WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+                .build());
+    long answerBy = System.currentTimeMillis() + temporal.updateTimeout().toMillis();
+    Future<R> answer = updates.submit(() -> ClosingRetry.call(() -> send.apply(stub, answerBy)));
+    try {
+      return answer.get(
+          temporal.updateTimeout().plus(ANSWER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      answer.cancel(true);
+      throw new UnavailableProblem(
+          "the workflow of run "
+              + run.id()
+              + " did not answer the "
+              + what
+              + " within "
+              + temporal.updateTimeout().toSeconds()
+              + " s; nothing was changed",
+          e);
+    } catch (InterruptedException e) {
+      answer.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new UnavailableProblem("interrupted while waiting for run " + run.id(), e);
+    } catch (ExecutionException e) {
+      RuntimeException cause =
+          e.getCause() instanceof RuntimeException runtime
+              ? runtime
+              : new IllegalStateException(e.getCause());
+      throw new UnavailableProblem(
+          "could not ask the workflow of run "
+              + run.id()
+              + " for the "
+              + what
+              + " (Temporal: "
+              + reason(cause)
+              + ")",
+          cause);
+    }
+  }
+
+  /**
+   * Refuses (503) unless a worker has polled the task queue lately: an Update waits for a worker,
+   * and without one it would only time out. A poll lasts up to a minute, so a worker polled within
+   * {@link #WORKER_SEEN_WITHIN} is taken as live.
+   */
+  private void requireWorker(String what, long runId) {
+    DescribeTaskQueueResponse queue;
+    try {
+      queue =
+          client
+              .getWorkflowServiceStubs()
+              .blockingStub()
+              .withDeadlineAfter(WORKER_CHECK_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+              .describeTaskQueue(
+                  DescribeTaskQueueRequest.newBuilder()
+                      .setNamespace(temporal.namespace())
+                      .setTaskQueue(TaskQueue.newBuilder().setName(temporal.taskQueue()))
+                      .setTaskQueueType(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)
+                      .build());
+    } catch (RuntimeException e) {
+      throw new UnavailableProblem(
+          "could not ask Temporal for the "
+              + what
+              + " of run "
+              + runId
+              + " (Temporal: "
+              + reason(e)
+              + "); nothing was changed",
+          e);
+    }
+    long seenAfter = System.currentTimeMillis() - WORKER_SEEN_WITHIN.toMillis();
+    boolean live =
+        queue.getPollersList().stream()
+            .anyMatch(poller -> poller.getLastAccessTime().getSeconds() * 1_000 > seenAfter);
+    if (!live) {
+      throw new UnavailableProblem(
+          "no Dripline worker polls task queue "
+              + temporal.taskQueue()
+              + " to answer the "
+              + what
+              + " of run "
+              + runId
+              + "; nothing was changed",
+          null);
+    }
   }
 
   /** Signals without caring whether it arrives (the run's record already says what to do). */

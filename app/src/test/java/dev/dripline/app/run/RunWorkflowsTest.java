@@ -51,6 +51,7 @@ class RunWorkflowsTest {
         Instant.EPOCH,
         null,
         null,
+        false,
         false);
   }
 }

@@ -8,7 +8,6 @@ import dev.dripline.app.TestData;
 import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.Database;
 import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.CapChange;
 import dev.dripline.run.RunSearchAttributes;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.run.RunWorkflowInput;
@@ -23,16 +22,11 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.common.converter.DefaultDataConverter;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -181,126 +175,61 @@ class RunsWithTemporalIT {
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
   }
 
+  /**
+   * The stop of a scheduled run is a signal to its workflow, which records it: with no worker the
+   * record stays pending, and the signal waits in the workflow's history for one.
+   */
   @Test
-  void stoppingAScheduledRunStopsItAtOnce() {
+  void stoppingAScheduledRunSignalsItsWorkflowAndLeavesTheRecordToIt() {
     long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
 
     Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
 
     assertThat(reply.status()).isEqualTo(202);
-    assertThat(api.get("/api/runs/" + id).object()).containsEntry("status", "stopped");
-  }
-
-  @Test
-  void changingTheCapOfALiveRunRecordsTheEffectiveCap() {
-    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
-
-    Api.Reply reply = api.patch("/api/runs/" + id, "{\"maxParallelBatches\":1}");
-
-    assertThat(reply.status()).isEqualTo(200);
-    assertThat(reply.object())
-        .containsEntry("maxParallelBatches", 1)
-        .containsEntry("requestedMaxParallelBatches", 1);
-  }
-
-  @Test
-  void concurrentCapChangesLeaveTheRecordWithTheCapTheWorkflowReceivedLast() throws Exception {
-    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
-    int clients = 6;
-    ExecutorService pool = Executors.newFixedThreadPool(clients);
-    try {
-      for (int round = 0; round < 8; round++) {
-        CyclicBarrier together = new CyclicBarrier(clients);
-        List<Future<Integer>> answers = new ArrayList<>();
-        for (int client = 0; client < clients; client++) {
-          int cap = 1 + round * clients + client;
-          answers.add(
-              pool.submit(
-                  () -> {
-                    together.await();
-                    return api.patch("/api/runs/" + id, "{\"maxParallelBatches\":" + cap + "}")
-                        .status();
-                  }));
-        }
-        for (Future<Integer> answer : answers) {
-          assertThat(answer.get()).isEqualTo(200);
-        }
-
-        // The workflow (nobody polls its queue) has the signals in the order the server took them.
-        assertThat(api.get("/api/runs/" + id).object())
-            .as("round %d", round)
-            .containsEntry("requestedMaxParallelBatches", lastSignalledCap(id));
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-  }
-
-  /** The cap of the last {@code setMaxParallelBatches} signal in the run's workflow history. */
-  private int lastSignalledCap(long id) {
-    int last = -1;
-    for (HistoryEvent event :
-        workflows.fetchHistory(RunWorkflowIds.forRun(id)).getHistory().getEventsList()) {
-      if (event.hasWorkflowExecutionSignaledEventAttributes()
-          && event
-              .getWorkflowExecutionSignaledEventAttributes()
-              .getSignalName()
-              .equals("setMaxParallelBatches")) {
-        last =
-            DefaultDataConverter.STANDARD_INSTANCE
-                .fromPayloads(
-                    0,
-                    Optional.of(event.getWorkflowExecutionSignaledEventAttributes().getInput()),
-                    CapChange.class,
-                    CapChange.class)
-                .maxParallelBatches();
-      }
-    }
-    return last;
+    assertThat(signals(id)).containsExactly("stop");
+    assertThat(api.get("/api/runs/" + id).object()).containsEntry("status", "pending");
   }
 
   /**
-   * Item 5 of the review: the stop of a live run is recorded before its workflow is told, so a
-   * retry from then on is refused (409) until the run has stopped, instead of answering 202 for
-   * batches that the stop's finish then stops again.
+   * A cap change and a retry are Updates, which need a worker to answer: with none polling the
+   * queue they are a 503 at once, and nothing reaches the workflow or the record.
    */
   @Test
-  void aRetryWhileAStopIsUnderWayIs409() {
-    long id = data.run(backfill, "running", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
-    started.add(id);
-    data.sql("update runs set plan_done = true where id = ?", id);
-    data.batch(id, 1, 1, 1, "running");
-    data.batch(id, 2, 2, 2, "failed");
+  void aCapChangeOrRetryWithNoWorkerIs503AndChangesNothing() {
+    long id = id(create("{\"items\":5}", ",\"startAt\":\"2999-01-01T00:00:00Z\""));
+    long failed = data.run(backfill, "failed", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
+    data.sql("update runs set plan_done = true where id = ?", failed);
+    data.batch(failed, 1, 1, 1, "failed");
 
-    Api.Reply stop = api.post("/api/runs/" + id + "/stop", "");
-    Api.Reply retry = api.post("/api/runs/" + id + "/retry", "");
+    Api.Reply cap = api.patch("/api/runs/" + id, "{\"maxParallelBatches\":1}");
+    Api.Reply retry = api.post("/api/runs/" + failed + "/retry", "");
 
-    assertThat(stop.status()).isEqualTo(202);
-    assertThat(data.text("select stop_requested_at::text from runs where id = ?", id)).isNotNull();
-    assertThat(retry.status()).isEqualTo(409);
-    assertThat((String) retry.object().get("detail"))
-        .isEqualTo("run " + id + " is stopping; retry it once it has stopped");
-    assertThat(data.text("select status from batches where run_id = ? and number = 2", id))
+    assertThat(cap.status()).isEqualTo(503);
+    assertThat((String) cap.object().get("detail"))
+        .contains("no Dripline worker polls task queue dripline-app-it-no-worker")
+        .contains("nothing was changed");
+    assertThat(retry.status()).isEqualTo(503);
+    assertThat(data.text("select requested_max_parallel_batches::text from runs where id = ?", id))
+        .isNull();
+    assertThat(data.text("select status from batches where run_id = ?", failed))
         .isEqualTo("failed");
+    assertThat(data.text("select status from runs where id = ?", failed)).isEqualTo("failed");
+    for (HistoryEvent event :
+        workflows.fetchHistory(RunWorkflowIds.forRun(id)).getHistory().getEventsList()) {
+      assertThat(event.hasWorkflowExecutionUpdateAcceptedEventAttributes()).isFalse();
+    }
   }
 
-  @Test
-  void retryingAStoppedRunRequeuesAndRevivesItsWorkflow() {
-    long id = data.run(backfill, "stopped", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
-    started.add(id);
-    // The stop that ended it is still recorded; once the run has stopped, a retry is allowed.
-    data.sql("update runs set plan_done = true, stop_requested_at = now() where id = ?", id);
-    data.batch(id, 1, 1, 1, "completed");
-    data.batch(id, 2, 2, 2, "stopped");
-
-    Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
-
-    assertThat(reply.status()).isEqualTo(202);
-    assertThat(reply.object()).containsEntry("requeued", 1);
-    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("running");
-    assertThat(data.text("select stop_requested_at::text from runs where id = ?", id)).isNull();
-    assertThat(describe(id).getStatus())
-        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  /** The names of the signals in the run's workflow history. */
+  private List<String> signals(long id) {
+    List<String> names = new ArrayList<>();
+    for (HistoryEvent event :
+        workflows.fetchHistory(RunWorkflowIds.forRun(id)).getHistory().getEventsList()) {
+      if (event.hasWorkflowExecutionSignaledEventAttributes()) {
+        names.add(event.getWorkflowExecutionSignaledEventAttributes().getSignalName());
+      }
+    }
+    return names;
   }
 
   @Test

@@ -12,7 +12,6 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,6 @@ class RunsWithoutTemporalIT {
 
   @Inject JsonMapper json;
   @Inject Database database;
-  @Inject RunRepository runs;
 
   private Api api;
   private TestData data;
@@ -93,15 +91,15 @@ class RunsWithoutTemporalIT {
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
   }
 
+  /** A pending run's stop is a signal to its workflow too: no Temporal, 503, nothing changed. */
   @Test
-  void stoppingAPendingRunNeedsNoTemporal() {
+  void stoppingAPendingRunWhenTemporalIsDownIs503AndChangesNothing() {
     long id = data.run(backfill, "pending", "{\"items\":1}");
 
     Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
 
-    assertThat(reply.status()).isEqualTo(202);
-    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("stopped");
-    assertThat(data.text("select finished_at::text from runs where id = ?", id)).isNotNull();
+    assertThat(reply.status()).isEqualTo(503);
+    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("pending");
   }
 
   @ParameterizedTest(name = "stop a {0} run")
@@ -139,8 +137,9 @@ class RunsWithoutTemporalIT {
     assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("failed");
   }
 
+  /** A retry is the run workflow's to apply: no Temporal, 503, nothing re-queued. */
   @Test
-  void retryRequeuesFailedBatchesBeforeSignalling() {
+  void retryingWhenTemporalIsDownIs503AndRequeuesNothing() {
     long id = data.run(backfill, "failed", "{\"items\":2}");
     data.sql("update runs set plan_done = true where id = ?", id);
     data.batch(id, 1, 1, 1, "completed");
@@ -148,12 +147,38 @@ class RunsWithoutTemporalIT {
 
     Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
 
-    // The re-queue is committed first (the workflow reads it when revived); only the signal
-    // needs Temporal, and its failure is reported.
     assertThat(reply.status()).isEqualTo(503);
-    assertThat((String) reply.object().get("detail")).contains("1 batches are re-queued");
+    assertThat((String) reply.object().get("detail")).contains("nothing was changed");
     assertThat(data.text("select status from batches where run_id = ? and number = 2", id))
-        .isEqualTo("pending");
+        .isEqualTo("failed");
+    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("failed");
+  }
+
+  /**
+   * A stopped run's record keeps its stop until a retry re-queues; the stop is over, so the retry
+   * is not refused as "stopping" — it goes to the workflow (here: no Temporal, 503).
+   */
+  @Test
+  void aStoppedRunWhoseStopIsStillRecordedIsNotRefusedAsStopping() {
+    long id = data.run(backfill, "stopped", "{\"items\":2}");
+    data.sql("update runs set plan_done = true, stop_requested_at = now() where id = ?", id);
+    data.batch(id, 1, 1, 1, "completed");
+    data.batch(id, 2, 2, 2, "stopped");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
+
+    assertThat(reply.status()).as("retry: %s", reply.object()).isEqualTo(503);
+  }
+
+  @Test
+  void retryingAPendingRunIs409() {
+    long id = data.run(backfill, "pending", "{\"items\":2}");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/retry", "");
+
+    assertThat(reply.status()).isEqualTo(409);
+    assertThat((String) reply.object().get("detail"))
+        .isEqualTo("run " + id + " is pending and has nothing to re-queue");
   }
 
   /**
@@ -219,33 +244,6 @@ class RunsWithoutTemporalIT {
     assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(3);
     assertThat(data.text("select requested_max_parallel_batches::text from runs where id = ?", id))
         .isNull();
-  }
-
-  @ParameterizedTest(name = "a cap change that finds the run {0} tells no workflow")
-  @ValueSource(strings = {"completed", "failed", "stopped"})
-  void aCapChangeThatFindsTheRunEndedTellsItsWorkflowNothing(String status) {
-    // The service saw the run active; it ended before the cap was recorded. A workflow told the
-    // cap anyway could be revived by a retry with a cap its record never had.
-    long id = data.run(backfill, status, "{\"items\":1}");
-    AtomicInteger told = new AtomicInteger();
-
-    boolean recorded = runs.updateCap(id, 5, 5, told::incrementAndGet);
-
-    assertThat(recorded).isFalse();
-    assertThat(told).hasValue(0);
-    assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(3);
-  }
-
-  @Test
-  void aCapChangeOfALiveRunIsRecordedAndTold() {
-    long id = data.run(backfill, "running", "{\"items\":1}");
-    AtomicInteger told = new AtomicInteger();
-
-    boolean recorded = runs.updateCap(id, 5, 5, told::incrementAndGet);
-
-    assertThat(recorded).isTrue();
-    assertThat(told).hasValue(1);
-    assertThat(data.count("select max_parallel_batches from runs where id = ?", id)).isEqualTo(5);
   }
 
   @ParameterizedTest(name = "delete a {0} run")
