@@ -9,9 +9,9 @@ import dev.dripline.db.DataTransactions;
 import dev.dripline.db.ShardedCounters;
 import dev.dripline.metrics.SnapshotSeries;
 import dev.dripline.registry.BackfillRegistry;
-import dev.dripline.run.BatchRequeue;
 import dev.dripline.run.CapPolicy;
 import dev.dripline.run.ErrorText;
+import dev.dripline.run.RetryAnswer;
 import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
@@ -75,9 +75,10 @@ import org.slf4j.LoggerFactory;
  * became of it, instead of saving a second one; any other active run of the target (left by an
  * earlier attempt or by a deleted target of the same name) is stopped, never adopted.
  *
- * <p><b>A failed run is retried, not replaced</b> (T5): the next attempt after a run failure
- * re-queues that run's failed batches (R8, {@link BatchRequeue}) and makes it current again,
- * without resetting the streak; only a batch of the retried run completing does (T4).
+ * <p><b>A failed run is retried, not replaced</b> (T5): the next attempt after a run failure asks
+ * that run's workflow to re-queue its failed batches (R8, the {@code retryRun} Update, as the API's
+ * retry does) and makes it current again, without resetting the streak; only a batch of the retried
+ * run completing does (T4).
  *
  * <p><b>A target's name is its fault tag</b> (spec §7): when the target's definition declares a
  * {@value #FAULT_TAG_OPTION} option and the target's options do not set it, the target's name is
@@ -299,9 +300,18 @@ public class TargetActivitiesImpl implements TargetActivities {
    * @param stillActive a run of the target that is still stopping, which a new run must wait for
    */
   private record Decision(
-      PlannedRun run, List<TargetRunStops.RunToStop> stopping, Long stillActive) {
+      PlannedRun run, List<TargetRunStops.RunToStop> stopping, Long stillActive, boolean retry) {
     static Decision of(PlannedRun run) {
-      return new Decision(run, List.of(), null);
+      return new Decision(run, List.of(), null, false);
+    }
+
+    static Decision stopFirst(List<TargetRunStops.RunToStop> others) {
+      return new Decision(null, others, others.get(0).runId(), false);
+    }
+
+    /** {@code run} ended failed or stopped: its workflow is to retry it. */
+    static Decision toRetry(PlannedRun run) {
+      return new Decision(run, List.of(), null, true);
     }
   }
 
@@ -447,23 +457,8 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     requireBackfilling(snapshot);
     if (snapshot.retryRunId() != null) {
-      PlannedRun retried = act(name, transactions.inTransaction(c -> retryRun(c, name)));
+      PlannedRun retried = retryFailedRun(name);
       if (retried != null) {
-        // The failed run's workflow stays open for a retry signal: it goes on at once.
-        try {
-          TargetRunStops.deliverRetry(
-              client,
-              temporal.taskQueue(),
-              name,
-              new TargetRunStops.RunToStop(retried.runId(), retried.backfill()));
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "Target {}: retry of run {} not signalled (its workflow finds it re-opened at its"
-                  + " next look): {}",
-              name,
-              retried.runId(),
-              e.toString());
-        }
         return retried;
       }
       // The failed run can no longer be retried (deleted, or nothing in it to do again): a new
@@ -495,15 +490,15 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   /**
-   * Delivers the stops a decision recorded; a run of the target still stopping defers planning
-   * (streak-neutral, T8).
+   * Sends the stops a decision found to the runs' workflows; a run of the target still active
+   * defers planning (streak-neutral, T8).
    */
   private PlannedRun act(String name, Decision decision) {
     for (TargetRunStops.RunToStop run : decision.stopping()) {
       try {
         TargetRunStops.deliver(client, temporal.taskQueue(), name, run);
       } catch (RuntimeException e) {
-        // Recorded in the run: the next planning call delivers it again.
+        // The run is still the target's: the next planning call sends it again.
         LOG.warn("Target {}: stop of run {} not delivered: {}", name, run.runId(), e.toString());
       }
     }
@@ -568,9 +563,64 @@ public class TargetActivitiesImpl implements TargetActivities {
 
   /**
    * After a run failure (T5): retries that run — its failed batches, and a stopped run's stopped
-   * ones, go back to pending (R8) — and makes it current again, the streak untouched. A run of the
-   * target that is active again already (an operator retried it) or has completed meanwhile is
-   * adopted as it is. {@code run=null}: nothing left to retry, plan a new run.
+   * ones, go back to pending (R8) — and makes it current again, the streak untouched. The retry is
+   * the run's workflow's to make (the {@code retryRun} Update, as the API's): the target decides in
+   * one transaction, asks the workflow, and records the retry in a second transaction once the
+   * workflow has re-queued. An attempt that died in between finds the run active at its next call
+   * and adopts it.
+   *
+   * @return the run retried or adopted, or {@code null}: nothing left to retry, plan a new run
+   */
+  private PlannedRun retryFailedRun(String name) {
+    Decision decision = transactions.inTransaction(c -> retryRun(c, name));
+    PlannedRun run = act(name, decision);
+    if (run == null || !decision.retry()) {
+      return run;
+    }
+    RetryAnswer answer = retryRun(name, new TargetRunStops.RunToStop(run.runId(), run.backfill()));
+    if (answer.runGone() || answer.refusal() != null) {
+      LOG.info(
+          "Target {}: run {} is not retried ({}); a new run is planned",
+          name,
+          run.runId(),
+          answer.runGone() ? "it no longer exists" : answer.refusal());
+      return null;
+    }
+    return transactions.inTransaction(c -> recordRetried(name, run));
+  }
+
+  /**
+   * Asks the workflow of run {@code run} to retry it, as the API's retry does, and returns its
+   * answer (a seam for tests without a run worker).
+   */
+  RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
+    return TargetRunStops.retry(client, temporal.taskQueue(), target, run);
+  }
+
+  /** Records that the target's run is current again after its workflow re-queued it. */
+  private PlannedRun recordRetried(String name, PlannedRun run) {
+    TargetWithQueue row = records.lock(name).orElse(null);
+    if (row == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
+    }
+    TargetSnapshot t = row.snapshot(settings());
+    requireBackfilling(t);
+    if (!Long.valueOf(run.runId()).equals(t.retryRunId())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "target " + name + " changed while its run " + run.runId() + " was retried",
+          TargetFailure.TARGET_SUPERSEDED.name());
+    }
+    records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, run.runId(), row.dbNow()));
+    // Forward progress is measured from here: only a batch this retry completes counts (T4).
+    records.observeFrom(name, run.runId());
+    return run;
+  }
+
+  /**
+   * The first transaction of {@link #retryFailedRun}: the run to retry ({@link Decision#toRetry}),
+   * or one of the target that is active again already (an operator retried it) or has completed
+   * meanwhile, adopted as it is and recorded current here.
    */
   private Decision retryRun(Connection connection, String name) throws SQLException {
     TargetWithQueue row = records.lock(name).orElse(null);
@@ -586,15 +636,14 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     // One active run per target: any other active run is not this target's to keep.
     List<TargetRunStops.RunToStop> others =
-        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), retry);
+        TargetRunStops.activeRuns(connection, name, t.currentRunId(), retry);
     if (!others.isEmpty()) {
-      return new Decision(null, others, others.get(0).runId());
+      return Decision.stopFirst(others);
     }
     String status;
     PlannedRun run;
     try (PreparedStatement select =
-        connection.prepareStatement(
-            "select " + RUN_COLUMNS + ", status from runs where id = ? for update")) {
+        connection.prepareStatement("select " + RUN_COLUMNS + ", status from runs where id = ?")) {
       select.setLong(1, retry);
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
@@ -605,9 +654,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       }
     }
     if ("failed".equals(status) || "stopped".equals(status)) {
-      if (!BatchRequeue.requeue(connection, retry).didSomething()) {
-        return Decision.of(null);
-      }
+      return Decision.toRetry(run);
     }
     records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.dbNow()));
     // Forward progress is measured from here: only a batch this retry completes counts (T4).
@@ -634,9 +681,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     // or by a deleted target of the same name. None is adopted: a pending one is stopped here, a
     // running one must finish stopping before a new run may exist (one active run per target).
     List<TargetRunStops.RunToStop> others =
-        TargetRunStops.stopActiveRuns(connection, name, t.currentRunId(), null);
+        TargetRunStops.activeRuns(connection, name, t.currentRunId(), null);
     if (!others.isEmpty()) {
-      return new Decision(null, others, others.get(0).runId());
+      return Decision.stopFirst(others);
     }
     long attempt;
     if (row.attemptId() != null) {
@@ -1077,10 +1124,9 @@ public class TargetActivitiesImpl implements TargetActivities {
   /**
    * {@inheritDoc}
    *
-   * <p>Uses {@link TargetReplan} (the API's implementation), which stops the target's runs in their
-   * records in the same transaction (a pending one ends stopped), then delivers the stop of a
-   * running or paused one to its workflow (signal-with-start: a run whose execution is gone gets a
-   * new one that ends it). The targets next in line are woken if the slot was released.
+   * <p>Uses {@link TargetReplan} (the API's implementation), then sends the stop to the target's
+   * active runs (signal-with-start: a run whose execution is gone gets a new one that ends it). The
+   * targets next in line are woken if the slot was released.
    */
   @Override
   public ReplanResult replan(TargetRef target) {
@@ -1089,7 +1135,7 @@ public class TargetActivitiesImpl implements TargetActivities {
       try {
         TargetRunStops.deliver(client, temporal.taskQueue(), target.name(), run);
       } catch (RuntimeException e) {
-        // Recorded in the run; the target's next planning call delivers it again.
+        // The run is still the target's: its next planning call sends the stop again.
         LOG.warn(
             "Target {}: stop of run {} not delivered: {}",
             target.name(),

@@ -10,11 +10,17 @@ import dev.dripline.config.TemporalConfig;
 import dev.dripline.db.DataTransactions;
 import dev.dripline.db.Database;
 import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.run.BatchRequeue;
+import dev.dripline.run.RetryAnswer;
+import dev.dripline.run.RunWorkflowIds;
 import dev.dripline.testing.KeysBackfill;
 import dev.dripline.testing.LiveBackfill;
 import dev.dripline.testing.TargetFixtures;
 import io.micronaut.serde.ObjectMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -84,7 +90,20 @@ class TargetActivitiesIT {
         engine,
         caps,
         client,
-        temporalConfig);
+        temporalConfig) {
+      /**
+       * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
+       * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
+       */
+      @Override
+      RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
+        BatchRequeue.Outcome outcome =
+            transactions.inTransaction(c -> BatchRequeue.requeue(c, run.runId()));
+        return outcome.didSomething()
+            ? new RetryAnswer(outcome.requeued(), null, false)
+            : new RetryAnswer(0, "nothing to re-queue", false);
+      }
+    };
   }
 
   private Map<String, Object> streakColumns(String name) {
@@ -388,13 +407,26 @@ class TargetActivitiesIT {
     long old = fixtures.run(name, KeysBackfill.NAME, "pending");
     fixtures.update("update runs set created_at = now() - interval '1 hour' where id = ?", old);
 
+    // The old run is sent the stop, and the target waits (streak-neutral) until it has ended.
+    assertThatThrownBy(() -> activities.plan(new TargetRef(name)))
+        .satisfies(
+            thrown -> assertThat(failure(thrown).getType()).isEqualTo("PREVIOUS_RUN_ACTIVE"));
+    assertThat(signals(client, old)).containsExactly("stop");
+    // What the old run's workflow does with the stop.
+    fixtures.update("update runs set status = 'stopped' where id = ?", old);
+
     PlannedRun planned = activities.plan(new TargetRef(name));
 
     assertThat(planned.runId()).isNotEqualTo(old);
     assertThat(fixtures.targetRow(name)).containsEntry("current_run_id", planned.runId());
-    // Nothing is left for the reconciler to revive: the old run ended stopped.
-    assertThat(fixtures.row("select status from runs where id = ?", old))
-        .containsEntry("status", "stopped");
+  }
+
+  /** The signals in the history of run {@code runId}'s workflow. */
+  private static List<String> signals(WorkflowClient client, long runId) {
+    return client.fetchHistory(RunWorkflowIds.forRun(runId)).getEvents().stream()
+        .filter(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes)
+        .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
+        .toList();
   }
 
   @Test
@@ -903,8 +935,11 @@ class TargetActivitiesIT {
   }
 
   @Test
-  void replanActivityStopsAPendingRunThatHasNoWorkflow() {
+  void replanActivitySendsTheStopToAPendingRunThatHasNoWorkflow() {
     TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
+    for (String attribute : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
+      temporal.registerSearchAttribute(attribute, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
     try {
       TargetActivitiesImpl withTemporal =
           new TargetActivitiesImpl(
@@ -924,8 +959,16 @@ class TargetActivitiesIT {
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));
 
       assertThat(result.cancelledRunId()).isEqualTo(Long.parseLong(target[1]));
+      // Sent with a new execution (signal-with-start), whose workflow records the stop.
+      assertThat(
+              temporal
+                  .getWorkflowClient()
+                  .newUntypedWorkflowStub(RunWorkflowIds.forRun(Long.parseLong(target[1])))
+                  .describe()
+                  .getStatus())
+          .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
       assertThat(fixtures.row("select status from runs where id = ?", Long.parseLong(target[1])))
-          .containsEntry("status", "stopped");
+          .containsEntry("status", "pending");
       assertThat(fixtures.targetRow(target[0]))
           .containsEntry("state", "pending_backfill")
           .containsEntry("consecutive_failures", 0);

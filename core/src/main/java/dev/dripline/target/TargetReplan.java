@@ -14,14 +14,13 @@ import java.util.Optional;
  * activity: resets the streak, its anchors, the error and the run to retry, forgets the current run
  * and returns the target to pending_backfill, due at once.
  *
- * <p>In the same transaction it stops the target's active runs in their records ({@link
- * TargetRunStops}): a pending one ends stopped, a running or paused one has its stop recorded. The
- * caller delivers those stops to the runs' workflows after the transaction commits, so that a run
- * never outlives the decision to cancel it while the decision could still roll back — and once it
- * has committed, nothing (the reconciler, a later target of the same name) revives a run it left.
+ * <p>In the same transaction it finds the target's active runs ({@link TargetRunStops}); the caller
+ * sends them the stop after the transaction commits (a run's workflow records its own stop), so
+ * that no run is stopped by a decision that could still roll back. A run whose stop could not be
+ * sent is still the target's: its next planning attempt sends it again and waits for it to end.
  *
- * <p>The target's row goes through {@link TargetStore}; the statements on {@code runs} (not yet in
- * a repository of their own) run on the same transaction's connection.
+ * <p>The target's row goes through {@link TargetStore}; the read of {@code runs} (not yet in a
+ * repository of its own) runs on the same transaction's connection.
  */
 @Singleton
 public class TargetReplan {
@@ -37,7 +36,7 @@ public class TargetReplan {
    * A replan done.
    *
    * @param result what the API and the workflow report
-   * @param stopping the running or paused runs whose recorded stop is to be delivered
+   * @param stopping the active runs to send the stop to
    */
   public record Replanned(ReplanResult result, List<TargetRunStops.RunToStop> stopping) {}
 
@@ -66,8 +65,8 @@ public class TargetReplan {
   }
 
   /**
-   * Replans target {@code name} and stops its active runs in their records, in one transaction (the
-   * caller's, if it has one); the caller delivers {@link Replanned#stopping()} after the commit.
+   * Replans target {@code name} in one transaction (the caller's, if it has one), finding its
+   * active runs; the caller sends them the stop ({@link Replanned#stopping()}) after the commit.
    */
   public Replanned replan(String name) {
     return transactions.inTransaction(
@@ -80,7 +79,7 @@ public class TargetReplan {
           Long activeRun = activeRun(connection, before.currentRunId());
           targets.write(before.state(), TargetTransitions.replanned(before));
           List<TargetRunStops.RunToStop> stopping =
-              TargetRunStops.stopActiveRuns(connection, name, before.currentRunId(), null);
+              TargetRunStops.activeRuns(connection, name, before.currentRunId(), null);
           return new Replanned(
               new ReplanResult(true, before.state(), before.consecutiveFailures(), activeRun),
               stopping);

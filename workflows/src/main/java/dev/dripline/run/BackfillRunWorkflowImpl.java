@@ -104,8 +104,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   static final String RETRY_OF_ENDED_RUN = "retry-of-ended-run";
 
   /**
-   * How often an ended run's workflow looks at the run's record while it waits for a retry: a retry
-   * the API recorded while Temporal could not be told (503) re-opens the run without a signal.
+   * How often an ended run's workflow looks at the run's record while it waits for a retry: a
+   * deleted run ends it, and a run re-opened in its record (by a build from before the workflow was
+   * its run's only writer) goes on.
    */
   static final Duration ENDED_RUN_LOOK = Duration.ofMinutes(10);
 

@@ -111,11 +111,18 @@ public class TargetRecords {
     return replans.replan(name);
   }
 
+  /** The target's active runs, to send the stop to ({@link TargetRunStops}). */
+  List<TargetRunStops.RunToStop> activeRuns(String name) {
+    return transactions.inTransaction(
+        connection -> {
+          Long currentRunId = targets.find(name).map(TargetWithQueue::currentRunId).orElse(null);
+          return TargetRunStops.activeRuns(connection, name, currentRunId, null);
+        });
+  }
+
   /**
-   * Deletes a target and (by cascade) its live batches, and stops its runs in their records in the
-   * same transaction ({@link TargetRunStops}, on that transaction's connection): a pending run ends
-   * stopped, a running or paused one has its stop recorded. So nothing revives them and no later
-   * target of the same name adopts them.
+   * Deletes a target and (by cascade) its live batches, finding in the same transaction its active
+   * runs ({@link TargetRunStops}) — those begun since the caller sent its stops, to stop as well.
    *
    * @return empty if there was no such target
    */
@@ -130,8 +137,7 @@ public class TargetRecords {
           targets.deleteByName(name);
           return Optional.of(
               new DeletedTarget(
-                  currentRunId,
-                  TargetRunStops.stopActiveRuns(connection, name, currentRunId, null)));
+                  currentRunId, TargetRunStops.activeRuns(connection, name, currentRunId, null)));
         });
   }
 

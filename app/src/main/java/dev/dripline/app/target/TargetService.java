@@ -120,10 +120,11 @@ public class TargetService {
   }
 
   /**
-   * Operator replan (T7): resets the streak and returns the target to {@code pending_backfill}, and
-   * stops its runs in their records, in one transaction; then delivers the stop of a running run to
-   * its workflow and wakes the target's workflow. If a stop cannot be delivered the replan stands
-   * (the stop stays recorded) and the 503 says which run to stop.
+   * Operator replan (T7): resets the streak and returns the target to {@code pending_backfill} in
+   * one transaction; then sends the stop to its active runs (their workflows record it) and wakes
+   * the target's workflow. If a stop cannot be sent the replan stands — the run is still the
+   * target's, and its next planning attempt sends the stop again — and the 503 says which run to
+   * stop.
    */
   ReplanResponse replan(String name) {
     TargetReplan.Replanned replanned = targets.replan(name);
@@ -157,20 +158,29 @@ public class TargetService {
   }
 
   /**
-   * Deletes a target with its live batches, ends its workflow and stops its runs. The record goes
-   * first, with the runs' stops (a pending run ends stopped there and then), so a workflow or run
-   * still going finds no target and nothing can bring a run back.
+   * Deletes a target with its live batches, ends its workflow and stops its runs. The controlling
+   * workflow is terminated first, so it does not react to its runs being stopped; then the runs are
+   * sent the stop (their workflows record it) — if Temporal cannot take a stop, nothing is deleted
+   * (503; the reconciler restarts the target's workflow); then the record goes, and a run begun in
+   * between is sent the stop too.
    */
   void delete(String name) {
-    DeletedTarget deleted = targets.delete(name).orElseThrow(() -> NotFoundProblem.target(name));
-    // The controlling workflow first, so it does not react to its run being stopped.
+    find(name);
     workflows.terminateQuietly(name);
+    List<TargetRunStops.RunToStop> stopped = targets.activeRuns(name);
+    for (TargetRunStops.RunToStop run : stopped) {
+      workflows.stopRun(name, run);
+    }
+    DeletedTarget deleted = targets.delete(name).orElseThrow(() -> NotFoundProblem.target(name));
     for (TargetRunStops.RunToStop run : deleted.stopping()) {
+      if (stopped.contains(run)) {
+        continue;
+      }
       try {
         workflows.stopRun(name, run);
       } catch (UnavailableProblem e) {
         log.warn(
-            "target {} deleted, but the stop of its run {} is only recorded: {}",
+            "target {} deleted, but the stop of its run {} begun meanwhile was not sent: {}",
             name,
             run.runId(),
             e.getMessage());

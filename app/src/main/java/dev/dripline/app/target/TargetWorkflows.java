@@ -87,8 +87,8 @@ public class TargetWorkflows {
   }
 
   /**
-   * Delivers the recorded stop of a target's running or paused run to its workflow, starting a new
-   * execution of it if none is running (one whose execution was lost is ended that way too).
+   * Sends the stop to a target's active run, starting a new execution of its workflow if none is
+   * running (one whose execution was lost is ended that way too); the run's workflow records it.
    */
   void stopRun(String target, TargetRunStops.RunToStop run) {
     try {

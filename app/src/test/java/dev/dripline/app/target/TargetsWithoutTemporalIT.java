@@ -333,6 +333,21 @@ class TargetsWithoutTemporalIT {
     assertThat(api.get("/api/targets/" + name).status()).isEqualTo(404);
   }
 
+  /** The run's stop must reach its workflow first: without Temporal, nothing is deleted. */
+  @Test
+  void deletingATargetWithAnActiveRunWhenTemporalIsDownIs503AndDeletesNothing() {
+    String name = newName();
+    data.target(name, backfill, "backfilling", 0);
+    long run = data.run(backfill, "running", "{\"items\":5}");
+    data.sql("update targets set current_run_id = ? where name = ?", run, name);
+
+    Api.Reply reply = api.delete("/api/targets/" + name);
+
+    assertThat(reply.status()).isEqualTo(503);
+    assertThat(data.count("select count(*) from targets where name = ?", name)).isEqualTo(1);
+    assertThat(data.text("select status from runs where id = ?", run)).isEqualTo("running");
+  }
+
   private String newName() {
     String name = TestData.uniqueTarget();
     targets.add(name);
