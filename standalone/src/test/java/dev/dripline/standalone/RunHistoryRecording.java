@@ -119,6 +119,65 @@ class RunHistoryRecording implements TestPropertyProvider {
     }
   }
 
+  /**
+   * Runs since the workflow became its run's only writer: Updates from the API, and a stop that
+   * reaches a new execution before it has loaded its run. Writes only histories not yet recorded.
+   */
+  @Test
+  void recordUpdatesAndAnEarlySignal() throws Exception {
+    Files.createDirectories(OUT);
+    // A cap change (the changeCap Update) while batches run.
+    long capped = create(sleepRun("cap", 30, 200, 1));
+    awaitCompletedBatches(capped, 1);
+    assertThat(api.patch("/api/runs/" + capped, Map.of("maxParallelBatches", 3)).status())
+        .isEqualTo(200);
+    awaitStatus(capped, "completed");
+    write(
+        "real-run-cap-changed-by-update.json",
+        executions(capped).stream()
+            .filter(
+                history ->
+                    history.getEvents().stream()
+                        .anyMatch(e -> e.hasWorkflowExecutionUpdateAcceptedEventAttributes()))
+            .findFirst()
+            .orElseThrow());
+
+    // A failed run retried through the API: the retryRun Update reaches its open workflow.
+    TestDb.execute(
+        "insert into example_faults (tag, phase, key) values (?, 'batch', 7)", TAG + "-update");
+    long retried = create(sleepRun("update", 20, 50, 2));
+    awaitStatus(retried, "failed");
+    TestDb.execute("delete from example_faults where tag = ?", TAG + "-update");
+    assertThat(api.post("/api/runs/" + retried + "/retry", Map.of()).status()).isEqualTo(202);
+    awaitStatus(retried, "completed");
+    save(retried, "real-run-retried-by-update.json");
+
+    // A stopped run retried after its workflow closed: the Update starts a new execution.
+    long closed = create(sleepRun("closed", 40, 400, 2));
+    awaitCompletedBatches(closed, 1);
+    assertThat(api.post("/api/runs/" + closed + "/stop", Map.of()).status()).isEqualTo(202);
+    awaitStatus(closed, "stopped");
+    awaitClosed(closed);
+    assertThat(api.post("/api/runs/" + closed + "/retry", Map.of()).status()).isEqualTo(202);
+    awaitStatus(closed, "completed");
+    save(closed, "real-run-revived-by-update-with-start.json");
+
+    // A scheduled run whose execution was lost (terminated by hand): the API's stop starts a new
+    // execution with the signal in its first task, before the workflow has loaded the run.
+    Map<String, Object> scheduled = sleepRun("early", 10, 50, 2);
+    scheduled.put("startAt", Instant.now().plus(Duration.ofHours(1)).toString());
+    long early = create(scheduled);
+    awaitClosedOrRunning(early);
+    temporal.newUntypedWorkflowStub(RunWorkflowIds.forRun(early)).terminate("lost by hand");
+    assertThat(api.post("/api/runs/" + early + "/stop", Map.of()).status()).isEqualTo(202);
+    awaitStatus(early, "stopped");
+    save(early, "real-run-early-stop-in-a-new-execution.json");
+  }
+
+  private void awaitClosedOrRunning(long id) {
+    await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> statusOf(id) != null);
+  }
+
   private Map<String, Object> sleepRun(String name, int items, int sleepMs, int cap) {
     Map<String, Object> options = new LinkedHashMap<>();
     options.put("items", items);
@@ -204,7 +263,11 @@ class RunHistoryRecording implements TestPropertyProvider {
     }
   }
 
+  /** Writes a history once: one already checked in is never recorded again. */
   private static void write(String file, WorkflowExecutionHistory history) throws IOException {
+    if (Files.exists(OUT.resolve(file))) {
+      return;
+    }
     Files.writeString(OUT.resolve(file), history.toJson(true), StandardCharsets.UTF_8);
   }
 }

@@ -11,9 +11,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Replays histories of real runs — through the API, on PostgreSQL and the dev server, recorded once
- * by {@code RunHistoryRecording} (standalone) and checked in — against today's workflow code. A
- * change to the commands a workflow emits that is not behind {@code Workflow.getVersion} fails here
- * before it meets a live execution. No test run records them again.
+ * by {@code RunHistoryRecording} (standalone) and checked in — against today's workflow code: stop,
+ * a scheduled start, a planning failure, a retry (signal, then Update), a run revived by a new
+ * execution, continue-as-new, a cap change (Update) and a stop that reaches a new execution before
+ * it has loaded its run. A change to the commands a workflow emits that is not behind {@code
+ * Workflow.getVersion} fails here before it meets a live execution. No test run records them again.
  */
 class RecordedRunHistoriesReplayTest {
 
@@ -27,18 +29,28 @@ class RecordedRunHistoriesReplayTest {
     "real-run-continued-as-new-1.json, ",
     "real-run-continued-as-new-2.json, ",
     "real-run-continued-as-new-3.json, ",
+    "real-run-cap-changed-by-update.json, changeCap",
+    "real-run-retried-by-update.json, retryRun",
+    "real-run-revived-by-update-with-start.json, retryRun",
+    "real-run-early-stop-in-a-new-execution.json, stop",
   })
-  void replaysWithoutNonDeterminism(String file, String signal) throws Exception {
+  void replaysWithoutNonDeterminism(String file, String message) throws Exception {
     WorkflowExecutionHistory history = load("histories/" + file);
-    if (signal != null) {
+    if (message != null) {
       assertThat(history.getEvents())
-          .as("%s holds the %s signal it was recorded for", file, signal)
+          .as("%s holds the %s signal or Update it was recorded for", file, message)
           .anyMatch(
               e ->
                   e.hasWorkflowExecutionSignaledEventAttributes()
-                      && e.getWorkflowExecutionSignaledEventAttributes()
-                          .getSignalName()
-                          .equals(signal));
+                          && e.getWorkflowExecutionSignaledEventAttributes()
+                              .getSignalName()
+                              .equals(message)
+                      || e.hasWorkflowExecutionUpdateAcceptedEventAttributes()
+                          && e.getWorkflowExecutionUpdateAcceptedEventAttributes()
+                              .getAcceptedRequest()
+                              .getInput()
+                              .getName()
+                              .equals(message));
     }
 
     WorkflowReplayer.replayWorkflowExecution(history, BackfillRunWorkflowImpl.class);
