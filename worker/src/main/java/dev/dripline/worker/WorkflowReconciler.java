@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * (spec R12, §5).
  *
  * <p>PostgreSQL is the source of truth; a workflow can nevertheless be missing — the app died
- * between recording a run and starting its workflow, a signal-with-start after a retry failed while
- * Temporal was down, or an execution was terminated by hand. Every interval this job starts the
+ * between recording a run and starting its workflow, or an execution was terminated by hand. This
+ * is all it does for runs: it never changes a run's record (a run's workflow is the only writer of
+ * its lifecycle), and a run whose stop was sent has that execution already. Every interval this job starts the
  * workflow of each such record with {@code USE_EXISTING}: a running workflow is left alone, a
  * missing one starts afresh and picks the run up from its record (recovering any slots the lost
  * execution held). Records younger than a minute are skipped so that the app's own start is never
