@@ -1,10 +1,16 @@
 package dev.dripline.run;
 
+import static dev.dripline.run.RunWorkflowVersions.CAP_FROM_SETTINGS;
+import static dev.dripline.run.RunWorkflowVersions.EARLY_PACE;
+import static dev.dripline.run.RunWorkflowVersions.EARLY_PAUSE_RESUME;
+import static dev.dripline.run.RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY;
+import static dev.dripline.run.RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY;
+import static dev.dripline.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
+import static dev.dripline.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
+import static dev.dripline.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
+import static dev.dripline.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
+
 import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
-import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
-import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Promise;
@@ -32,76 +38,8 @@ import org.slf4j.Logger;
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
 
-  /**
-   * Change id: a stop or retry handled by a new execution before it loaded the run is kept (the
-   * carried flags are added to it, not assigned over it), and a new execution of a live run goes on
-   * with a stop its record holds.
-   */
-  static final String KEEP_EARLY_STOP_AND_RETRY = "keep-early-stop-retry";
-
-  /**
-   * Change id: each execution takes the effective cap from what {@code loadRun} returns (the
-   * definition's cap, the run's requested cap and the engine's safety cap of the worker running
-   * it), not from the carry-over, so a cap lowered by a redeploy binds from the next execution.
-   */
-  static final String CAP_FROM_SETTINGS = "cap-from-settings";
-
-  /**
-   * Change id: a claim that found the run's slots full in PostgreSQL — held by batches this
-   * execution does not hold (of a lost execution, or attempts not yet stopped) — is tried again
-   * after {@link #SLOTS_FULL_LOOK} or the next completion, instead of at once through another
-   * planning call: the claims and planning calls would otherwise follow each other without pause
-   * until those slots free.
-   */
-  static final String WAIT_FOR_FULL_SLOTS = "wait-for-full-slots";
-
   /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
-
-  /**
-   * Change id: when {@code finish} refuses with nothing of this execution in flight and no planning
-   * under way, the slots PostgreSQL still shows held have no live holder here; the workflow asks
-   * {@code recoverSlots} for them (those whose holder is provably dead) instead of only sleeping,
-   * and checks for continue-as-new on that path too.
-   */
-  static final String RECOVER_ORPHAN_SLOTS = "recover-orphan-slots";
-
-  /**
-   * Change id: a retry while a stop is under way is ignored (and logged) — the stop's finish would
-   * stop what it re-queued; retry the run once it has stopped — and a retry that raced the finish
-   * applies to the run as it ended, whose stop is over.
-   */
-  static final String RETRY_IGNORED_WHILE_STOPPING = "retry-ignored-while-stopping";
-
-  /**
-   * Change id: the workflow of a run that ended failed or stopped stays open for a {@code retry}
-   * signal (the Temporal CLI's or Web UI's as the API's) for {@code ended-run-retry-window},
-   * instead of completing at once.
-   */
-  static final String ENDED_RUN_WAITS_FOR_RETRY = "ended-run-waits-for-retry";
-
-  /**
-   * Change id: a pause or resume signalled before the execution knew the run's status (delivered
-   * ahead of the workflow method in a new execution, or after a retry that has not yet re-opened an
-   * ended run) is applied once the status is known, instead of being dropped. Asked only when such
-   * a signal came.
-   */
-  static final String EARLY_PAUSE_RESUME = "early-pause-resume";
-
-  /**
-   * Change id: the chains' pace is measured over {@link ChainPace#MIN_SPAN_MILLIS}, so the first
-   * planning reports of a fast run size the plan-ahead window before the first look; executions
-   * without the marker measure over {@link ChainPace#MIN_LOOK_MILLIS}, as they did. Asked at the
-   * pace's first use, which a run without chains never reaches.
-   */
-  static final String EARLY_PACE = "early-pace";
-
-  /**
-   * Change id: a new execution that finds its run ended and a retry already asked for (a retry
-   * Update or signal that started it) re-queues itself, as the API no longer does, instead of
-   * completing at once.
-   */
-  static final String RETRY_OF_ENDED_RUN = "retry-of-ended-run";
 
   /**
    * How often an ended run's workflow looks at the run's record while it waits for a retry: a
@@ -338,48 +276,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
             settings.chainMillis(),
             settings.planningDone(),
             this::newPace);
-    BatchPolicy policy = settings.batchPolicy();
-    RetryOptions batchRetry =
-        RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(policy.initialIntervalMillis()))
-            .setBackoffCoefficient(2)
-            .setMaximumInterval(Duration.ofMillis(policy.maxIntervalMillis()))
-            .setMaximumAttempts(policy.maxAttempts())
-            .setDoNotRetry(
-                DriplineFailure.BATCH_PERMANENT.name(), DriplineFailure.UNKNOWN_BACKFILL.name())
-            .build();
-    batchOptions =
-        ActivityOptions.newBuilder()
-            // A chain may start its last batch just before its chain time ends.
-            .setStartToCloseTimeout(
-                Duration.ofMillis(policy.startToCloseMillis() + settings.chainMillis()))
-            .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
-            .setRetryOptions(batchRetry)
-            .build();
-    // A batch handed off by a chain has had one attempt already.
-    handoffOptions =
-        batchOptions.toBuilder()
-            .setRetryOptions(
-                batchRetry.toBuilder()
-                    .setMaximumAttempts(
-                        policy.maxAttempts() > 1 ? policy.maxAttempts() - 1 : policy.maxAttempts())
-                    .build())
-            .build();
-    planning =
-        Workflow.newActivityStub(
-            PlanningActivities.class,
-            ActivityOptions.newBuilder()
-                .setStartToCloseTimeout(Duration.ofMinutes(10))
-                // It heartbeats: a call on a killed worker is retried within seconds, not minutes.
-                .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
-                .setSummary("plan the next page of batches")
-                .setRetryOptions(
-                    batchRetry.toBuilder()
-                        .setDoNotRetry(
-                            DriplineFailure.PLANNING_PERMANENT.name(),
-                            DriplineFailure.UNKNOWN_BACKFILL.name())
-                        .build())
-                .build());
+    RunActivityOptions options =
+        RunActivityOptions.of(settings.batchPolicy(), settings.chainMillis());
+    batchOptions = options.batch();
+    handoffOptions = options.handoff();
+    planning = Workflow.newActivityStub(PlanningActivities.class, options.planning());
   }
 
   private void restore(RunCarryOver carried) {
@@ -862,7 +763,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** A planning call's outcome: a failure stops planning; a page may leave batches to claim. */
   private void handlePlanned(PlanWindow.Planned outcome) {
     if (outcome.failure() != null) {
-      window.fail("planning failed: " + describe(outcome.failure()));
+      window.fail("planning failed: " + RunText.failure(outcome.failure()));
       log.warn("run {}: {}", runId, window.error());
       return;
     }
@@ -936,7 +837,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
           handOff(result, completion.lane());
         }
       } else {
-        String error = describe(completion.failure());
+        String error = RunText.failure(completion.failure());
         log.warn("run {}: batch {} failed: {}", runId, batch.number(), error);
         runs.recordBatchFailure(new BatchFailure(runId, batch.number(), error));
       }
@@ -999,26 +900,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private String details() {
-    RunProgress p = currentProgress();
-    StringBuilder text = new StringBuilder(status.wire());
-    text.append(" · ").append(p.processedKeys());
-    if (p.totalKeys() != null) {
-      text.append(" of ").append(p.totalKeys());
-    }
-    text.append(" keys (").append(p.percent()).append("%)");
-    text.append(" · ")
-        .append(slots.held())
-        .append(" of ")
-        .append(slots.cap())
-        .append(" slots in use");
-    if (window.error() != null) {
-      text.append(" · ").append(window.error());
-    }
-    if (waitingForRetry && retryDeadlineMillis != null) {
-      text.append(" · waits for a retry signal until ")
-          .append(Instant.ofEpochMilli(retryDeadlineMillis));
-    }
-    return text.toString();
+    return RunText.details(
+        status,
+        currentProgress(),
+        slots.held(),
+        slots.cap(),
+        window.error(),
+        waitingForRetry ? retryDeadlineMillis : null);
   }
 
   private RunProgress currentProgress() {
@@ -1029,20 +917,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         startedAt,
         finishedAt,
         Instant.ofEpochMilli(Workflow.currentTimeMillis()));
-  }
-
-  private static String describe(RuntimeException failure) {
-    Throwable cause = failure;
-    while (cause instanceof ActivityFailure && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    if (cause instanceof ApplicationFailure application) {
-      return application.getOriginalMessage();
-    }
-    if (cause instanceof TemporalFailure temporal) {
-      return temporal.getOriginalMessage();
-    }
-    return String.valueOf(cause.getMessage());
   }
 
   /**

@@ -59,4 +59,20 @@ class RunControlTest {
     assertThat(RunControl.refusal(7, DELETE, RunStatus.PAUSED, false))
         .contains("run 7 is paused; stop it before deleting it");
   }
+
+  @Test
+  void aRetryRequeuesFailedBatchesAStoppedRunsStoppedOnesOrAnEndedRunsUnplannedKeys() {
+    assertThat(RunControl.retryRequeues(RunStatus.RUNNING, true, 1, 0)).isTrue();
+    assertThat(RunControl.retryRequeues(RunStatus.RUNNING, true, 0, 3)).isFalse();
+    assertThat(RunControl.retryRequeues(RunStatus.RUNNING, false, 0, 0)).isFalse();
+    assertThat(RunControl.retryRequeues(RunStatus.STOPPED, true, 0, 3)).isTrue();
+    assertThat(RunControl.retryRequeues(RunStatus.FAILED, true, 0, 3)).isFalse();
+    assertThat(RunControl.retryRequeues(RunStatus.FAILED, false, 0, 0)).isTrue();
+    assertThat(RunControl.retryRequeues(RunStatus.PENDING, false, 0, 0)).isFalse();
+    assertThat(RunControl.retryRequeues(RunStatus.COMPLETED, true, 2, 0)).isFalse();
+    assertThat(RunControl.nothingToRequeue(7, RunStatus.FAILED))
+        .isEqualTo("run 7 is failed and has nothing to re-queue");
+    assertThat(RunControl.nothingToRequeue(7, RunStatus.COMPLETED))
+        .isEqualTo("run 7 is completed; there is nothing to retry");
+  }
 }
