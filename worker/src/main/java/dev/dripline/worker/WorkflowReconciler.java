@@ -34,13 +34,13 @@ import org.slf4j.LoggerFactory;
  * <p>PostgreSQL is the source of truth; a workflow can nevertheless be missing — the app died
  * between recording a run and starting its workflow, or an execution was terminated by hand. This
  * is all it does for runs: it never changes a run's record (a run's workflow is the only writer of
- * its lifecycle), and a run whose stop was sent has that execution already. Every interval this job starts the
- * workflow of each such record with {@code USE_EXISTING}: a running workflow is left alone, a
- * missing one starts afresh and picks the run up from its record (recovering any slots the lost
- * execution held). Records younger than a minute are skipped so that the app's own start is never
- * raced. The metrics workflow is ensured the same way ({@link MetricsWorkflowStarter}), first and
- * whatever PostgreSQL answers: without it every PostgreSQL-derived gauge freezes at its last value.
- * Any number of workers may run it: the starts are idempotent.
+ * its lifecycle), and a run whose stop was sent has that execution already. Every interval this job
+ * starts the workflow of each such record with {@code USE_EXISTING}: a running workflow is left
+ * alone, a missing one starts afresh and picks the run up from its record (recovering any slots the
+ * lost execution held). Records younger than a minute are skipped so that the app's own start is
+ * never raced. The metrics workflow is ensured the same way ({@link MetricsWorkflowStarter}), first
+ * and whatever PostgreSQL answers: without it every PostgreSQL-derived gauge freezes at its last
+ * value. Any number of workers may run it: the starts are idempotent.
  *
  * <p>Each workflow is ensured on its own: a start that fails (Temporal refuses one record) is
  * logged and tried again next pass, and the pass goes on with the others; a list that cannot be
