@@ -1,0 +1,79 @@
+package dev.dripline.app.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.app.TestData;
+import dev.dripline.app.run.RunRepository.Insertion;
+import dev.dripline.db.Database;
+import dev.dripline.run.RunStatus;
+import io.micronaut.context.annotation.Property;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A run's insert over {@code RunStore}: its id, workflow id and status, and the unique violations
+ * it maps to an {@link Insertion}, including the idempotency key's, which the API meets only when
+ * two requests race.
+ */
+@MicronautTest(transactional = false)
+@Property(name = "dripline.temporal.address", value = "127.0.0.1:1")
+class RunRepositoryIT {
+  @Inject RunRepository runs;
+  @Inject Database database;
+
+  private TestData data;
+  private final String backfill = TestData.uniqueName();
+
+  @BeforeEach
+  void setUp() {
+    data = new TestData(database);
+    data.definition(backfill, 10, null);
+  }
+
+  @AfterEach
+  void tearDown() {
+    data.cleanUp(backfill);
+  }
+
+  private NewRun run(String optionsJson, String idempotencyKey) {
+    return new NewRun(backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey);
+  }
+
+  @Test
+  void insertedRunIsPendingWithItsWorkflowIdAndOptions() {
+    Insertion insertion = runs.insert(run("{\"items\":5}", null));
+
+    assertThat(insertion).isInstanceOf(Insertion.Inserted.class);
+    long id = ((Insertion.Inserted) insertion).id();
+    RunRow row = runs.find(id).orElseThrow();
+    assertThat(row.status()).isEqualTo(RunStatus.PENDING);
+    assertThat(row.workflowId()).isEqualTo("dripline-run-" + id);
+    assertThat(((Number) row.options().get("items")).intValue()).isEqualTo(5);
+    assertThat(data.text("select options_key from runs where id = ?", id))
+        .isEqualTo("{\"items\":5}");
+  }
+
+  @Test
+  void secondActiveRunWithTheSameValuesIsADuplicateActive() {
+    long first = ((Insertion.Inserted) runs.insert(run("{\"items\":6}", null))).id();
+
+    Insertion second = runs.insert(run("{\"items\":6}", null));
+
+    assertThat(second).isInstanceOf(Insertion.DuplicateActive.class);
+    assertThat(runs.findActiveDuplicate(backfill, "{\"items\":6}", null)).contains(first);
+  }
+
+  @Test
+  void takenIdempotencyKeyIsADuplicateIdempotencyKey() {
+    String key = TestData.uniqueName();
+    long first = ((Insertion.Inserted) runs.insert(run("{\"items\":7}", key))).id();
+
+    Insertion second = runs.insert(run("{\"items\":8}", key));
+
+    assertThat(second).isInstanceOf(Insertion.DuplicateIdempotencyKey.class);
+    assertThat(runs.findByIdempotencyKey(key).map(RunRow::id)).contains(first);
+  }
+}

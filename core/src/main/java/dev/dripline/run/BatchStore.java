@@ -1,0 +1,56 @@
+package dev.dripline.run;
+
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.Query;
+import io.micronaut.data.jdbc.annotation.JdbcRepository;
+import io.micronaut.data.model.Page;
+import io.micronaut.data.model.Pageable;
+import io.micronaut.data.model.query.builder.sql.Dialect;
+import io.micronaut.data.repository.GenericRepository;
+import java.util.List;
+
+/**
+ * Table {@code batches}, as the API reads it: pages of a run's batches and their counts per status.
+ * The batches are written by the run's workflow activities alone.
+ */
+@JdbcRepository(dialect = Dialect.POSTGRES)
+public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
+  /** A run's batches, of one status ({@code null}: any). */
+  String FILTER = " where run_id = :runId and (cast(:status as text) is null or status = :status)";
+
+  /** A page of run {@code runId}'s batches in number order, of one status ({@code null}: any). */
+  @Query(
+      value =
+          "select number, start_key, end_key, size, status, attempts, error, started_at,"
+              + " finished_at from batches"
+              + FILTER
+              + " order by number",
+      countQuery = "select count(*) from batches" + FILTER)
+  Page<BatchView> page(long runId, @Nullable String status, Pageable pageable);
+
+  /**
+   * Batches per status of each of the given runs, none empty; absent statuses are absent. Completed
+   * batches come from the run's counter ({@code run_key_counts}), the rest are counted by index:
+   * they are few, while a run may have completed millions. {@code runIds} must not be empty (its
+   * elements are bound one parameter each).
+   *
+   * <p>One index lookup per run and status, on both columns of {@code batches_run_status_idx}: with
+   * {@code run_id = any (…) and status in (…)} the planner, while the statistics did not yet know a
+   * new run's rows, scanned all of the run's entries and filtered the statuses (W3 in
+   * docs/benchmarks.md: 46,788 heap fetches and 60 ms per GET 25 s into a run, until autoanalyze
+   * changed the plan).
+   */
+  @Query(
+      "select r.id as run_id, s.status, c.n as batches"
+          + " from unnest(cast(array[:runIds] as bigint[])) r (id)"
+          + " cross join unnest(array['pending', 'enqueued', 'running', 'failed',"
+          + " 'stopped']) s (status)"
+          + " cross join lateral (select count(*) as n from batches b"
+          + " where b.run_id = r.id and b.status = s.status) c"
+          + " where c.n > 0"
+          + " union all"
+          + " select run_id, 'completed', cast(sum(completed_batches) as bigint)"
+          + " from run_key_counts where run_id = any (cast(array[:runIds] as bigint[]))"
+          + " group by run_id having sum(completed_batches) > 0")
+  List<BatchCount> counts(List<Long> runIds);
+}
