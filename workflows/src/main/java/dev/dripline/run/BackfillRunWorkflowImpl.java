@@ -136,16 +136,19 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   @Override
   public RunOutcome run(RunWorkflowInput input) {
     RunOutcome outcome = drive(input);
-    // A retry asked as the run's workflow ends is refused, never left unanswered.
-    answerRetries(
+    // A retry asked as the run's workflow ends — also while it waits here for its handlers — is
+    // refused, never left unanswered.
+    RetryAnswer ending =
         settings != null && !settings.found()
             ? RetryAnswer.gone()
             : RetryAnswer.refused(
                 status == RunStatus.COMPLETED
-                    ? RunControl.refusal(runId, RunControl.Request.RETRY, status, false)
-                        .orElseThrow()
-                    : "the workflow of run " + runId + " was ending; try again"));
-    Workflow.await(Workflow::isEveryHandlerFinished);
+                    ? RunControl.nothingToRequeue(runId, status)
+                    : "the workflow of run " + runId + " was ending; try again");
+    do {
+      answerRetries(ending);
+      Workflow.await(() -> !retryAnswers.isEmpty() || Workflow.isEveryHandlerFinished());
+    } while (!retryAnswers.isEmpty() || !Workflow.isEveryHandlerFinished());
     return outcome;
   }
 
