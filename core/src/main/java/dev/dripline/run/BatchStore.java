@@ -10,8 +10,10 @@ import io.micronaut.data.repository.GenericRepository;
 import java.util.List;
 
 /**
- * Table {@code batches}, as the API reads it: pages of a run's batches and their counts per status.
- * The batches are written by the run's workflow activities alone.
+ * Table {@code batches}: the API reads pages of a run's batches and their counts per status; the
+ * run's workflow activities alone write them. Here, those that act on a run's batches at once (slot
+ * recovery, a stop, a retry's re-queue); the claim and a batch's own outcomes are still statements
+ * of the activities.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {

@@ -12,9 +12,11 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Table {@code runs}, as the API uses it: the API inserts a run and deletes it while it is pending
- * or over; every other change of a run belongs to its workflow's activities. Deletes are single
- * statements whose {@code where} clause is the guard, so two concurrent requests cannot both win.
+ * Table {@code runs}. The API inserts a run and deletes it while it is pending or over; every other
+ * change of a run belongs to its workflow's activities ({@code RunActivities}): its start, status,
+ * stop, cap and end, each a compare-and-set on the run's status, and its end decided under the run
+ * row's lock ({@link #lock}). Deletes are single statements whose {@code where} clause is the
+ * guard, so two concurrent requests cannot both win.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface RunStore extends GenericRepository<RunEntry, Long> {
