@@ -1,8 +1,8 @@
 package dev.dripline.run;
 
 import dev.dripline.config.EngineConfig;
+import dev.dripline.db.DataTransactions;
 import dev.dripline.db.Database;
-import dev.dripline.db.ShardedCounters;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -22,63 +22,68 @@ import java.util.Optional;
  * racing on one run, changes nothing twice. Batch outcomes (failed here, stopped by {@link
  * #finish}) are counted in {@code dripline_batches_finished_total} inside the transaction of the
  * compare-and-set that records them, by the rows it actually changed.
+ *
+ * <p>A run's lifecycle statements are {@link RunStore}'s and {@link BatchStore}'s, in Micronaut
+ * Data transactions ({@link DataTransactions}, programmatic: no AOP on an activity implementation)
+ * whose connection also carries the outcome counters' statements. The claim and a batch's failure,
+ * the hot path, still run on {@link Database}'s explicit JDBC transactions.
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
   private static final String BATCH_COLUMNS = "number, start_key, end_key, size";
 
   private final Database database;
+  private final RunStore runs;
+  private final BatchStore batches;
+  private final BatchRequeue requeues;
+  private final DataTransactions transactions;
   private final EngineConfig engine;
   private final BatchMetrics metrics;
 
-  public RunActivitiesImpl(Database database, EngineConfig engine, BatchMetrics metrics) {
+  public RunActivitiesImpl(
+      Database database,
+      RunStore runs,
+      BatchStore batches,
+      BatchRequeue requeues,
+      DataTransactions transactions,
+      EngineConfig engine,
+      BatchMetrics metrics) {
     this.database = database;
+    this.runs = runs;
+    this.batches = batches;
+    this.requeues = requeues;
+    this.transactions = transactions;
     this.engine = engine;
     this.metrics = metrics;
   }
 
   @Override
   public RunSettings loadRun(RunRef run) {
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
-                      + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at,"
-                      + " r.total_keys, r.plan_done,"
-                      + " r.stop_requested_at is not null as stop_requested, "
-                      + ShardedCounters.PROCESSED_KEYS_OF_R
-                      + " as processed_keys"
-                      + " from runs r left join backfill_definitions d on d.name = r.backfill"
-                      + " where r.id = ?")) {
-            select.setLong(1, run.runId());
-            try (ResultSet rs = select.executeQuery()) {
-              if (!rs.next()) {
-                return RunSettings.notFound(run.runId());
-              }
-              return new RunSettings(
-                  run.runId(),
-                  true,
-                  rs.getString("backfill"),
-                  RunStatus.fromWire(rs.getString("status")),
-                  rs.getInt("batch_size"),
-                  SqlValues.nullableInt(rs, "requested_max_parallel_batches"),
-                  SqlValues.nullableInt(rs, "definition_cap"),
-                  engine.safetyCap(),
-                  SqlValues.instant(rs, "start_at"),
-                  SqlValues.instant(rs, "started_at"),
-                  SqlValues.nullableLong(rs, "total_keys"),
-                  rs.getLong("processed_keys"),
-                  rs.getBoolean("plan_done"),
-                  engine.batchPolicy(),
-                  engine.planPageBatches(),
-                  engine.maxBatchesPerExecution(),
-                  engine.batchChainTime().toMillis(),
-                  rs.getBoolean("stop_requested"),
-                  engine.endedRunRetryWindow().toMillis());
-            }
-          }
-        });
+    Optional<RunSettingsView> found = runs.findSettings(run.runId());
+    if (found.isEmpty()) {
+      return RunSettings.notFound(run.runId());
+    }
+    RunSettingsView r = found.get();
+    return new RunSettings(
+        run.runId(),
+        true,
+        r.backfill(),
+        RunStatus.fromWire(r.status()),
+        r.batchSize(),
+        r.requestedMaxParallelBatches(),
+        r.definitionCap(),
+        engine.safetyCap(),
+        r.startAt(),
+        r.startedAt(),
+        r.totalKeys(),
+        r.processedKeys(),
+        r.planDone(),
+        engine.batchPolicy(),
+        engine.planPageBatches(),
+        engine.maxBatchesPerExecution(),
+        engine.batchChainTime().toMillis(),
+        r.stopRequested(),
+        engine.endedRunRetryWindow().toMillis());
   }
 
   /**
@@ -89,37 +94,23 @@ public class RunActivitiesImpl implements RunActivities {
    */
   @Override
   public StartResult markRunning(RunRef run) {
-    return database.inTransaction(
+    return transactions.inTransaction(
         connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set status = 'running', started_at = coalesce(started_at, now()),"
-                      + " updated_at = now() where id = ? and status = 'pending'"
-                      + " returning started_at")) {
-            update.setLong(1, run.runId());
-            try (ResultSet rs = update.executeQuery()) {
-              if (rs.next()) {
-                return new StartResult(
-                    true, RunStatus.RUNNING, SqlValues.instant(rs, "started_at"));
-              }
-            }
+          // The compare-and-set locks the row it moves: the read after it sees that very row.
+          boolean moved = runs.markRunning(run.runId()) == 1;
+          Optional<RunSettingsView> found = runs.findSettings(run.runId());
+          if (found.isEmpty()) {
+            return new StartResult(false, null, null);
+          }
+          if (moved) {
+            return new StartResult(true, RunStatus.RUNNING, found.get().startedAt());
           }
           // Not pending: stopped or deleted while waiting, or a repeat of a call that won.
-          try (PreparedStatement select =
-              connection.prepareStatement("select status, started_at from runs where id = ?")) {
-            select.setLong(1, run.runId());
-            try (ResultSet rs = select.executeQuery()) {
-              if (!rs.next()) {
-                return new StartResult(false, null, null);
-              }
-              RunStatus status = RunStatus.fromWire(rs.getString("status"));
-              // Only the run's own workflow moves a pending run on, so finding it running means
-              // this call is a repeat (local activity re-run after a lost workflow task) and gets
-              // the first call's answer; anything else would end the workflow of a live run.
-              return new StartResult(
-                  status == RunStatus.RUNNING, status, SqlValues.instant(rs, "started_at"));
-            }
-          }
+          RunStatus status = RunStatus.fromWire(found.get().status());
+          // Only the run's own workflow moves a pending run on, so finding it running means this
+          // call is a repeat (local activity re-run after a lost workflow task) and gets the first
+          // call's answer; anything else would end the workflow of a live run.
+          return new StartResult(status == RunStatus.RUNNING, status, found.get().startedAt());
         });
   }
 
@@ -346,8 +337,7 @@ public class RunActivitiesImpl implements RunActivities {
 
   @Override
   public RequeueResult requeue(RunRef run) {
-    BatchRequeue.Outcome outcome =
-        database.inTransaction(connection -> BatchRequeue.requeue(connection, run.runId()));
+    BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
     return new RequeueResult(outcome.requeued(), outcome.statusAfter());
   }
 
@@ -358,48 +348,19 @@ public class RunActivitiesImpl implements RunActivities {
           "recordStatus accepts running or paused, not " + change.status(),
           IllegalArgumentException.class.getName());
     }
-    database.inTransaction(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set status = ?, updated_at = now()"
-                      + " where id = ? and status in ('running', 'paused')")) {
-            update.setString(1, change.status().wire());
-            update.setLong(2, change.runId());
-            return update.executeUpdate();
-          }
-        });
+    transactions.inTransaction(
+        connection -> runs.recordStatus(change.runId(), change.status().wire()));
   }
 
   @Override
   public void recordStopRequested(RunRef run) {
-    database.withConnection(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set stop_requested_at = coalesce(stop_requested_at, now()),"
-                      + " updated_at = now() where id = ? and status in ('running', 'paused')")) {
-            update.setLong(1, run.runId());
-            return update.executeUpdate();
-          }
-        });
+    runs.recordStopRequested(run.runId());
   }
 
   @Override
   public void recordCap(CapRecord record) {
-    database.inTransaction(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update runs set requested_max_parallel_batches = ?, max_parallel_batches = ?,"
-                      + " updated_at = now()"
-                      + " where id = ? and status in ('pending', 'running', 'paused')")) {
-            update.setInt(1, record.requestedCap());
-            update.setInt(2, record.effectiveCap());
-            update.setLong(3, record.runId());
-            return update.executeUpdate();
-          }
-        });
+    transactions.inTransaction(
+        connection -> runs.recordCap(record.runId(), record.requestedCap(), record.effectiveCap()));
   }
 
   /**
@@ -414,101 +375,47 @@ public class RunActivitiesImpl implements RunActivities {
    */
   @Override
   public int recoverSlots(RunRef run) {
-    return database.inTransaction(
-        connection -> {
-          try (PreparedStatement update =
-              connection.prepareStatement(
-                  "update batches set status = 'pending', claim_token = null, chain_head = null,"
-                      + " holder = null, lease_until = null"
-                      + " where run_id = ? and (status = 'enqueued' or (status = 'running'"
-                      + " and coalesce(lease_until, '-infinity') < now()))")) {
-            update.setLong(1, run.runId());
-            return update.executeUpdate();
-          }
-        });
+    return transactions.inTransaction(connection -> batches.recoverSlots(run.runId()));
   }
 
   @Override
   public FinishResult finish(FinishRequest request) {
-    return database.inTransaction(connection -> finish(connection, request));
+    return transactions.inTransaction(connection -> finish(connection, request));
   }
 
-  private static FinishResult finish(Connection connection, FinishRequest request)
-      throws SQLException {
-    RunStatus status;
-    boolean planDone;
-    String backfill;
+  private FinishResult finish(Connection connection, FinishRequest request) throws SQLException {
     // The row lock serialises finish against requeue (API retry) and a racing execution.
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select status, plan_done, finished_at, backfill, "
-                + ShardedCounters.PROCESSED_KEYS_OF_R
-                + " as processed_keys from runs r where r.id = ? for update of r")) {
-      select.setLong(1, request.runId());
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return new FinishResult(true, null, null);
-        }
-        status = RunStatus.fromWire(rs.getString("status"));
-        planDone = rs.getBoolean("plan_done");
-        backfill = rs.getString("backfill");
-        if (status.isTerminal()) {
-          return new FinishResult(
-              true, status, SqlValues.instant(rs, "finished_at"), rs.getLong("processed_keys"));
-        }
-      }
+    Optional<RunState> locked = runs.lock(request.runId());
+    if (locked.isEmpty()) {
+      return new FinishResult(true, null, null);
+    }
+    RunStatus status = RunStatus.fromWire(locked.get().status());
+    if (status.isTerminal()) {
+      return new FinishResult(
+          true, status, locked.get().finishedAt(), locked.get().processedKeys());
     }
     if (request.stopping()) {
-      int stopped;
-      try (PreparedStatement stop =
-          connection.prepareStatement(
-              "update batches set status = 'stopped', finished_at = now()"
-                  + " where run_id = ? and status = 'pending'")) {
-        stop.setLong(1, request.runId());
-        // Only the batches this call moved: a repeated stop finds none pending and counts none.
-        stopped = stop.executeUpdate();
-      }
+      // Only the batches this call moved: a repeated stop finds none pending and counts none.
+      int stopped = batches.stopPending(request.runId());
       // Only rows this transaction already holds (run, batches) are written after this.
-      BatchMetrics.countFinished(connection, backfill, "stopped", 0, stopped);
+      BatchMetrics.countFinished(connection, locked.get().backfill(), "stopped", 0, stopped);
     }
-    long open;
-    long failed;
-    try (PreparedStatement count =
-        connection.prepareStatement(
-            "select count(*) filter (where status in ('pending', 'enqueued', 'running')) as open,"
-                + " count(*) filter (where status = 'failed') as failed"
-                + " from batches where run_id = ?")) {
-      count.setLong(1, request.runId());
-      try (ResultSet rs = count.executeQuery()) {
-        rs.next();
-        open = rs.getLong("open");
-        failed = rs.getLong("failed");
-      }
-    }
+    BatchTally tally = batches.tally(request.runId());
     Optional<RunEnding> ending =
-        RunEnding.of(request.stopping(), request.error(), planDone, open, failed);
+        RunEnding.of(
+            request.stopping(),
+            request.error(),
+            locked.get().planDone(),
+            tally.open(),
+            tally.failed());
     if (ending.isEmpty()) {
       return new FinishResult(false, status, null);
     }
     RunStatus terminal = ending.get().status();
-    String error = ending.get().error();
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update runs r set status = ?, error = ?, finished_at = now(), updated_at = now(),"
-                + " total_keys = case when plan_done then coalesce(total_keys, planned_keys)"
-                + " else total_keys end"
-                + " where r.id = ? returning r.finished_at, "
-                + ShardedCounters.PROCESSED_KEYS_OF_R
-                + " as processed_keys")) {
-      update.setString(1, terminal.wire());
-      update.setString(2, ErrorText.truncate(error));
-      update.setLong(3, request.runId());
-      try (ResultSet rs = update.executeQuery()) {
-        rs.next();
-        // Read after the last batch was seen finished: nothing can add to it any more.
-        return new FinishResult(
-            true, terminal, SqlValues.instant(rs, "finished_at"), rs.getLong("processed_keys"));
-      }
-    }
+    runs.markEnded(request.runId(), terminal.wire(), ErrorText.truncate(ending.get().error()));
+    // Read back under the lock, after the last batch was seen finished: nothing can add to the
+    // processed keys any more, and finished_at is this transaction's now().
+    RunState ended = runs.lock(request.runId()).orElseThrow();
+    return new FinishResult(true, terminal, ended.finishedAt(), ended.processedKeys());
   }
 }

@@ -50,6 +50,7 @@ class TargetActivitiesIT {
   @Inject TargetLine line;
   @Inject TargetReplan replans;
   @Inject DataTransactions transactions;
+  @Inject BatchRequeue requeues;
   @Inject BackfillRegistry registry;
   @Inject ObjectMapper objectMapper;
   @Inject EngineConfig engine;
@@ -97,8 +98,7 @@ class TargetActivitiesIT {
        */
       @Override
       RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
-        BatchRequeue.Outcome outcome =
-            transactions.inTransaction(c -> BatchRequeue.requeue(c, run.runId()));
+        BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
         return outcome.didSomething()
             ? new RetryAnswer(outcome.requeued(), null, false)
             : new RetryAnswer(0, "nothing to re-queue", false);

@@ -1,10 +1,9 @@
 package dev.dripline.run;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import dev.dripline.db.DataTransactions;
+import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Retry of a run (spec R8), shared by the HTTP API and the workflow's {@code retry} signal so both
@@ -12,10 +11,20 @@ import java.util.List;
  * with their error cleared; a failed or stopped run with anything to do again is re-opened as
  * running. A completed run is never touched, nor is a live run being stopped ({@code
  * stop_requested_at} set): the stop's finish would stop what a retry re-queued, so such a retry is
- * refused until the run has stopped.
+ * refused until the run has stopped. Its statements are {@link RunStore}'s and {@link
+ * BatchStore}'s, in one transaction ({@link DataTransactions}).
  */
-public final class BatchRequeue {
-  private BatchRequeue() {}
+@Singleton
+public class BatchRequeue {
+  private final RunStore runs;
+  private final BatchStore batches;
+  private final DataTransactions transactions;
+
+  public BatchRequeue(RunStore runs, BatchStore batches, DataTransactions transactions) {
+    this.runs = runs;
+    this.batches = batches;
+    this.transactions = transactions;
+  }
 
   /**
    * What a retry did.
@@ -41,26 +50,23 @@ public final class BatchRequeue {
     }
   }
 
-  /** Applies a retry inside the caller's transaction; locks the run row. */
-  public static Outcome requeue(Connection connection, long runId) throws SQLException {
-    RunStatus status;
-    boolean planDone;
-    boolean stopRequested;
-    // The row lock serialises a retry against the stop being recorded and the run's finish.
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select status, plan_done, stop_requested_at is not null from runs where id = ?"
-                + " for update")) {
-      select.setLong(1, runId);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return new Outcome(false, null, 0, false, null, false);
-        }
-        status = RunStatus.fromWire(rs.getString(1));
-        planDone = rs.getBoolean(2);
-        stopRequested = rs.getBoolean(3);
-      }
+  /**
+   * Applies a retry of run {@code runId} in one transaction — the caller's, if it has one — that
+   * locks the run row ({@link RunStore#lock}): the lock serialises a retry against the stop being
+   * recorded and the run's finish.
+   */
+  public Outcome requeue(long runId) {
+    return transactions.inTransaction(connection -> requeueLocked(runId));
+  }
+
+  private Outcome requeueLocked(long runId) {
+    Optional<RunState> locked = runs.lock(runId);
+    if (locked.isEmpty()) {
+      return new Outcome(false, null, 0, false, null, false);
     }
+    RunStatus status = RunStatus.fromWire(locked.get().status());
+    boolean planDone = locked.get().planDone();
+    boolean stopRequested = locked.get().stopRequested();
     if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
       return new Outcome(true, status, 0, false, status, false);
     }
@@ -69,34 +75,15 @@ public final class BatchRequeue {
     }
     List<String> from =
         status == RunStatus.STOPPED ? List.of("failed", "stopped") : List.of("failed");
-    int requeued;
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches set status = 'pending', error = null, finished_at = null,"
-                + " claim_token = null, chain_head = null where run_id = ? and status = any (?)")) {
-      update.setLong(1, runId);
-      update.setArray(2, connection.createArrayOf("text", from.toArray()));
-      requeued = update.executeUpdate();
-    }
+    int requeued = batches.requeue(runId, from);
     boolean ended = status == RunStatus.FAILED || status == RunStatus.STOPPED;
     boolean reopened = ended && !planDone;
     RunStatus after = status;
     if (ended && (requeued > 0 || reopened)) {
-      try (PreparedStatement reopen =
-          connection.prepareStatement(
-              "update runs set status = 'running', error = null, finished_at = null,"
-                  + " stop_requested_at = null, updated_at = now() where id = ?")) {
-        reopen.setLong(1, runId);
-        reopen.executeUpdate();
-      }
+      runs.reopen(runId);
       after = RunStatus.RUNNING;
     } else if (requeued > 0) {
-      try (PreparedStatement touch =
-          connection.prepareStatement(
-              "update runs set error = null, updated_at = now() where id = ?")) {
-        touch.setLong(1, runId);
-        touch.executeUpdate();
-      }
+      runs.clearError(runId);
     }
     return new Outcome(true, status, requeued, reopened, after, false);
   }

@@ -10,8 +10,10 @@ import io.micronaut.data.repository.GenericRepository;
 import java.util.List;
 
 /**
- * Table {@code batches}, as the API reads it: pages of a run's batches and their counts per status.
- * The batches are written by the run's workflow activities alone.
+ * Table {@code batches}: the API reads pages of a run's batches and their counts per status; the
+ * run's workflow activities alone write them. Here, those that act on a run's batches at once (slot
+ * recovery, a stop, a retry's re-queue); the claim and a batch's own outcomes are still statements
+ * of the activities.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
@@ -53,4 +55,49 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " from run_key_counts where run_id = any (cast(array[:runIds] as bigint[]))"
           + " group by run_id having sum(completed_batches) > 0")
   List<BatchCount> counts(List<Long> runIds);
+
+  // --- a run's batches, written by its workflow's activities (RunActivities) ---------------
+
+  /**
+   * Frees the slots of run {@code runId} whose holder is provably gone: batches {@code enqueued},
+   * and batches {@code running} whose lease ran out, go back to pending (R5b).
+   *
+   * @return the batches moved back to pending
+   */
+  @Query(
+      "update batches set status = 'pending', claim_token = null, chain_head = null,"
+          + " holder = null, lease_until = null"
+          + " where run_id = :runId and (status = 'enqueued' or (status = 'running'"
+          + " and coalesce(lease_until, '-infinity') < now()))")
+  int recoverSlots(long runId);
+
+  /**
+   * Stops run {@code runId}'s pending batches.
+   *
+   * @return the batches this call stopped (a repeated stop finds none pending)
+   */
+  @Query(
+      "update batches set status = 'stopped', finished_at = now()"
+          + " where run_id = :runId and status = 'pending'")
+  int stopPending(long runId);
+
+  /** Run {@code runId}'s open batches (pending or holding a slot) and its failed ones. */
+  @Query(
+      "select count(*) filter (where status in ('pending', 'enqueued', 'running')) as open,"
+          + " count(*) filter (where status = 'failed') as failed"
+          + " from batches where run_id = :runId")
+  BatchTally tally(long runId);
+
+  /**
+   * Moves run {@code runId}'s batches in one of {@code statuses} back to pending with their error,
+   * end and claim cleared (a retry, R8). {@code statuses} must not be empty (its elements are bound
+   * one parameter each).
+   *
+   * @return the batches moved back to pending
+   */
+  @Query(
+      "update batches set status = 'pending', error = null, finished_at = null,"
+          + " claim_token = null, chain_head = null"
+          + " where run_id = :runId and status in (:statuses)")
+  int requeue(long runId, List<String> statuses);
 }

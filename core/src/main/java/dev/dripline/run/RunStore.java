@@ -12,9 +12,11 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Table {@code runs}, as the API uses it: the API inserts a run and deletes it while it is pending
- * or over; every other change of a run belongs to its workflow's activities. Deletes are single
- * statements whose {@code where} clause is the guard, so two concurrent requests cannot both win.
+ * Table {@code runs}. The API inserts a run and deletes it while it is pending or over; every other
+ * change of a run belongs to its workflow's activities ({@code RunActivities}): its start, status,
+ * stop, cap and end, each a compare-and-set on the run's status, and its end decided under the run
+ * row's lock ({@link #lock}). Deletes are single statements whose {@code where} clause is the
+ * guard, so two concurrent requests cannot both win.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface RunStore extends GenericRepository<RunEntry, Long> {
@@ -91,4 +93,81 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       value = RUN + FILTER + " order by r.id desc",
       countQuery = "select count(*) from runs r" + FILTER)
   Page<RunView> list(@Nullable String status, @Nullable String backfill, Pageable pageable);
+
+  // --- a run's lifecycle, written by its workflow's activities (RunActivities) -------------
+
+  /**
+   * Run {@code id} as its workflow loads it, with its definition's cap (none if the definition is
+   * unknown) and its processed keys.
+   */
+  @Query(
+      "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
+          + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at, r.total_keys,"
+          + " r.plan_done, r.stop_requested_at is not null as stop_requested, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys"
+          + " from runs r left join backfill_definitions d on d.name = r.backfill"
+          + " where r.id = :id")
+  Optional<RunSettingsView> findSettings(long id);
+
+  /**
+   * Moves a pending run to running, stamping its start once.
+   *
+   * @return 0 if the run was not pending (or is gone): nothing was written
+   */
+  @Query(
+      "update runs set status = 'running', started_at = coalesce(started_at, now()),"
+          + " updated_at = now() where id = :id and status = 'pending'")
+  int markRunning(long id);
+
+  /** Records a live run's status ({@code running} or {@code paused}); 0 if the run is not live. */
+  @Query(
+      "update runs set status = :status, updated_at = now()"
+          + " where id = :id and status in ('running', 'paused')")
+  int recordStatus(long id, String status);
+
+  /** Records that a live run is being stopped, the first time only; 0 if the run is not live. */
+  @Query(
+      "update runs set stop_requested_at = coalesce(stop_requested_at, now()), updated_at = now()"
+          + " where id = :id and status in ('running', 'paused')")
+  int recordStopRequested(long id);
+
+  /** Records a run's requested and effective caps while it is active; 0 if it is not. */
+  @Query(
+      "update runs set requested_max_parallel_batches = :requested,"
+          + " max_parallel_batches = :effective, updated_at = now()"
+          + " where id = :id and status in ('pending', 'running', 'paused')")
+  int recordCap(long id, int requested, int effective);
+
+  /**
+   * Run {@code id}'s lifecycle columns, its row locked ({@code for update}) until the transaction
+   * ends: this serialises a run's finish, its retries and the stop being recorded.
+   */
+  @Query(
+      "select r.status, r.plan_done, r.stop_requested_at is not null as stop_requested,"
+          + " r.backfill, r.finished_at, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys from runs r where r.id = :id for update of r")
+  Optional<RunState> lock(long id);
+
+  /**
+   * Ends run {@code id} in a terminal {@code status}; once planning is done, its total keys are the
+   * planned ones unless already set. Call it under {@link #lock}, after deciding the ending.
+   */
+  @Query(
+      "update runs r set status = :status, error = :error, finished_at = now(), updated_at = now(),"
+          + " total_keys = case when plan_done then coalesce(total_keys, planned_keys)"
+          + " else total_keys end"
+          + " where r.id = :id")
+  int markEnded(long id, String status, @Nullable String error);
+
+  /** Re-opens an ended run as running (a retry, R8): its error, end and stop are cleared. */
+  @Query(
+      "update runs set status = 'running', error = null, finished_at = null,"
+          + " stop_requested_at = null, updated_at = now() where id = :id")
+  int reopen(long id);
+
+  /** Clears a run's error (a retry of a live run re-queued its failed batches). */
+  @Query("update runs set error = null, updated_at = now() where id = :id")
+  int clearError(long id);
 }
