@@ -24,6 +24,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowUpdateHandle;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.common.SearchAttributes;
 import jakarta.annotation.PreDestroy;
@@ -64,6 +65,9 @@ public class RunWorkflows {
 
   /** Beyond the Update's deadline, for an answer given just before it to reach the API. */
   private static final Duration ANSWER_GRACE = Duration.ofSeconds(3);
+
+  /** How long an accepted Update's outcome is waited for: the workflow's own database work. */
+  static final Duration OUTCOME_WAIT = Duration.ofSeconds(30);
 
   private final WorkflowClient client;
   private final TemporalConfig temporal;
@@ -217,11 +221,11 @@ public class RunWorkflows {
         run,
         "retry",
         (stub, answerBy) ->
-            WorkflowClient.executeUpdateWithStart(
+            WorkflowClient.startUpdateWithStart(
                 stub::retryRun,
                 new RetryRequest(answerBy),
                 UpdateOptions.<RetryAnswer>newBuilder()
-                    .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+                    .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),
                 new WithStartWorkflowOperation<>(stub::run, RunWorkflowInput.fresh(run.id()))));
   }
@@ -235,21 +239,26 @@ public class RunWorkflows {
         run,
         "cap change",
         (stub, answerBy) ->
-            WorkflowClient.executeUpdateWithStart(
+            WorkflowClient.startUpdateWithStart(
                 stub::changeCap,
                 new CapUpdate(maxParallelBatches, answerBy),
                 UpdateOptions.<CapAnswer>newBuilder()
-                    .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+                    .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),
                 new WithStartWorkflowOperation<>(stub::run, RunWorkflowInput.fresh(run.id()))));
   }
 
   /**
-   * Sends an Update, with start, and waits for its answer until {@link
-   * TemporalConfig#updateTimeout()} has passed (and a little more, for the answer to travel); the
-   * Update carries that deadline, so a worker that sees it later rejects it unapplied.
+   * Sends an Update, with start, and waits until the workflow has accepted it for at most {@link
+   * TemporalConfig#updateTimeout()} (and a little more, for the answer to travel) — the Update
+   * carries that deadline, so a worker that sees it later rejects it unapplied: nothing was changed
+   * — and then for its outcome, for at most {@link #OUTCOME_WAIT}: accepted, it is the workflow's
+   * to finish (it waits for PostgreSQL if it must), and a 503 then says so.
    */
-  private <R> R update(RunRow run, String what, BiFunction<BackfillRunWorkflow, Long, R> send) {
+  private <R> R update(
+      RunRow run,
+      String what,
+      BiFunction<BackfillRunWorkflow, Long, WorkflowUpdateHandle<R>> send) {
     requireWorker(what, run.id());
     BackfillRunWorkflow stub =
         client.newWorkflowStub(
@@ -259,7 +268,32 @@ public class RunWorkflows {
                     WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
                 .build());
     long answerBy = System.currentTimeMillis() + temporal.updateTimeout().toMillis();
-    Future<R> answer = updates.submit(() -> ClosingRetry.call(() -> send.apply(stub, answerBy)));
+    Future<WorkflowUpdateHandle<R>> accepted =
+        updates.submit(() -> ClosingRetry.call(() -> send.apply(stub, answerBy)));
+    WorkflowUpdateHandle<R> handle = accepted(run, what, accepted);
+    try {
+      return handle.getResultAsync().get(OUTCOME_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new UnavailableProblem(
+          "the workflow of run "
+              + run.id()
+              + " accepted the "
+              + what
+              + " but had not finished it after "
+              + OUTCOME_WAIT.toSeconds()
+              + " s (is PostgreSQL reachable?); it finishes it when it can",
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UnavailableProblem("interrupted while waiting for run " + run.id(), e);
+    } catch (ExecutionException e) {
+      throw unavailable(run, what, e);
+    }
+  }
+
+  /** The handle of an Update the workflow accepted, or a 503 saying why there is none. */
+  private <R> WorkflowUpdateHandle<R> accepted(
+      RunRow run, String what, Future<WorkflowUpdateHandle<R>> answer) {
     try {
       return answer.get(
           temporal.updateTimeout().plus(ANSWER_GRACE).toMillis(), TimeUnit.MILLISECONDS);
@@ -279,20 +313,24 @@ public class RunWorkflows {
       Thread.currentThread().interrupt();
       throw new UnavailableProblem("interrupted while waiting for run " + run.id(), e);
     } catch (ExecutionException e) {
-      RuntimeException cause =
-          e.getCause() instanceof RuntimeException runtime
-              ? runtime
-              : new IllegalStateException(e.getCause());
-      throw new UnavailableProblem(
-          "could not ask the workflow of run "
-              + run.id()
-              + " for the "
-              + what
-              + " (Temporal: "
-              + reason(cause)
-              + ")",
-          cause);
+      throw unavailable(run, what, e);
     }
+  }
+
+  private static UnavailableProblem unavailable(RunRow run, String what, ExecutionException e) {
+    RuntimeException cause =
+        e.getCause() instanceof RuntimeException runtime
+            ? runtime
+            : new IllegalStateException(e.getCause());
+    return new UnavailableProblem(
+        "could not ask the workflow of run "
+            + run.id()
+            + " for the "
+            + what
+            + " (Temporal: "
+            + reason(cause)
+            + ")",
+        cause);
   }
 
   /**
