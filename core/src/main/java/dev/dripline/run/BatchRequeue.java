@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Retry of a run (spec R8), shared by the HTTP API and the workflow's {@code retry} signal so both
- * behave the same: failed batches — and, for a stopped run, stopped batches — go back to pending
- * with their error cleared; a failed or stopped run with anything to do again is re-opened as
- * running. A completed run is never touched, nor is a live run being stopped ({@code
- * stop_requested_at} set): the stop's finish would stop what a retry re-queued, so such a retry is
- * refused until the run has stopped. Its statements are {@link RunStore}'s and {@link
- * BatchStore}'s, in one transaction ({@link DataTransactions}).
+ * Retry of a run (spec R8) in PostgreSQL, by the rule {@link RetryRule} (which the workflow tests'
+ * fake store applies too), for the workflow's {@code retryRun} Update and {@code retry} signal
+ * alike: failed batches — and, for a stopped run, stopped batches — go back to pending with their
+ * error cleared; a failed or stopped run with anything to do again is re-opened as running; a
+ * completed run is never touched, nor is a live run being stopped ({@code stop_requested_at} set),
+ * which a retry is refused for until it has stopped. Its statements are {@link RunStore}'s and
+ * {@link BatchStore}'s, in one transaction ({@link DataTransactions}).
  */
 @Singleton
 public class BatchRequeue {
@@ -67,19 +67,14 @@ public class BatchRequeue {
     RunStatus status = RunStatus.fromWire(locked.get().status());
     boolean planDone = locked.get().planDone();
     boolean stopRequested = locked.get().stopRequested();
-    if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
-      return new Outcome(true, status, 0, false, status, false);
+    if (!RetryRule.applies(status, stopRequested)) {
+      return new Outcome(true, status, 0, false, status, stopRequested && status.isActive());
     }
-    if (stopRequested && status.isActive()) {
-      return new Outcome(true, status, 0, false, status, true);
-    }
-    List<String> from =
-        status == RunStatus.STOPPED ? List.of("failed", "stopped") : List.of("failed");
+    List<String> from = RetryRule.requeued(status).stream().map(BatchStatus::wire).toList();
     int requeued = batches.requeue(runId, from);
-    boolean ended = status == RunStatus.FAILED || status == RunStatus.STOPPED;
-    boolean reopened = ended && !planDone;
+    boolean reopened = RetryRule.reopens(status, 0, planDone);
     RunStatus after = status;
-    if (ended && (requeued > 0 || reopened)) {
+    if (RetryRule.reopens(status, requeued, planDone)) {
       runs.reopen(runId);
       after = RunStatus.RUNNING;
     } else if (requeued > 0) {

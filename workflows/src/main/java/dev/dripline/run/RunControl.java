@@ -54,19 +54,19 @@ public final class RunControl {
   }
 
   /**
-   * Whether a retry of the run would do anything (R8): re-queue a failed batch — or, for a stopped
-   * run, a stopped one — or re-open an ended run whose planning had not finished. A pending run has
-   * no batches yet; a completed one is never retried.
+   * Whether a retry of the run would do anything ({@link RetryRule}, R8): re-queue a failed batch —
+   * or, for a stopped run, a stopped one — or re-open an ended run whose planning had not finished.
+   * A pending run has no batches yet; a completed one is never retried.
    */
   public static boolean retryRequeues(
       RunStatus status, boolean planDone, long failedBatches, long stoppedBatches) {
-    if (status == RunStatus.PENDING || status == RunStatus.COMPLETED) {
+    if (!RetryRule.applies(status, false)) {
       return false;
     }
-    boolean ended = status == RunStatus.FAILED || status == RunStatus.STOPPED;
-    return failedBatches > 0
-        || status == RunStatus.STOPPED && stoppedBatches > 0
-        || ended && !planDone;
+    long requeued =
+        failedBatches
+            + (RetryRule.requeued(status).contains(BatchStatus.STOPPED) ? stoppedBatches : 0);
+    return requeued > 0 || RetryRule.reopens(status, 0, planDone);
   }
 
   /** The refusal of a retry that would do nothing (see {@link #retryRequeues}). */

@@ -290,26 +290,21 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized RequeueResult requeue(RunRef run) {
-    if (status == RunStatus.COMPLETED || status == RunStatus.PENDING) {
+    // The rule BatchRequeue applies in PostgreSQL.
+    if (!RetryRule.applies(status, stopRecorded)) {
       return new RequeueResult(0, status);
     }
-    if (stopRecorded && status.isActive()) {
-      // Being stopped: refused until it has stopped, as BatchRequeue does.
-      return new RequeueResult(0, status);
-    }
-    boolean includeStopped = status == RunStatus.STOPPED;
+    List<BatchStatus> from = RetryRule.requeued(status);
     int requeued = 0;
     for (Batch batch : batches.values()) {
-      if (batch.status == BatchStatus.FAILED
-          || (includeStopped && batch.status == BatchStatus.STOPPED)) {
+      if (from.contains(batch.status)) {
         batch.status = BatchStatus.PENDING;
         batch.error = null;
         batch.claimToken = null;
         requeued++;
       }
     }
-    if ((status == RunStatus.FAILED || status == RunStatus.STOPPED)
-        && (requeued > 0 || !planDone)) {
+    if (RetryRule.reopens(status, requeued, planDone)) {
       status = RunStatus.RUNNING;
       stopRecorded = false;
       statusChanges.add(status);
