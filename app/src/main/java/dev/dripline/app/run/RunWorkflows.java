@@ -380,15 +380,6 @@ public class RunWorkflows {
     }
   }
 
-  /** Signals without caring whether it arrives (the run's record already says what to do). */
-  void signalQuietly(long runId, Signal signal) {
-    try {
-      signal(runId, signal);
-    } catch (UnavailableProblem e) {
-      log.warn("run {}: {} signal not delivered: {}", runId, signal, e.getMessage());
-    }
-  }
-
   /** Terminates the run's execution, if any; a missing or closed one is fine. */
   void terminateQuietly(long runId) {
     try {
