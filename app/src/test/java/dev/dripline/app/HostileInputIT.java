@@ -2,7 +2,7 @@ package dev.dripline.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.db.Database;
+import dev.dripline.store.db.Database;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;

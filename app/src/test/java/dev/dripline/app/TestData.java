@@ -1,6 +1,6 @@
 package dev.dripline.app;
 
-import dev.dripline.db.Database;
+import dev.dripline.store.db.Database;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.sql.PreparedStatement;

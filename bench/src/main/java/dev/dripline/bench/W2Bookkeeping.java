@@ -1,7 +1,7 @@
 package dev.dripline.bench;
 
-import dev.dripline.db.ShardedCounters;
-import dev.dripline.run.BatchExecution;
+import dev.dripline.activities.run.BatchExecution;
+import dev.dripline.store.db.ShardedCounters;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

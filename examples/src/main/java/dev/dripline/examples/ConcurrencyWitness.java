@@ -1,7 +1,7 @@
 package dev.dripline.examples;
 
-import dev.dripline.db.Database;
-import dev.dripline.db.DatabaseException;
+import dev.dripline.store.db.Database;
+import dev.dripline.store.db.DatabaseException;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

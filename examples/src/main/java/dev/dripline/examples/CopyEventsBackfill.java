@@ -1,6 +1,5 @@
 package dev.dripline.examples;
 
-import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LiveContext;
@@ -8,6 +7,7 @@ import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.spi.TransactionalBackfillDefinition;
+import dev.dripline.store.db.Database;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.serde.annotation.Serdeable;

@@ -1,8 +1,8 @@
 package dev.dripline.examples;
 
-import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.store.db.Database;
 import jakarta.inject.Singleton;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

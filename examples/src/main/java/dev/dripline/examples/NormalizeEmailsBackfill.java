@@ -1,11 +1,11 @@
 package dev.dripline.examples;
 
-import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.TransactionalBackfillDefinition;
+import dev.dripline.store.db.Database;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

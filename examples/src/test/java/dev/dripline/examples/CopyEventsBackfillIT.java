@@ -8,12 +8,12 @@ import static dev.dripline.examples.TestData.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.db.Database;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.store.db.Database;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.util.List;

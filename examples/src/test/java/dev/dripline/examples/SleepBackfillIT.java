@@ -9,12 +9,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.db.Database;
-import dev.dripline.db.DatabaseException;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.store.db.Database;
+import dev.dripline.store.db.DatabaseException;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;

@@ -6,12 +6,12 @@ import static dev.dripline.examples.TestData.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.db.Database;
-import dev.dripline.target.LiveDrain;
-import dev.dripline.target.LiveDrainRequest;
-import dev.dripline.target.PlannedRun;
-import dev.dripline.target.TargetActivitiesImpl;
-import dev.dripline.target.TargetRef;
+import dev.dripline.activities.targets.TargetActivitiesImpl;
+import dev.dripline.store.db.Database;
+import dev.dripline.workflows.targets.LiveDrain;
+import dev.dripline.workflows.targets.LiveDrainRequest;
+import dev.dripline.workflows.targets.PlannedRun;
+import dev.dripline.workflows.targets.TargetRef;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.RunProgressView;
-import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunProgressView;
+import dev.dripline.workflows.run.RunWorkflowIds;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;

@@ -3,7 +3,7 @@ package dev.dripline.standalone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowIds;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.dripline.target.TargetView;
-import dev.dripline.target.TargetWorkflow;
-import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.workflows.targets.TargetView;
+import dev.dripline.workflows.targets.TargetWorkflow;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;

@@ -1,16 +1,16 @@
 package dev.dripline.worker;
 
-import dev.dripline.catalogue.CataloguePublisher;
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.metrics.MetricsActivitiesImpl;
-import dev.dripline.metrics.MetricsWorkflowImpl;
-import dev.dripline.run.BackfillRunWorkflowImpl;
-import dev.dripline.run.BatchActivitiesImpl;
-import dev.dripline.run.PlanningActivitiesImpl;
-import dev.dripline.run.RunActivitiesImpl;
-import dev.dripline.target.TargetActivitiesImpl;
-import dev.dripline.target.TargetWorkflowIds;
-import dev.dripline.target.TargetWorkflowImpl;
+import dev.dripline.activities.catalogue.CataloguePublisher;
+import dev.dripline.activities.metrics.MetricsActivitiesImpl;
+import dev.dripline.activities.run.BatchActivitiesImpl;
+import dev.dripline.activities.run.PlanningActivitiesImpl;
+import dev.dripline.activities.run.RunActivitiesImpl;
+import dev.dripline.activities.targets.TargetActivitiesImpl;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
+import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
+import dev.dripline.workflows.targets.TargetWorkflowImpl;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;

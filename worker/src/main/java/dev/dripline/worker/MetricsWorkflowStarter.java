@@ -1,10 +1,10 @@
 package dev.dripline.worker;
 
-import dev.dripline.config.TargetConfig;
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.metrics.MetricsInput;
-import dev.dripline.metrics.MetricsWorkflow;
-import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.store.config.TargetConfig;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.workflows.metrics.MetricsInput;
+import dev.dripline.workflows.metrics.MetricsWorkflow;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;

@@ -1,15 +1,15 @@
 package dev.dripline.worker;
 
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.db.Database;
-import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.RunSearchAttributes;
-import dev.dripline.run.RunWorkflowIds;
-import dev.dripline.run.RunWorkflowInput;
-import dev.dripline.target.TargetRef;
-import dev.dripline.target.TargetStore;
-import dev.dripline.target.TargetWorkflow;
-import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.store.db.Database;
+import dev.dripline.store.targets.TargetStore;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunSearchAttributes;
+import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.targets.TargetRef;
+import dev.dripline.workflows.targets.TargetWorkflow;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.grpc.Status;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.scheduling.annotation.Scheduled;

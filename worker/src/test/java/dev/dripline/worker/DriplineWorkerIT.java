@@ -2,12 +2,12 @@ package dev.dripline.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.db.Database;
-import dev.dripline.metrics.MetricsInput;
-import dev.dripline.metrics.MetricsWorkflow;
-import dev.dripline.registry.BackfillRegistry;
+import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillDefinition;
-import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.store.db.Database;
+import dev.dripline.workflows.metrics.MetricsInput;
+import dev.dripline.workflows.metrics.MetricsWorkflow;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;

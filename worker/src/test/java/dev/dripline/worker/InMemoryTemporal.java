@@ -1,6 +1,6 @@
 package dev.dripline.worker;
 
-import dev.dripline.temporal.TemporalFactory;
+import dev.dripline.store.temporal.TemporalFactory;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
 import io.micronaut.context.annotation.Requires;

@@ -2,14 +2,14 @@ package dev.dripline.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.config.TargetConfig;
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.db.Database;
-import dev.dripline.metrics.MetricsInput;
-import dev.dripline.metrics.MetricsWorkflow;
-import dev.dripline.run.RunWorkflowIds;
-import dev.dripline.target.TargetStore;
-import dev.dripline.target.TargetWorkflowIds;
+import dev.dripline.store.config.TargetConfig;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.store.db.Database;
+import dev.dripline.store.targets.TargetStore;
+import dev.dripline.workflows.metrics.MetricsInput;
+import dev.dripline.workflows.metrics.MetricsWorkflow;
+import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;

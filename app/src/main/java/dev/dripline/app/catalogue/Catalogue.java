@@ -1,11 +1,11 @@
 package dev.dripline.app.catalogue;
 
-import dev.dripline.catalogue.CatalogueEntry;
-import dev.dripline.catalogue.CatalogueRepository;
-import dev.dripline.catalogue.FieldError;
-import dev.dripline.catalogue.OptionsValidator;
-import dev.dripline.catalogue.ValidatedOptions;
 import dev.dripline.spi.OptionSpec;
+import dev.dripline.store.catalogue.CatalogueEntry;
+import dev.dripline.store.catalogue.CatalogueRepository;
+import dev.dripline.store.catalogue.FieldError;
+import dev.dripline.store.catalogue.OptionsValidator;
+import dev.dripline.store.catalogue.ValidatedOptions;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;

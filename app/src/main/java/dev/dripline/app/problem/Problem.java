@@ -1,7 +1,7 @@
 package dev.dripline.app.problem;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;

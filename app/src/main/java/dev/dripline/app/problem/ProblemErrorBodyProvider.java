@@ -1,6 +1,6 @@
 package dev.dripline.app.problem;
 
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import io.micronaut.context.annotation.Replaces;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.server.exceptions.response.Error;

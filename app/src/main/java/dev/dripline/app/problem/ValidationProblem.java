@@ -1,6 +1,6 @@
 package dev.dripline.app.problem;
 
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import java.util.List;
 
 /** A request that was rejected before anything changed: 400 with one error per field. */

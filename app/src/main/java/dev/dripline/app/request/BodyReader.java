@@ -1,6 +1,6 @@
 package dev.dripline.app.request;
 
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import io.micronaut.core.beans.BeanIntrospection;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;

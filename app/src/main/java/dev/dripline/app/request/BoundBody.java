@@ -1,6 +1,6 @@
 package dev.dripline.app.request;
 
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.dripline.app.problem.ValidationProblem;
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import io.micronaut.jackson.core.tree.JsonNodeTreeCodec;
 import io.micronaut.json.tree.JsonNode;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.dripline.app.request;
 
 import dev.dripline.app.run.PageRequest;
-import dev.dripline.catalogue.FieldError;
+import dev.dripline.store.catalogue.FieldError;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;

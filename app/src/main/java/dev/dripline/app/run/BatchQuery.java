@@ -1,6 +1,6 @@
 package dev.dripline.app.run;
 
-import dev.dripline.run.BatchStatus;
+import dev.dripline.workflows.run.BatchStatus;
 
 /**
  * Filter and paging of {@code GET /api/runs/{id}/batches}.

@@ -1,6 +1,6 @@
 package dev.dripline.app.run;
 
-import dev.dripline.run.BatchStatus;
+import dev.dripline.workflows.run.BatchStatus;
 import java.time.Instant;
 
 /** A row of {@code batches}: one inclusive key range of a run. */

@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.run.RunProgress;
+import dev.dripline.workflows.run.RunProgress;
 import io.micronaut.serde.annotation.Serdeable;
 
 /**

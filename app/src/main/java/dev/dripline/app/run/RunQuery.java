@@ -1,6 +1,6 @@
 package dev.dripline.app.run;
 
-import dev.dripline.run.RunStatus;
+import dev.dripline.workflows.run.RunStatus;
 
 /**
  * Filters and paging of {@code GET /api/runs}.

@@ -1,14 +1,14 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.catalogue.StoredOptions;
-import dev.dripline.run.BatchCount;
-import dev.dripline.run.BatchStatus;
-import dev.dripline.run.BatchStore;
-import dev.dripline.run.BatchView;
-import dev.dripline.run.RunStatus;
-import dev.dripline.run.RunStore;
-import dev.dripline.run.RunView;
-import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.store.run.BatchCount;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchView;
+import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunView;
+import dev.dripline.workflows.run.BatchStatus;
+import dev.dripline.workflows.run.RunStatus;
+import dev.dripline.workflows.run.RunWorkflowIds;
 import io.micronaut.data.model.Pageable;
 import jakarta.inject.Singleton;
 import java.util.EnumMap;

@@ -1,8 +1,8 @@
 package dev.dripline.app.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.run.BatchStatus;
-import dev.dripline.run.RunProgress;
+import dev.dripline.workflows.run.BatchStatus;
+import dev.dripline.workflows.run.RunProgress;
 import io.micronaut.serde.annotation.Serdeable;
 import java.time.Instant;
 import java.util.LinkedHashMap;

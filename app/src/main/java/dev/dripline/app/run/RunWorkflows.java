@@ -1,16 +1,16 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.problem.UnavailableProblem;
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.CapAnswer;
-import dev.dripline.run.CapUpdate;
-import dev.dripline.run.RetryAnswer;
-import dev.dripline.run.RetryRequest;
-import dev.dripline.run.RunSearchAttributes;
-import dev.dripline.run.RunStatus;
-import dev.dripline.run.RunWorkflowIds;
-import dev.dripline.run.RunWorkflowInput;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.CapAnswer;
+import dev.dripline.workflows.run.CapUpdate;
+import dev.dripline.workflows.run.RetryAnswer;
+import dev.dripline.workflows.run.RetryRequest;
+import dev.dripline.workflows.run.RunSearchAttributes;
+import dev.dripline.workflows.run.RunStatus;
+import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;

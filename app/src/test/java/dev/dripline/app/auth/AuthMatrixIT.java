@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
-import dev.dripline.db.Database;
+import dev.dripline.store.db.Database;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.type.Argument;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
-import dev.dripline.db.Database;
+import dev.dripline.store.db.Database;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.json.JsonMapper;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.app.TestData;
 import dev.dripline.app.run.RunRepository.Insertion;
-import dev.dripline.db.Database;
-import dev.dripline.run.RunStatus;
+import dev.dripline.store.db.Database;
+import dev.dripline.workflows.run.RunStatus;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;

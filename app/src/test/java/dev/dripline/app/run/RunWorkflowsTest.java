@@ -2,7 +2,7 @@ package dev.dripline.app.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.run.RunStatus;
+import dev.dripline.workflows.run.RunStatus;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;

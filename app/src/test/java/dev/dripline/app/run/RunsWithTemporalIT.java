@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
-import dev.dripline.config.TemporalConfig;
-import dev.dripline.db.Database;
-import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.RunSearchAttributes;
-import dev.dripline.run.RunWorkflowIds;
-import dev.dripline.run.RunWorkflowInput;
+import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.store.db.Database;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunSearchAttributes;
+import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;

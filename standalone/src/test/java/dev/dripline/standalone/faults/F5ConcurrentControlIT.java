@@ -3,7 +3,7 @@ package dev.dripline.standalone.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.dripline.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;

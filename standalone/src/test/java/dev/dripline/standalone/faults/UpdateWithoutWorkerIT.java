@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.dripline.run.BackfillRunWorkflow;
-import dev.dripline.run.RunWorkflowIds;
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunWorkflowIds;
 import io.temporal.api.history.v1.HistoryEvent;
 import java.time.Duration;
 import java.time.Instant;

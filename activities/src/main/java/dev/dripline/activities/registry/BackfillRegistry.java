@@ -1,0 +1,79 @@
+package dev.dripline.activities.registry;
+
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.workflows.run.DriplineFailure;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The backfill definitions this process hosts, by name.
+ *
+ * <p>Invariant: names are unique and every definition's declared caps are valid; a worker that
+ * would host two definitions under one name, or a definition with a batch size or cap below 1,
+ * refuses to start rather than run the wrong code for a run.
+ */
+@Singleton
+public class BackfillRegistry {
+  private final Map<String, BackfillDefinition> byName;
+
+  public BackfillRegistry(List<BackfillDefinition> definitions) {
+    Map<String, BackfillDefinition> map = new TreeMap<>();
+    for (BackfillDefinition definition : definitions) {
+      String name = definition.name();
+      if (name == null || name.isBlank()) {
+        throw new IllegalStateException(
+            "backfill definition " + definition.getClass().getName() + " has no name");
+      }
+      BackfillDefinition previous = map.putIfAbsent(name, definition);
+      if (previous != null) {
+        throw new IllegalStateException(
+            "backfill name "
+                + name
+                + " is registered twice: by "
+                + previous.getClass().getName()
+                + " and "
+                + definition.getClass().getName());
+      }
+      if (definition.defaultBatchSize() < 1) {
+        throw new IllegalStateException(
+            "backfill " + name + " declares defaultBatchSize " + definition.defaultBatchSize());
+      }
+      Integer cap = definition.maxParallelBatches();
+      if (cap != null && cap < 1) {
+        throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
+      }
+    }
+    this.byName = Collections.unmodifiableMap(map);
+  }
+
+  /** Every hosted definition, ordered by name. */
+  public Collection<BackfillDefinition> all() {
+    return byName.values();
+  }
+
+  /** The definition registered under {@code name}, if this process hosts it. */
+  public Optional<BackfillDefinition> find(String name) {
+    return Optional.ofNullable(name).map(byName::get);
+  }
+
+  /**
+   * The definition registered under {@code name}, for use inside activities.
+   *
+   * @throws ApplicationFailure non-retryable, of type {@link DriplineFailure#UNKNOWN_BACKFILL}, if
+   *     this worker hosts no such definition: retrying on the same worker cannot help
+   */
+  public BackfillDefinition require(String name) {
+    return find(name)
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newNonRetryableFailure(
+                    "no backfill definition named " + name + " is registered in this worker",
+                    DriplineFailure.UNKNOWN_BACKFILL.name()));
+  }
+}

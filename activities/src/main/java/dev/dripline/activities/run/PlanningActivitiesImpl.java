@@ -1,0 +1,477 @@
+package dev.dripline.activities.run;
+
+import dev.dripline.activities.registry.BackfillRegistry;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.Database;
+import dev.dripline.store.db.DatabaseOutage;
+import dev.dripline.workflows.run.BatchRef;
+import dev.dripline.workflows.run.DriplineFailure;
+import dev.dripline.workflows.run.PlanPage;
+import dev.dripline.workflows.run.PlanRequest;
+import dev.dripline.workflows.run.PlanningActivities;
+import dev.dripline.workflows.run.RunStatus;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link PlanningActivities} on PostgreSQL: asks the definition for the next keys after the run's
+ * persisted cursor and cuts them into batches.
+ *
+ * <p>Invariants: batches and the cursor are saved in one transaction, guarded by a compare-and-set
+ * on {@code next_batch_number}, so a retried or concurrent call never duplicates or skips a batch;
+ * batches cover the planned keys exactly, in ascending order, each of at most {@code batchSize}
+ * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
+ * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
+ *
+ * <p>One call plans the batches it is asked for in pages of at most {@link #MAX_KEYS_PER_PAGE}
+ * keys, each saved in its own transaction (so chains may take a page's batches while the next is
+ * planned), and returns early when the scope is exhausted, the run's window of pending batches is
+ * full, the run stops running or is being stopped, or {@link #CALL_MILLIS} have passed: every call
+ * costs the run's workflow a round trip through Temporal (W2 in docs/benchmarks.md), and a call
+ * that runs on for long holds up a stop and leaves the workflow without the reports that size its
+ * window.
+ *
+ * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
+ * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
+ * compare-and-set makes safe, instead of failing the run's planning on an outage.
+ *
+ * <p>Run by Temporal, a call heartbeats from a background ticker (the workflow gives planning the
+ * batches' heartbeat timeout), so a call whose worker was killed is retried within seconds rather
+ * than after its whole start-to-close timeout, during which the run would stall (F1 in
+ * docs/reliability.md).
+ */
+@Singleton
+public class PlanningActivitiesImpl implements PlanningActivities {
+  /** Keys requested from a definition per call, unless one batch alone is larger. */
+  static final int MAX_KEYS_PER_PAGE = 100_000;
+
+  /** A call plans no further page once this long has passed since it began. */
+  static final long CALL_MILLIS = 1_000;
+
+  private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
+
+  private final Database database;
+  private final BackfillRegistry registry;
+  private final RunOptionsReader optionsReader;
+  private final Duration outageWait;
+  private final long callNanos;
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dripline-planning-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  @Inject
+  public PlanningActivitiesImpl(
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      EngineConfig engine) {
+    this(database, registry, optionsReader, engine, Duration.ofMillis(CALL_MILLIS));
+  }
+
+  /** With a call's time other than {@link #CALL_MILLIS} (tests). */
+  PlanningActivitiesImpl(
+      Database database,
+      BackfillRegistry registry,
+      RunOptionsReader optionsReader,
+      EngineConfig engine,
+      Duration callTime) {
+    this.database = database;
+    this.registry = registry;
+    this.optionsReader = optionsReader;
+    this.outageWait = engine.databaseOutageWait();
+    this.callNanos = callTime.toNanos();
+  }
+
+  /** The planning state of a run as read before asking the definition. */
+  private record Cursor(
+      String backfill,
+      String options,
+      RunStatus status,
+      boolean stopRequested,
+      int batchSize,
+      Long maxRecords,
+      Long afterKey,
+      boolean done,
+      int nextBatchNumber,
+      long plannedKeys,
+      Long totalKeys) {}
+
+  @Override
+  public PlanPage planNextPage(PlanRequest request) {
+    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(request);
+    try {
+      return planPages(request);
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+  }
+
+  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
+  private ScheduledFuture<?> heartbeatWhileInAnActivity(PlanRequest request) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException notInAnActivity) {
+      return null;
+    }
+    long every = BatchActivitiesImpl.tickMillis(context.getInfo().getHeartbeatTimeout());
+    return ticker.scheduleAtFixedRate(
+        () -> {
+          try {
+            context.heartbeat(null);
+          } catch (RuntimeException e) {
+            LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  @PreDestroy
+  void close() {
+    ticker.shutdownNow();
+  }
+
+  /**
+   * What one page of a call did: the page, and whether the call may plan another (the page was
+   * saved and the scope not exhausted — so the page was full —, the run is running and not being
+   * stopped, its window not full).
+   */
+  private record Planned(PlanPage page, boolean mayGoOn) {}
+
+  /** Plans pages until the request is met or one of the class's reasons to return holds. */
+  private PlanPage planPages(PlanRequest request) {
+    long deadline = System.nanoTime() + callNanos;
+    int created = 0;
+    while (true) {
+      // Only the first page counts the window first: a later one follows a full page (created > 0)
+      // whose count said the window was not full.
+      Planned planned =
+          planThroughOutages(
+              new PlanRequest(
+                  request.runId(), request.maxBatches() - created, request.keepPending()),
+              created == 0);
+      PlanPage page = planned.page();
+      created += page.batchesCreated();
+      if (!planned.mayGoOn()
+          || created >= request.maxBatches()
+          || System.nanoTime() - deadline >= 0) {
+        return new PlanPage(created, page.done(), page.totalKeys(), page.pendingBatches());
+      }
+    }
+  }
+
+  /**
+   * {@link #planOnce}, again from the persisted cursor while PostgreSQL cannot be reached. {@code
+   * checkWindow}: count the pending batches first (a later page of a call knows them from the page
+   * before).
+   */
+  private Planned planThroughOutages(PlanRequest request, boolean checkWindow) {
+    while (true) {
+      try {
+        return planOnce(request, checkWindow);
+      } catch (RuntimeException e) {
+        if (!DatabaseOutage.isConnectionFailure(e)) {
+          throw e;
+        }
+        LOG.warn(
+            "Planning run {} lost PostgreSQL: {}; waiting up to {} for it to answer",
+            request.runId(),
+            e.toString(),
+            outageWait);
+        if (!database.awaitAvailable(outageWait, () -> true)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private Planned planOnce(PlanRequest request, boolean checkWindow) {
+    Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
+    if (cursor == null) {
+      // Deleted: there is nothing left to plan.
+      return new Planned(new PlanPage(0, true, null), false);
+    }
+    if (cursor.done() || cursor.status().isTerminal()) {
+      return new Planned(new PlanPage(0, cursor.done(), cursor.totalKeys()), false);
+    }
+    if (checkWindow && request.keepPending() > 0) {
+      int pending = database.withConnection(connection -> pending(connection, request));
+      if (pending >= request.keepPending()) {
+        // Enough is ready for the run's slots; plan when it runs low.
+        return new Planned(new PlanPage(0, false, null, pending), false);
+      }
+    }
+    BackfillDefinition definition = registry.require(cursor.backfill());
+
+    int batchSize = cursor.batchSize();
+    int batchesWanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE / batchSize));
+    long limit = (long) batchSize * batchesWanted;
+    Long remaining =
+        cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();
+    if (remaining != null) {
+      limit = Math.min(limit, Math.max(0, remaining));
+    }
+
+    List<Long> keys =
+        limit == 0 ? List.of() : keysAfter(definition, request.runId(), cursor, (int) limit);
+
+    boolean scopeExhausted = keys.size() < limit;
+    boolean maxRecordsReached = remaining != null && keys.size() >= remaining;
+    boolean done = scopeExhausted || maxRecordsReached;
+    List<BatchRef> batches = cut(keys, batchSize, cursor.nextBatchNumber(), done);
+    int keysPlanned = batches.stream().mapToInt(BatchRef::size).sum();
+
+    Long newAfterKey =
+        batches.isEmpty()
+            ? cursor.afterKey()
+            : Long.valueOf(batches.get(batches.size() - 1).endKey());
+    long plannedKeys = cursor.plannedKeys() + keysPlanned;
+    Long totalKeys = done ? plannedKeys : null;
+    int nextBatchNumber = cursor.nextBatchNumber() + batches.size();
+
+    Boolean saved =
+        database.inTransaction(
+            connection -> {
+              // Cursor first: its row lock makes a racing attempt wait, then match no row.
+              if (!advance(
+                  connection,
+                  request.runId(),
+                  cursor.nextBatchNumber(),
+                  newAfterKey,
+                  nextBatchNumber,
+                  plannedKeys,
+                  done,
+                  totalKeys)) {
+                return false;
+              }
+              insert(connection, request.runId(), batches);
+              return true;
+            });
+    if (!saved) {
+      // Another attempt planned this page first (or the run ended): report what it recorded.
+      Cursor now = database.withConnection(connection -> read(connection, request.runId()));
+      return new Planned(
+          now == null
+              ? new PlanPage(0, true, null)
+              : new PlanPage(0, now.done() || now.status().isTerminal(), now.totalKeys()),
+          false);
+    }
+    boolean mayGoOn = !done && cursor.status() == RunStatus.RUNNING && !cursor.stopRequested();
+    if (request.keepPending() > 0) {
+      int pending = database.withConnection(connection -> pending(connection, request));
+      return new Planned(
+          new PlanPage(batches.size(), done, totalKeys, pending),
+          mayGoOn && pending < request.keepPending());
+    }
+    return new Planned(new PlanPage(batches.size(), done, totalKeys), mayGoOn);
+  }
+
+  /**
+   * Pending batches of the run, counted up to twice {@link PlanRequest#keepPending()}: beyond what
+   * decides whether to plan, so the workflow sees how fast the window drains even while it is full.
+   */
+  private static int pending(Connection connection, PlanRequest request) throws SQLException {
+    try (PreparedStatement count =
+        connection.prepareStatement(
+            "select count(*) from (select 1 from batches"
+                + " where run_id = ? and status = 'pending' limit ?) p")) {
+      count.setLong(1, request.runId());
+      count.setInt(2, 2 * request.keepPending());
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private List<Long> keysAfter(
+      BackfillDefinition definition, long runId, Cursor cursor, int limit) {
+    List<Long> keys;
+    try {
+      BackfillContext context = optionsReader.context(runId, definition, cursor.options());
+      keys = definition.keysAfter(context, cursor.afterKey(), limit);
+    } catch (PermanentBackfillException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          ErrorText.of(e), DriplineFailure.PLANNING_PERMANENT.name(), e);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw ApplicationFailure.newFailureWithCause(
+          ErrorText.of(e), DriplineFailure.PLANNING_FAILED.name(), e);
+    }
+    checkOrder(definition, cursor.afterKey(), keys, limit);
+    return keys;
+  }
+
+  /**
+   * A definition that returns keys out of order, repeated, or more than asked would make batches
+   * overlap or planning loop forever; that is a bug no retry fixes.
+   */
+  private static void checkOrder(
+      BackfillDefinition definition, Long afterKey, List<Long> keys, int limit) {
+    String problem = null;
+    if (keys == null) {
+      problem = "returned null";
+    } else if (keys.size() > limit) {
+      problem = "returned " + keys.size() + " keys when asked for at most " + limit;
+    } else {
+      Long previous = afterKey;
+      for (Long key : keys) {
+        if (key == null || (previous != null && key <= previous)) {
+          problem =
+              "returned key "
+                  + key
+                  + " after "
+                  + previous
+                  + "; keys must be strictly ascending and after the cursor";
+          break;
+        }
+        previous = key;
+      }
+    }
+    if (problem != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "keysAfter of backfill " + definition.name() + " " + problem,
+          DriplineFailure.PLANNING_PERMANENT.name());
+    }
+  }
+
+  /**
+   * Cuts keys into batches of {@code batchSize}. A trailing partial batch is kept only when
+   * planning is done; otherwise its keys are asked for again next time, so that every batch but the
+   * run's last is full.
+   */
+  static List<BatchRef> cut(List<Long> keys, int batchSize, int firstNumber, boolean done) {
+    List<BatchRef> batches = new ArrayList<>();
+    int number = firstNumber;
+    for (int from = 0; from < keys.size(); from += batchSize) {
+      int to = Math.min(from + batchSize, keys.size());
+      if (to - from < batchSize && !done) {
+        break;
+      }
+      batches.add(new BatchRef(number++, keys.get(from), keys.get(to - 1), to - from));
+    }
+    return batches;
+  }
+
+  private static Cursor read(Connection connection, long runId) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select backfill, options::text as options, status,"
+                + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
+                + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
+                + " from runs where id = ?")) {
+      select.setLong(1, runId);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        return new Cursor(
+            rs.getString("backfill"),
+            rs.getString("options"),
+            RunStatus.fromWire(rs.getString("status")),
+            rs.getBoolean("stop_requested"),
+            rs.getInt("batch_size"),
+            SqlValues.nullableLong(rs, "max_records"),
+            SqlValues.nullableLong(rs, "plan_cursor"),
+            rs.getBoolean("plan_done"),
+            rs.getInt("next_batch_number"),
+            rs.getLong("planned_keys"),
+            SqlValues.nullableLong(rs, "total_keys"));
+      }
+    }
+  }
+
+  private static boolean advance(
+      Connection connection,
+      long runId,
+      int expectedNextBatchNumber,
+      Long afterKey,
+      int nextBatchNumber,
+      long plannedKeys,
+      boolean done,
+      Long totalKeys)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "update runs set plan_cursor = ?, next_batch_number = ?, planned_keys = ?,"
+                + " plan_done = ?, total_keys = ?, updated_at = now()"
+                + " where id = ? and next_batch_number = ? and not plan_done"
+                + " and status in ('pending', 'running', 'paused')")) {
+      SqlValues.setNullableLong(update, 1, afterKey);
+      update.setInt(2, nextBatchNumber);
+      update.setLong(3, plannedKeys);
+      update.setBoolean(4, done);
+      SqlValues.setNullableLong(update, 5, totalKeys);
+      update.setLong(6, runId);
+      update.setInt(7, expectedNextBatchNumber);
+      return update.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * Inserts a page's batches as one statement (arrays unnested), not one per batch: a page of 100
+   * batches is one statement for PostgreSQL to parse, plan and run instead of 100.
+   */
+  private static void insert(Connection connection, long runId, List<BatchRef> batches)
+      throws SQLException {
+    if (batches.isEmpty()) {
+      return;
+    }
+    int n = batches.size();
+    Integer[] numbers = new Integer[n];
+    Long[] starts = new Long[n];
+    Long[] ends = new Long[n];
+    Integer[] sizes = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      BatchRef batch = batches.get(i);
+      numbers[i] = batch.number();
+      starts[i] = batch.startKey();
+      ends[i] = batch.endKey();
+      sizes[i] = batch.size();
+    }
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "insert into batches (run_id, number, start_key, end_key, size, status)"
+                + " select ?, t.number, t.start_key, t.end_key, t.size, 'pending'"
+                + " from unnest(?::int[], ?::bigint[], ?::bigint[], ?::int[])"
+                + " as t(number, start_key, end_key, size)"
+                + " on conflict (run_id, number) do nothing")) {
+      insert.setLong(1, runId);
+      insert.setArray(2, connection.createArrayOf("int4", numbers));
+      insert.setArray(3, connection.createArrayOf("int8", starts));
+      insert.setArray(4, connection.createArrayOf("int8", ends));
+      insert.setArray(5, connection.createArrayOf("int4", sizes));
+      insert.executeUpdate();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package dev.dripline.activities.run;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.BackfillOptions;
+import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.store.catalogue.OptionsValidator;
+import dev.dripline.store.catalogue.ValidatedOptions;
+import io.micronaut.core.type.Argument;
+import io.micronaut.serde.ObjectMapper;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a run's stored {@code options} JSON into the {@link BackfillContext} a definition sees.
+ *
+ * <p>The options are checked again against the schema of the definition this worker hosts, so the
+ * definition always gets typed values with defaults applied, even if the run was created against an
+ * older catalogue. Options that no longer fit are a {@link PermanentBackfillException}: retrying
+ * cannot make them fit.
+ */
+@Singleton
+public class RunOptionsReader {
+  private static final Argument<Map<String, Object>> OPTIONS =
+      Argument.mapOf(String.class, Object.class);
+
+  /** Contexts of recently seen runs: a run's options never change, and every batch reads them. */
+  private static final int CACHED_RUNS = 256;
+
+  private record Key(long runId, String backfill, String optionsJson) {}
+
+  private final ObjectMapper objectMapper;
+
+  /** Evicts on the calling thread, not in the shared ForkJoinPool: removing an entry is cheap. */
+  private final Cache<Key, BackfillContext> recent =
+      Caffeine.newBuilder().maximumSize(CACHED_RUNS).executor(Runnable::run).build();
+
+  public RunOptionsReader(ObjectMapper objectMapper) {
+    this.objectMapper = objectMapper;
+  }
+
+  /**
+   * The context of a batch of run {@code runId}; parsed and validated once per run (and options
+   * text) for as long as the run is among the {@value #CACHED_RUNS} kept, which Caffeine picks by
+   * how recently and how often they are read.
+   *
+   * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
+   */
+  public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
+    return recent.get(
+        new Key(runId, definition.name(), optionsJson),
+        key -> parse(runId, definition, optionsJson));
+  }
+
+  private BackfillContext parse(long runId, BackfillDefinition definition, String optionsJson) {
+    Map<String, Object> raw;
+    try {
+      raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);
+    } catch (IOException e) {
+      throw new PermanentBackfillException("options of run " + runId + " are not valid JSON", e);
+    }
+    ValidatedOptions validated = OptionsValidator.validate(definition.options(), raw, "");
+    if (!validated.isValid()) {
+      throw new PermanentBackfillException(
+          "options of run "
+              + runId
+              + " do not fit backfill "
+              + definition.name()
+              + ": "
+              + validated.errors().stream()
+                  .map(e -> e.field() + " " + e.message())
+                  .collect(Collectors.joining("; ")));
+    }
+    return new BackfillContext(runId, definition.name(), new BackfillOptions(validated.asMap()));
+  }
+}

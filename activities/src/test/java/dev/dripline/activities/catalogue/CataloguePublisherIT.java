@@ -1,0 +1,70 @@
+package dev.dripline.activities.catalogue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.spi.OptionSpec;
+import io.micronaut.core.type.Argument;
+import io.micronaut.serde.ObjectMapper;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
+class CataloguePublisherIT {
+  @Inject CataloguePublisher publisher;
+  @Inject RunFixtures fixtures;
+  @Inject ObjectMapper objectMapper;
+  @Inject KeysBackfill keysBackfill;
+
+  @Test
+  void publishesEveryDefinitionAndRepublishesIdempotently() throws Exception {
+    fixtures.update(
+        "update backfill_definitions set description = 'stale' where name = ?", KeysBackfill.NAME);
+
+    publisher.publish();
+    publisher.publish();
+
+    Map<String, Object> row =
+        fixtures.row(
+            "select description, options_schema::text as schema, default_batch_size,"
+                + " max_parallel_batches, published_at from backfill_definitions where name = ?",
+            KeysBackfill.NAME);
+    assertThat(row)
+        .containsEntry("description", "Keys 1..items, for tests.")
+        .containsEntry("default_batch_size", 10)
+        .containsEntry("max_parallel_batches", 7);
+    assertThat(row.get("published_at")).isNotNull();
+
+    // The app reads the column with the same mapper and argument.
+    List<OptionSpec> schema =
+        objectMapper.readValue((String) row.get("schema"), Argument.listOf(OptionSpec.class));
+    assertThat(schema).isEqualTo(keysBackfill.options());
+  }
+
+  @Test
+  void schemaJsonUsesRecordFieldNamesAndWireTypes() throws Exception {
+    publisher.publish();
+    String json =
+        (String)
+            fixtures
+                .row(
+                    "select options_schema::text as schema from backfill_definitions where name = ?",
+                    KeysBackfill.NAME)
+                .get("schema");
+
+    List<Map<String, Object>> raw =
+        objectMapper.readValue(json, Argument.listOf(Argument.mapOf(String.class, Object.class)));
+
+    assertThat(raw.get(0))
+        .containsEntry("name", "items")
+        .containsEntry("type", "integer")
+        .containsEntry("required", true)
+        .containsEntry("min", 0)
+        .containsEntry("description", "how many keys");
+    assertThat(raw.get(3)).containsEntry("type", "string").containsEntry("defaultValue", "none");
+  }
+}

@@ -1,0 +1,201 @@
+package dev.dripline.activities.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.TargetFixtures;
+import dev.dripline.store.metrics.SnapshotGauges;
+import dev.dripline.store.metrics.SnapshotSeries;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The snapshot is global, and other tests share the database, so these tests measure what their own
+ * crafted rows add to it.
+ */
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
+class MetricsActivitiesIT {
+  @Inject MetricsActivitiesImpl metrics;
+  @Inject SnapshotGauges gauges;
+  @Inject PrometheusMeterRegistry prometheus;
+  @Inject TargetFixtures fixtures;
+
+  @AfterEach
+  void cleanUp() {
+    fixtures.deleteCreated();
+  }
+
+  private Map<String, Double> snapshot() {
+    int written = metrics.snapshot();
+    // 16 fixed series, plus those labelled by backfill, which depend on other tests' rows.
+    Map<String, Object> labelled =
+        fixtures.row(
+            "select count(*) as n from metric_snapshots where name in (?, ?)",
+            SnapshotSeries.BATCHES_INFLIGHT,
+            SnapshotSeries.BATCHES_FINISHED_TOTAL);
+    assertThat(written).isEqualTo(4 + 6 + 6 + ((Long) labelled.get("n")).intValue());
+    Map<String, Double> values = new HashMap<>();
+    for (Map<String, Object> row :
+        fixtures.rows("select name, labels, value from metric_snapshots")) {
+      String labels = (String) row.get("labels");
+      values.put(
+          row.get("name") + (labels.isEmpty() ? "" : "{" + labels + "}"),
+          (Double) row.get("value"));
+    }
+    return values;
+  }
+
+  private String target(String state, int streak, String firstFailedAgo, int queued) {
+    String name = fixtures.target("metrics", KeysBackfill.NAME, "{\"items\":1}", null, state);
+    fixtures.update(
+        "update targets set consecutive_failures = ?,"
+            + " first_failed_at = now() - cast(? as interval) where name = ?",
+        streak,
+        firstFailedAgo,
+        name);
+    for (int i = 0; i < queued; i++) {
+      fixtures.liveBatch(name, "{}");
+    }
+    return name;
+  }
+
+  @Test
+  void separatesHealthyFromFailingBacklogAndCountsStuckTargets() {
+    Map<String, Double> before = snapshot();
+    // Healthy: blocked, pageable.
+    String healthy = target("pending_backfill", 2, null, 2);
+    fixtures.update(
+        "update live_batches set created_at = now() - interval '2 hours' where target_name = ?",
+        healthy);
+    fixtures.liveBatch(healthy, "{}");
+    fixtures.update(
+        "update live_batches set status = 'applied' where id = (select max(id) from live_batches"
+            + " where target_name = ?)",
+        healthy);
+    target("backfilling", 0, null, 1);
+    // Failing: streak at the threshold, or needs_resync whatever the streak.
+    target("pending_backfill", 3, "10 days", 3);
+    target("needs_resync", 0, null, 1);
+    // Primed: never failing, never blocked, whatever its streak.
+    target("primed", 10, "20 days", 4);
+
+    Map<String, Double> after = snapshot();
+
+    assertThat(delta(before, after, "dripline_blocked_backlog")).isEqualTo(3);
+    assertThat(delta(before, after, "dripline_failing_blocked_backlog")).isEqualTo(4);
+    assertThat(delta(before, after, "dripline_stuck_targets")).isEqualTo(2);
+    assertThat(delta(before, after, "dripline_targets{state=pending_backfill}")).isEqualTo(2);
+    assertThat(delta(before, after, "dripline_targets{state=backfilling}")).isEqualTo(1);
+    assertThat(delta(before, after, "dripline_targets{state=primed}")).isEqualTo(1);
+    assertThat(delta(before, after, "dripline_targets{state=needs_resync}")).isEqualTo(1);
+    assertThat(after.get("dripline_blocked_oldest_age_seconds")).isGreaterThanOrEqualTo(7200);
+    assertThat(after.get("dripline_stuck_oldest_age_seconds"))
+        .isGreaterThanOrEqualTo(10 * 86400)
+        // the primed target's older streak does not count
+        .satisfies(
+            age -> {
+              if (before.get("dripline_stuck_oldest_age_seconds") < 20 * 86400) {
+                assertThat(age).isLessThan(20 * 86400);
+              }
+            });
+    for (String status : SnapshotSeries.RUN_STATUSES) {
+      assertThat(after).containsKey("dripline_runs{status=" + status + "}");
+    }
+    assertThat(after).containsKey("dripline_planning_failures_total");
+  }
+
+  private static double delta(Map<String, Double> before, Map<String, Double> after, String key) {
+    assertThat(after).containsKey(key);
+    return after.get(key) - before.get(key);
+  }
+
+  @Test
+  void everyCataloguedBackfillHasAnInflightSeriesAtZeroWhenNothingIsInFlight() {
+    String idle = TargetFixtures.uniqueName("metrics-idle");
+    fixtures.update(
+        "insert into backfill_definitions (name, description, options_schema,"
+            + " default_batch_size) values (?, 'never run', '[]'::jsonb, 10)",
+        idle);
+    try {
+      metrics.snapshot();
+      gauges.refresh();
+
+      Map<String, Object> row =
+          fixtures.row(
+              "select value from metric_snapshots where name = ? and labels = ?",
+              SnapshotSeries.BATCHES_INFLIGHT,
+              SnapshotSeries.label("backfill", idle));
+      assertThat(row).as("the snapshot's inflight row of a catalogued, idle backfill").isNotNull();
+      assertThat((Double) row.get("value")).isZero();
+      assertThat(prometheus.scrape().lines())
+          .contains("dripline_batches_inflight{backfill=\"" + idle + "\"} 0.0");
+    } finally {
+      fixtures.update("delete from backfill_definitions where name = ?", idle);
+    }
+  }
+
+  @Test
+  void processGaugesExportTheSnapshotUnderTheContractNames() {
+    metrics.snapshot();
+    gauges.refresh();
+    Map<String, Object> targets =
+        fixtures.row(
+            "select value from metric_snapshots where name = 'dripline_targets'"
+                + " and labels = 'state=primed'");
+    Map<String, Object> failures =
+        fixtures.row(
+            "select value from metric_snapshots where name = 'dripline_planning_failures_total'");
+
+    String scrape = prometheus.scrape();
+
+    List<String> lines = scrape.lines().toList();
+    for (String status : SnapshotSeries.RUN_STATUSES) {
+      assertThat(lines).anyMatch(l -> l.startsWith("dripline_runs{status=\"" + status + "\"} "));
+    }
+    for (String state : SnapshotSeries.TARGET_STATES) {
+      assertThat(lines).anyMatch(l -> l.startsWith("dripline_targets{state=\"" + state + "\"} "));
+    }
+    for (String gauge :
+        List.of(
+            "dripline_blocked_backlog",
+            "dripline_blocked_oldest_age_seconds",
+            "dripline_failing_blocked_backlog",
+            "dripline_stuck_targets",
+            "dripline_stuck_oldest_age_seconds")) {
+      assertThat(lines).contains("# TYPE " + gauge + " gauge");
+      assertThat(lines).anyMatch(l -> l.startsWith(gauge + " "));
+    }
+    assertThat(lines).contains("# TYPE dripline_planning_failures_total counter");
+    assertThat(lines)
+        .anyMatch(
+            l ->
+                l.startsWith("dripline_planning_failures_total ")
+                    && Double.parseDouble(l.substring(l.indexOf(' ') + 1))
+                        == (Double) failures.get("value"));
+    assertThat(lines)
+        .anyMatch(
+            l ->
+                l.startsWith("dripline_targets{state=\"primed\"} ")
+                    && Double.parseDouble(l.substring(l.indexOf(' ') + 1))
+                        == (Double) targets.get("value"));
+    assertThat(scrape).doesNotContain("_seconds_seconds").doesNotContain("_total_total");
+    // promtool check metrics flags a family without help text.
+    lines.stream()
+        .filter(l -> l.startsWith("# TYPE dripline_"))
+        .map(l -> l.split(" ")[2])
+        .forEach(
+            family ->
+                assertThat(lines)
+                    .as("help text of " + family)
+                    .anyMatch(
+                        l ->
+                            l.startsWith("# HELP " + family + " ")
+                                && l.length() > 9 + family.length()));
+  }
+}

@@ -1,0 +1,96 @@
+package dev.dripline.activities.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.workflows.run.DriplineFailure;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BackfillRegistryTest {
+
+  private static BackfillDefinition named(String name, int batchSize, Integer cap) {
+    return new BackfillDefinition() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public String description() {
+        return "d";
+      }
+
+      @Override
+      public List<OptionSpec> options() {
+        return List.of();
+      }
+
+      @Override
+      public int defaultBatchSize() {
+        return batchSize;
+      }
+
+      @Override
+      public Integer maxParallelBatches() {
+        return cap;
+      }
+
+      @Override
+      public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+        return List.of();
+      }
+
+      @Override
+      public void processBatch(BackfillContext context, KeyRange range) {}
+    };
+  }
+
+  @Test
+  void findsDefinitionsByNameInNameOrder() {
+    BackfillRegistry registry =
+        new BackfillRegistry(List.of(named("b.two", 1, null), named("a.one", 5, 2)));
+
+    assertThat(registry.all())
+        .extracting(BackfillDefinition::name)
+        .containsExactly("a.one", "b.two");
+    assertThat(registry.find("b.two")).isPresent();
+    assertThat(registry.find("c.three")).isEmpty();
+    assertThat(registry.require("a.one").defaultBatchSize()).isEqualTo(5);
+  }
+
+  @Test
+  void rejectsDuplicateNamesAtStartUp() {
+    assertThatThrownBy(
+            () -> new BackfillRegistry(List.of(named("same", 1, null), named("same", 2, null))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("same")
+        .hasMessageContaining("registered twice");
+  }
+
+  @Test
+  void rejectsInvalidCapsAtStartUp() {
+    assertThatThrownBy(() -> new BackfillRegistry(List.of(named("zero.batch", 0, null))))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> new BackfillRegistry(List.of(named("zero.cap", 1, 0))))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void unknownNameIsANonRetryableFailure() {
+    BackfillRegistry registry = new BackfillRegistry(List.of());
+
+    assertThatThrownBy(() -> registry.require("nope"))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.UNKNOWN_BACKFILL.name());
+              assertThat(failure.isNonRetryable()).isTrue();
+            });
+  }
+}

@@ -1,0 +1,274 @@
+package dev.dripline.activities.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.workflows.run.BatchFailure;
+import dev.dripline.workflows.run.BatchOutcome;
+import dev.dripline.workflows.run.BatchRef;
+import dev.dripline.workflows.run.BatchResult;
+import dev.dripline.workflows.run.BatchWork;
+import dev.dripline.workflows.run.DriplineFailure;
+import dev.dripline.workflows.run.RunRef;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
+class BatchExecutionIT {
+  @Inject BatchExecution execution;
+  @Inject RunFixtures fixtures;
+  @Inject KeysBackfill keysBackfill;
+  @Inject RunActivitiesImpl runActivities;
+
+  @AfterEach
+  void cleanUp() {
+    keysBackfill.whileProcessing(null);
+    fixtures.deleteCreated();
+  }
+
+  private static BatchWork work(long runId, int number, int size) {
+    long start = (long) (number - 1) * size + 1;
+    return new BatchWork(
+        runId, KeysBackfill.NAME, new BatchRef(number, start, start + size - 1, size));
+  }
+
+  @Test
+  void completesOnceAndCountsKeysOnce() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "enqueued");
+
+    BatchResult first = execution.process(work(runId, 2, 10));
+    BatchResult repeat = execution.process(work(runId, 2, 10));
+
+    assertThat(first).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(repeat).isEqualTo(new BatchResult(BatchOutcome.ALREADY_COMPLETED, 10));
+    assertThat(keysBackfill.timesProcessed(runId, 11)).isEqualTo(1);
+    Map<String, Object> batch = fixtures.batchRows(runId).get(1);
+    assertThat(batch)
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1)
+        .containsEntry("error", null);
+    assertThat(batch.get("started_at")).isNotNull();
+    assertThat(batch.get("finished_at")).isNotNull();
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
+  void batchWithoutSlotIsSkipped() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 2, 10, "pending");
+    fixtures.setBatchStatus(runId, 2, "stopped");
+
+    assertThat(execution.process(work(runId, 1, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(execution.process(work(runId, 2, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(execution.process(work(-42, 1, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(keysBackfill.timesProcessed(runId, 1)).isZero();
+  }
+
+  @Test
+  void aBatchThatLostItsSlotWhileRunningRecordsNothing() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    // The run's slots are recovered while batch 2 runs: its record fails and commits nothing.
+    keysBackfill.whileProcessing(range -> fixtures.setBatchStatus(runId, 2, "pending"));
+
+    assertThat(execution.process(work(runId, 2, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(fixtures.batchRows(runId).get(1)).containsEntry("status", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+
+  @Test
+  void recoveringSlotsLeavesTheBatchOfALiveAttemptToIt() throws Exception {
+    long runId = fixtures.runningRun(20, 10);
+    fixtures.batches(runId, 2, 10, "enqueued");
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    keysBackfill.whileProcessing(range -> awaitQuietly(inside, release));
+    CompletableFuture<BatchResult> attempt =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10)));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    // The run recovers what no live attempt holds: batch 2, enqueued for no activity.
+    int recovered = runActivities.recoverSlots(new RunRef(runId));
+    release.countDown();
+
+    assertThat(recovered).isEqualTo(1);
+    assertThat(attempt.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
+  void aSecondAttemptWaitsForALiveHolderInsteadOfRunningTheBatchAlongsideIt() throws Exception {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    AtomicInteger executing = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    keysBackfill.whileProcessing(
+        range -> {
+          mostAtOnce.accumulateAndGet(executing.incrementAndGet(), Math::max);
+          try {
+            awaitQuietly(inside, release);
+          } finally {
+            executing.decrementAndGet();
+          }
+        });
+    // The first attempt hangs; Temporal, past its timeout, starts the second.
+    CompletableFuture<BatchResult> first =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10)));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+    BatchAttempt second = BatchAttempt.standalone(Duration.ofMinutes(1));
+    CompletableFuture<BatchResult> secondResult =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10), second));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> second.holderWaits() >= 2 || mostAtOnce.get() > 1);
+    release.countDown();
+
+    assertThat(mostAtOnce.get()).as("attempts executing the batch at once").isEqualTo(1);
+    assertThat(first.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(secondResult.get(30, TimeUnit.SECONDS))
+        .isEqualTo(new BatchResult(BatchOutcome.ALREADY_COMPLETED, 10));
+    assertThat(keysBackfill.timesProcessed(runId, 1)).isEqualTo(1);
+  }
+
+  @Test
+  void anAttemptTakesOverABatchWhoseHoldersLeaseRanOut() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "running");
+    fixtures.update(
+        "update batches set holder = 'a dead attempt', attempts = 1,"
+            + " lease_until = now() - interval '1 second' where run_id = ?",
+        runId);
+
+    assertThat(execution.process(work(runId, 1, 10)))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchRows(runId).get(0)).containsEntry("attempts", 2);
+  }
+
+  @Test
+  void aFencedAttemptIsInterruptedRecordsNothingAndLetsTheNextTakeOver() throws Exception {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    keysBackfill.whileProcessing(range -> awaitQuietly(inside, never));
+    BatchAttempt hung = BatchAttempt.standalone(Duration.ofMinutes(1));
+    CompletableFuture<BatchResult> result =
+        CompletableFuture.supplyAsync(() -> execution.process(work(runId, 1, 10), hung));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    hung.fence(BatchAttempt.Fence.TIMED_OUT);
+
+    assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(ApplicationFailure.class);
+    assertThat(fixtures.batchRows(runId).get(0)).containsEntry("status", "running");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+    keysBackfill.whileProcessing(null);
+    BatchAttempt next = BatchAttempt.standalone(Duration.ofMinutes(1));
+    assertThat(execution.process(work(runId, 1, 10), next))
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(next.holderWaits()).as("the fenced attempt's lease ended with it").isZero();
+  }
+
+  /** Signals {@code inside}, then waits for {@code release}; ends early if interrupted. */
+  private static void awaitQuietly(CountDownLatch inside, CountDownLatch release) {
+    inside.countDown();
+    try {
+      release.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  @Test
+  void transientFailureIsRetryableAndLeavesTheSlotHeld() {
+    long runId = fixtures.run("running", "{\"items\":30,\"failKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+
+    assertThatThrownBy(() -> execution.process(work(runId, 2, 10)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.BATCH_FAILED.name());
+              assertThat(failure.isNonRetryable()).isFalse();
+              assertThat(failure.getOriginalMessage())
+                  .isEqualTo("IllegalStateException: database busy");
+            });
+    assertThatThrownBy(() -> execution.process(work(runId, 2, 10)))
+        .isInstanceOf(ApplicationFailure.class);
+
+    Map<String, Object> batch = fixtures.batchRows(runId).get(1);
+    assertThat(batch)
+        .containsEntry("status", "running")
+        .containsEntry("attempts", 2)
+        .containsEntry("error", "IllegalStateException: database busy");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+
+  @Test
+  void aBatchThatLostItsDatabaseConnectionRunsAgainInTheSameAttempt() {
+    long runId = fixtures.run("running", "{\"items\":30,\"connectionLostKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+
+    BatchResult result = execution.process(work(runId, 2, 10));
+
+    // PostgreSQL answered again at once: the outage cost the batch no attempt, counted once.
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(keysBackfill.timesProcessed(runId, 11)).isEqualTo(2);
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
+  @Test
+  void permanentFailureIsNotRetryable() {
+    long runId = fixtures.run("running", "{\"items\":30,\"permanentKey\":3}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+
+    assertThatThrownBy(() -> execution.process(work(runId, 1, 10)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.BATCH_PERMANENT.name());
+              assertThat(failure.isNonRetryable()).isTrue();
+            });
+  }
+
+  @Test
+  void batchFailedAfterItsAttemptsIsNotRunAgain() {
+    long runId = fixtures.run("running", "{\"items\":30,\"failKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    assertThatThrownBy(() -> execution.process(work(runId, 2, 10)))
+        .isInstanceOf(ApplicationFailure.class);
+
+    runActivities.recordBatchFailure(new BatchFailure(runId, 2, "IllegalStateException: busy"));
+    BatchResult late = execution.process(work(runId, 2, 10));
+
+    assertThat(late).isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
+    assertThat(keysBackfill.timesProcessed(runId, 11)).isEqualTo(1);
+    assertThat(fixtures.batchRows(runId).get(1)).containsEntry("status", "failed");
+  }
+}

@@ -1,0 +1,296 @@
+package dev.dripline.activities.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.dripline.activities.registry.BackfillRegistry;
+import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.Database;
+import dev.dripline.workflows.run.DriplineFailure;
+import dev.dripline.workflows.run.PlanPage;
+import dev.dripline.workflows.run.PlanRequest;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
+class PlanningActivitiesIT {
+  @Inject RunFixtures fixtures;
+  @Inject KeysBackfill keysBackfill;
+  @Inject Database database;
+  @Inject BackfillRegistry registry;
+  @Inject RunOptionsReader optionsReader;
+  @Inject EngineConfig engine;
+
+  /**
+   * Planning with a call's time no machine reaches: how long saving a page takes depends on the
+   * machine, so only aCallPastItsTimePlansNoFurtherPage, with its own budget, is about the budget.
+   */
+  private PlanningActivitiesImpl planning;
+
+  @BeforeEach
+  void setUp() {
+    planning =
+        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ofHours(1));
+  }
+
+  @AfterEach
+  void cleanUp() {
+    planning.close();
+    fixtures.deleteCreated();
+  }
+
+  /** Plans until done, returning the pages; fails if planning does not converge. */
+  private List<PlanPage> planAll(long runId, int maxBatches) {
+    List<PlanPage> pages = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      PlanPage page = planning.planNextPage(new PlanRequest(runId, maxBatches));
+      pages.add(page);
+      if (page.done()) {
+        return pages;
+      }
+    }
+    throw new AssertionError("planning did not finish");
+  }
+
+  /** Asserts batches are numbered 1..n and cover keys 1..total exactly, in order. */
+  private void assertCoversExactly(long runId, long total, int batchSize) {
+    List<Map<String, Object>> batches = fixtures.batchRows(runId);
+    long expectedStart = 1;
+    for (int i = 0; i < batches.size(); i++) {
+      Map<String, Object> batch = batches.get(i);
+      long start = (Long) batch.get("start_key");
+      long end = (Long) batch.get("end_key");
+      int size = (Integer) batch.get("size");
+      assertThat(batch.get("number")).isEqualTo(i + 1);
+      assertThat(start).isEqualTo(expectedStart);
+      assertThat(end - start + 1).isEqualTo(size);
+      assertThat(size).isBetween(1, batchSize);
+      if (i < batches.size() - 1) {
+        assertThat(size).isEqualTo(batchSize);
+      }
+      assertThat(batch.get("status")).isEqualTo("pending");
+      expectedStart = end + 1;
+    }
+    assertThat(expectedStart - 1).isEqualTo(total);
+  }
+
+  @Test
+  void plansTheWholeScopeInPagesCoveringEveryKeyOnce() {
+    long runId = fixtures.runningRun(95, 10);
+
+    List<PlanPage> pages = planAll(runId, 3);
+
+    assertThat(pages).extracting(PlanPage::batchesCreated).containsExactly(3, 3, 3, 1);
+    assertThat(pages.get(pages.size() - 1).totalKeys()).isEqualTo(95L);
+    assertCoversExactly(runId, 95, 10);
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("plan_done", true)
+        .containsEntry("total_keys", 95L)
+        .containsEntry("planned_keys", 95L)
+        .containsEntry("next_batch_number", 11);
+  }
+
+  @Test
+  void exactMultipleOfThePageEndsWithAnEmptyDonePage() {
+    long runId = fixtures.runningRun(60, 10);
+
+    List<PlanPage> pages = planAll(runId, 3);
+
+    assertThat(pages).extracting(PlanPage::batchesCreated).containsExactly(3, 3, 0);
+    assertCoversExactly(runId, 60, 10);
+  }
+
+  @Test
+  void repeatedCallsAfterDoneChangeNothing() {
+    long runId = fixtures.runningRun(25, 10);
+    planAll(runId, 100);
+
+    PlanPage again = planning.planNextPage(new PlanRequest(runId, 100));
+
+    assertThat(again).isEqualTo(new PlanPage(0, true, 25L));
+    assertThat(fixtures.batchRows(runId)).hasSize(3);
+  }
+
+  @Test
+  void concurrentCallsNeverDuplicateBatches() throws Exception {
+    long runId = fixtures.runningRun(2_000, 7);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Callable<Void>> planners = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        planners.add(
+            () -> {
+              planAll(runId, 5);
+              return null;
+            });
+      }
+      for (Future<Void> future : pool.invokeAll(planners)) {
+        future.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertCoversExactly(runId, 2_000, 7);
+    assertThat(fixtures.runRow(runId)).containsEntry("total_keys", 2_000L);
+  }
+
+  @Test
+  void maxRecordsBoundsThePlannedKeys() {
+    long runId = fixtures.run("running", "{\"items\":1000}", 10, 35L);
+
+    List<PlanPage> pages = planAll(runId, 2);
+
+    assertThat(pages.get(pages.size() - 1).totalKeys()).isEqualTo(35L);
+    assertCoversExactly(runId, 35, 10);
+    assertThat(fixtures.batchRows(runId)).hasSize(4);
+  }
+
+  @Test
+  void emptyScopeIsDoneAtOnceWithZeroKeys() {
+    long runId = fixtures.runningRun(0, 10);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 10));
+
+    assertThat(page).isEqualTo(new PlanPage(0, true, 0L));
+    assertThat(fixtures.batchRows(runId)).isEmpty();
+    assertThat(fixtures.runRow(runId)).containsEntry("total_keys", 0L);
+  }
+
+  @Test
+  void oneCallAsksForBoundedPagesOfKeysUntilItHasWhatItWasAskedFor() {
+    long runId = fixtures.runningRun(250_000, 1_000);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 220));
+
+    assertThat(page).isEqualTo(new PlanPage(220, false, null));
+    assertThat(keysBackfill.largestLimit())
+        .isLessThanOrEqualTo(PlanningActivitiesImpl.MAX_KEYS_PER_PAGE);
+    assertThat(fixtures.runRow(runId)).containsEntry("plan_cursor", 220_000L);
+    assertCoversExactly(runId, 220_000, 1_000);
+  }
+
+  @Test
+  void oneCallPlansAWholeScopeLargerThanAPageOfKeys() {
+    long runId = fixtures.runningRun(150_000, 1);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 1_000_000));
+
+    assertThat(page).isEqualTo(new PlanPage(150_000, true, 150_000L));
+    assertThat(keysBackfill.largestLimit())
+        .isLessThanOrEqualTo(PlanningActivitiesImpl.MAX_KEYS_PER_PAGE);
+    assertCoversExactly(runId, 150_000, 1);
+  }
+
+  @Test
+  void aCallPastItsTimePlansNoFurtherPage() {
+    long runId = fixtures.runningRun(250_000, 1_000);
+    PlanningActivitiesImpl noTime =
+        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ZERO);
+
+    PlanPage page = noTime.planNextPage(new PlanRequest(runId, 220));
+
+    assertThat(page).isEqualTo(new PlanPage(100, false, null));
+  }
+
+  @Test
+  void aCallPlansOnePageOfARunThatIsPausedOrBeingStopped() {
+    long paused = fixtures.runningRun(250_000, 1_000);
+    fixtures.setRunStatus(paused, "paused");
+    long stopping = fixtures.runningRun(250_000, 1_000);
+    fixtures.update("update runs set stop_requested_at = now() where id = ?", stopping);
+
+    assertThat(planning.planNextPage(new PlanRequest(paused, 220)))
+        .isEqualTo(new PlanPage(100, false, null));
+    assertThat(planning.planNextPage(new PlanRequest(stopping, 220)))
+        .isEqualTo(new PlanPage(100, false, null));
+  }
+
+  @Test
+  void aCallStopsPlanningOnceTheWindowIsFull() {
+    long runId = fixtures.runningRun(1_000_000, 1_000);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 900, 150));
+
+    assertThat(page).isEqualTo(new PlanPage(200, false, null, 200));
+    assertThat(planning.planNextPage(new PlanRequest(runId, 900, 150)))
+        .isEqualTo(new PlanPage(0, false, null, 200));
+  }
+
+  @Test
+  void batchLargerThanAPageIsStillPlannedWhole() {
+    long runId = fixtures.runningRun(30_000, 25_000);
+
+    List<PlanPage> pages = planAll(runId, 1);
+
+    assertThat(pages).extracting(PlanPage::batchesCreated).containsExactly(1, 1);
+    assertCoversExactly(runId, 30_000, 25_000);
+  }
+
+  @Test
+  void permanentPlanningErrorIsNotRetryable() {
+    long runId = fixtures.run("running", "{\"items\":10,\"planFailure\":\"permanent\"}", 10, null);
+
+    assertThatThrownBy(() -> planning.planNextPage(new PlanRequest(runId, 10)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.PLANNING_PERMANENT.name());
+              assertThat(failure.isNonRetryable()).isTrue();
+              assertThat(failure.getOriginalMessage())
+                  .isEqualTo("PermanentBackfillException: scope can never be planned");
+            });
+    assertThat(fixtures.runRow(runId)).containsEntry("plan_done", false);
+  }
+
+  @Test
+  void transientPlanningErrorIsRetryable() {
+    long runId = fixtures.run("running", "{\"items\":10,\"planFailure\":\"transient\"}", 10, null);
+
+    assertThatThrownBy(() -> planning.planNextPage(new PlanRequest(runId, 10)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.PLANNING_FAILED.name());
+              assertThat(failure.isNonRetryable()).isFalse();
+            });
+  }
+
+  @Test
+  void unknownBackfillIsNotRetryable() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.update("update runs set backfill = 'test.nobody' where id = ?", runId);
+
+    assertThatThrownBy(() -> planning.planNextPage(new PlanRequest(runId, 10)))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
+            failure -> {
+              assertThat(failure.getType()).isEqualTo(DriplineFailure.UNKNOWN_BACKFILL.name());
+              assertThat(failure.isNonRetryable()).isTrue();
+            });
+  }
+
+  @Test
+  void endedRunIsNotPlannedFurther() {
+    long runId = fixtures.run("stopped", "{\"items\":100}", 10, null);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 10));
+
+    assertThat(page.batchesCreated()).isZero();
+    assertThat(fixtures.batchRows(runId)).isEmpty();
+  }
+}

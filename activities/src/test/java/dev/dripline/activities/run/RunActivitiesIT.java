@@ -1,0 +1,471 @@
+package dev.dripline.activities.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.activities.catalogue.CataloguePublisher;
+import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.workflows.run.BatchFailure;
+import dev.dripline.workflows.run.BatchRef;
+import dev.dripline.workflows.run.CapRecord;
+import dev.dripline.workflows.run.ClaimRequest;
+import dev.dripline.workflows.run.ClaimResult;
+import dev.dripline.workflows.run.FinishRequest;
+import dev.dripline.workflows.run.FinishResult;
+import dev.dripline.workflows.run.RequeueResult;
+import dev.dripline.workflows.run.RunRef;
+import dev.dripline.workflows.run.RunSettings;
+import dev.dripline.workflows.run.RunStatus;
+import dev.dripline.workflows.run.StartResult;
+import dev.dripline.workflows.run.StatusChange;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+@MicronautTest(environments = "test", startApplication = false, transactional = false)
+class RunActivitiesIT {
+  @Inject RunActivitiesImpl activities;
+  @Inject RunFixtures fixtures;
+  @Inject CataloguePublisher catalogue;
+
+  @AfterEach
+  void cleanUp() {
+    fixtures.deleteCreated();
+  }
+
+  @Test
+  void loadRunReadsSettingsWithDefinitionAndEngineCaps() {
+    catalogue.publish();
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.update("update runs set requested_max_parallel_batches = 3 where id = ?", runId);
+
+    RunSettings settings = activities.loadRun(new RunRef(runId));
+
+    assertThat(settings.found()).isTrue();
+    assertThat(settings.backfill()).isEqualTo(KeysBackfill.NAME);
+    assertThat(settings.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(settings.batchSize()).isEqualTo(10);
+    assertThat(settings.requestedCap()).isEqualTo(3);
+    assertThat(settings.definitionCap()).isEqualTo(7);
+    assertThat(settings.engineSafetyCap()).isEqualTo(200);
+    assertThat(settings.effectiveCap()).isEqualTo(3);
+    assertThat(settings.startedAt()).isNotNull();
+    assertThat(settings.batchPolicy().maxAttempts()).isEqualTo(3);
+    // dripline.engine.ended-run-retry-window, DRIPLINE_ENDED_RUN_RETRY_WINDOW: 7d by default.
+    assertThat(settings.endedRunRetryWindowMillis()).isEqualTo(Duration.ofDays(7).toMillis());
+  }
+
+  @Test
+  void loadRunReportsAStopRecordedForTheRun() {
+    catalogue.publish();
+    long runId = fixtures.runningRun(100, 10);
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isFalse();
+
+    activities.recordStopRequested(new RunRef(runId));
+
+    assertThat(activities.loadRun(new RunRef(runId)).stopRequested()).isTrue();
+  }
+
+  @Test
+  void loadRunOfMissingRunIsNotFound() {
+    assertThat(activities.loadRun(new RunRef(-42)).found()).isFalse();
+  }
+
+  @Test
+  void markRunningMovesPendingOnceRepeatsItsAnswerAndReportsOtherwise() {
+    long runId = fixtures.run("pending", "{\"items\":1}", 10, null);
+
+    StartResult first = activities.markRunning(new RunRef(runId));
+    StartResult again = activities.markRunning(new RunRef(runId));
+
+    assertThat(first.started()).isTrue();
+    assertThat(first.startedAt()).isNotNull();
+    // A repeat (re-run after a lost workflow task) gets the first call's answer.
+    assertThat(again).isEqualTo(first);
+
+    long stopped = fixtures.run("stopped", "{\"items\":1}", 10, null);
+    StartResult ofStopped = activities.markRunning(new RunRef(stopped));
+    assertThat(ofStopped.started()).isFalse();
+    assertThat(ofStopped.status()).isEqualTo(RunStatus.STOPPED);
+
+    StartResult ofMissing = activities.markRunning(new RunRef(-42));
+    assertThat(ofMissing.started()).isFalse();
+    assertThat(ofMissing.status()).isNull();
+  }
+
+  @Test
+  void claimTakesLowestNumbersFirstAndRepeatsByToken() {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    fixtures.setBatchStatus(runId, 1, "completed");
+
+    ClaimResult first = activities.claimPending(new ClaimRequest(runId, 1001, 3));
+    ClaimResult repeat = activities.claimPending(new ClaimRequest(runId, 1001, 3));
+    ClaimResult next = activities.claimPending(new ClaimRequest(runId, 1002, 2));
+
+    assertThat(first.batches()).extracting(BatchRef::number).containsExactly(2, 3, 4);
+    assertThat(first.batches().get(0)).isEqualTo(new BatchRef(2, 11, 20, 10));
+    assertThat(repeat).isEqualTo(first);
+    assertThat(next.batches()).extracting(BatchRef::number).containsExactly(5, 6);
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly(
+            "completed",
+            "enqueued",
+            "enqueued",
+            "enqueued",
+            "enqueued",
+            "enqueued",
+            "pending",
+            "pending",
+            "pending",
+            "pending");
+  }
+
+  @Test
+  void aClaimTakesNoMoreThanTheCapLessTheBatchesHoldingASlot() {
+    // Cap 5 (the fixture's); two batches hold a slot that this execution knows nothing of — left
+    // by an execution whose history was lost, or claimed by a racing attempt.
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    fixtures.setBatchStatus(runId, 1, "running");
+    fixtures.setBatchStatus(runId, 2, "enqueued");
+
+    ClaimResult claim = activities.claimPending(new ClaimRequest(runId, 1, 5));
+    ClaimResult more = activities.claimPending(new ClaimRequest(runId, 2, 5));
+
+    assertThat(claim.batches()).extracting(BatchRef::number).containsExactly(3, 4, 5);
+    assertThat(more.batches()).isEmpty();
+    assertThat(holders(runId)).isEqualTo(5);
+  }
+
+  @Test
+  void twoAttemptsOfOneClaimAtOnceTakeOneSetOfSlots() throws Exception {
+    // A local activity's start-to-close timeout starts the next attempt without interrupting the
+    // first: both run the claim with the same token at the same time.
+    for (int round = 0; round < 10; round++) {
+      long runId = fixtures.runningRun(200, 10);
+      fixtures.batches(runId, 20, 10, "pending");
+      CyclicBarrier together = new CyclicBarrier(2);
+      Callable<ClaimResult> claim =
+          () -> {
+            together.await();
+            return activities.claimPending(new ClaimRequest(runId, 7, 3));
+          };
+      ExecutorService two = Executors.newFixedThreadPool(2);
+      try {
+        Future<ClaimResult> first = two.submit(claim);
+        Future<ClaimResult> second = two.submit(claim);
+
+        assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo(first.get(30, TimeUnit.SECONDS));
+        assertThat(holders(runId)).as("round %d", round).isEqualTo(3);
+      } finally {
+        two.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void aClaimNeverTakesMoreThanACapLoweredByARedeploy() {
+    catalogue.publish(); // test.keys declares maxParallelBatches 7
+    long runId = fixtures.runningRun(200, 10);
+    fixtures.batches(runId, 20, 10, "pending");
+    fixtures.update("update runs set max_parallel_batches = 50 where id = ?", runId);
+
+    ClaimResult claim = activities.claimPending(new ClaimRequest(runId, 1, 20));
+
+    assertThat(claim.batches()).hasSize(7);
+  }
+
+  private long holders(long runId) {
+    return (Long)
+        fixtures
+            .row(
+                "select count(*) as n from batches where run_id = ?"
+                    + " and status in ('enqueued', 'running')",
+                runId)
+            .get("n");
+  }
+
+  @Test
+  void tokenOfFinishedBatchesDoesNotBlockANewClaim() {
+    long runId = fixtures.runningRun(40, 10);
+    fixtures.batches(runId, 4, 10, "pending");
+    fixtures.update(
+        "update batches set status = 'completed', claim_token = 0"
+            + " where run_id = ? and number <= 2",
+        runId);
+
+    // A revived run's new execution counts tokens from 0 again.
+    ClaimResult claim = activities.claimPending(new ClaimRequest(runId, 0, 5));
+
+    assertThat(claim.batches()).extracting(BatchRef::number).containsExactly(3, 4);
+  }
+
+  @Test
+  void claimWithNothingPendingIsEmpty() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "completed");
+
+    assertThat(activities.claimPending(new ClaimRequest(runId, 7, 5)).batches()).isEmpty();
+  }
+
+  @Test
+  void recordBatchFailureFailsOnlyASlotHolder() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "running");
+    fixtures.setBatchStatus(runId, 2, "completed");
+    String longError = "x".repeat(10_000);
+
+    activities.recordBatchFailure(new BatchFailure(runId, 1, longError));
+    activities.recordBatchFailure(new BatchFailure(runId, 2, "late"));
+
+    List<java.util.Map<String, Object>> rows = fixtures.batchRows(runId);
+    assertThat(rows.get(0).get("status")).isEqualTo("failed");
+    assertThat(((String) rows.get(0).get("error")).length()).isEqualTo(ErrorText.MAX_LENGTH);
+    assertThat(rows.get(0).get("finished_at")).isNotNull();
+    assertThat(rows.get(1).get("status")).isEqualTo("completed");
+    assertThat(rows.get(1).get("error")).isNull();
+  }
+
+  @Test
+  void recordBatchFailureReleasesTheBatchItsChainStillHeld() {
+    // Batch 1's activity completed it, chained batch 2, then ran out of attempts (e.g. its worker
+    // was killed again and again) while holding batch 3: nothing would ever finish batch 3.
+    long runId = fixtures.runningRun(50, 10);
+    fixtures.batches(runId, 5, 10, "pending");
+    fixtures.update(
+        "update batches set status = 'completed', chain_head = case when number = 2 then 1 end"
+            + " where run_id = ? and number in (1, 2)",
+        runId);
+    fixtures.update(
+        "update batches set status = 'running', chain_head = 1, attempts = 1"
+            + " where run_id = ? and number = 3",
+        runId);
+    fixtures.update(
+        "update batches set status = 'running', chain_head = 4, attempts = 3"
+            + " where run_id = ? and number = 5",
+        runId);
+
+    activities.recordBatchFailure(new BatchFailure(runId, 1, "heartbeat timeout"));
+    // Batch 4 completed; the batch its chain held has used its attempts (3 by default).
+    fixtures.setBatchStatus(runId, 4, "completed");
+    activities.recordBatchFailure(new BatchFailure(runId, 4, "heartbeat timeout"));
+
+    List<java.util.Map<String, Object>> rows = fixtures.batchRows(runId);
+    assertThat(rows.get(0)).containsEntry("status", "completed");
+    assertThat(rows.get(1)).containsEntry("status", "completed");
+    assertThat(rows.get(2))
+        .containsEntry("status", "pending")
+        .containsEntry("chain_head", null)
+        .containsEntry("error", "heartbeat timeout");
+    assertThat(rows.get(2).get("finished_at")).isNull();
+    assertThat(rows.get(4)).containsEntry("status", "failed").containsEntry("chain_head", null);
+    assertThat(rows.get(4).get("finished_at")).isNotNull();
+  }
+
+  @Test
+  void requeueMovesFailedBatchesBackAndReopensEndedRun() {
+    long runId = fixtures.run("failed", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        runId);
+
+    RequeueResult result = activities.requeue(new RunRef(runId));
+    RequeueResult again = activities.requeue(new RunRef(runId));
+
+    assertThat(result).isEqualTo(new RequeueResult(1, RunStatus.RUNNING));
+    assertThat(again.requeued()).isZero();
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending", "completed");
+    assertThat(fixtures.batchRows(runId).get(1).get("error")).isNull();
+    assertThat(fixtures.runRow(runId).get("status")).isEqualTo("running");
+  }
+
+  @Test
+  void requeueOfARunBeingStoppedRequeuesNothing() {
+    long runId = fixtures.run("running", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        runId);
+    activities.recordStopRequested(new RunRef(runId));
+
+    RequeueResult result = activities.requeue(new RunRef(runId));
+
+    assertThat(result).isEqualTo(new RequeueResult(0, RunStatus.RUNNING));
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "failed", "completed");
+  }
+
+  @Test
+  void requeueOfMissingRunRequeuesNothing() {
+    assertThat(activities.requeue(new RunRef(-42))).isEqualTo(new RequeueResult(0, null));
+  }
+
+  @Test
+  void recordStatusSwitchesOnlyBetweenRunningAndPaused() {
+    long runId = fixtures.runningRun(10, 10);
+    long stopped = fixtures.run("stopped", "{\"items\":1}", 10, null);
+
+    activities.recordStatus(new StatusChange(runId, RunStatus.PAUSED));
+    activities.recordStatus(new StatusChange(stopped, RunStatus.RUNNING));
+
+    assertThat(fixtures.runRow(runId).get("status")).isEqualTo("paused");
+    assertThat(fixtures.runRow(stopped).get("status")).isEqualTo("stopped");
+    activities.recordStatus(new StatusChange(runId, RunStatus.RUNNING));
+    assertThat(fixtures.runRow(runId).get("status")).isEqualTo("running");
+  }
+
+  @Test
+  void recordCapUpdatesActiveRunsOnly() {
+    long runId = fixtures.runningRun(10, 10);
+    long completed = fixtures.run("completed", "{\"items\":1}", 10, null);
+
+    activities.recordCap(new CapRecord(runId, 9, 7));
+    activities.recordCap(new CapRecord(completed, 9, 7));
+
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("requested_max_parallel_batches", 9)
+        .containsEntry("max_parallel_batches", 7);
+    assertThat(fixtures.runRow(completed)).containsEntry("max_parallel_batches", 5);
+  }
+
+  @Test
+  void recoverSlotsReturnsSlotHoldersToPending() {
+    long runId = fixtures.runningRun(40, 10);
+    fixtures.batches(runId, 4, 10, "completed");
+    fixtures.setBatchStatus(runId, 2, "enqueued");
+    fixtures.setBatchStatus(runId, 3, "running");
+
+    int recovered = activities.recoverSlots(new RunRef(runId));
+
+    assertThat(recovered).isEqualTo(2);
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly("completed", "pending", "pending", "completed");
+    assertThat(activities.claimPending(new ClaimRequest(runId, 5, 10)).batches())
+        .extracting(BatchRef::number)
+        .containsExactly(2, 3);
+  }
+
+  @Test
+  void finishCompletesWhenEverythingCompleted() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    // Their keys, as completions count them: in two shards.
+    fixtures.update(
+        "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
+            + " values (?, 1, 20, 2), (?, 3, 10, 1)",
+        runId,
+        runId);
+
+    FinishResult result = activities.finish(new FinishRequest(runId, false, null));
+    FinishResult again = activities.finish(new FinishRequest(runId, false, "ignored"));
+
+    assertThat(result.finished()).isTrue();
+    assertThat(result.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(result.finishedAt()).isNotNull();
+    assertThat(result.processedKeys()).isEqualTo(30L);
+    assertThat(again).isEqualTo(result);
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("status", "completed")
+        .containsEntry("total_keys", 30L)
+        .containsEntry("error", null);
+  }
+
+  @Test
+  void finishFailsWhenABatchFailed() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.setBatchStatus(runId, 3, "failed");
+
+    FinishResult result = activities.finish(new FinishRequest(runId, false, null));
+
+    assertThat(result.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(fixtures.runRow(runId)).containsEntry("error", "1 batch failed");
+  }
+
+  @Test
+  void finishFailsWithTheGivenRunError() {
+    long runId = fixtures.runningRun(30, 10);
+
+    FinishResult result =
+        activities.finish(new FinishRequest(runId, false, "planning failed: bad scope"));
+
+    assertThat(result.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("error", "planning failed: bad scope")
+        .containsEntry("total_keys", null);
+  }
+
+  @Test
+  void finishDoesNotEndARunWithWorkLeft() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.setBatchStatus(runId, 2, "pending");
+
+    FinishResult pending = activities.finish(new FinishRequest(runId, false, null));
+    fixtures.setBatchStatus(runId, 2, "running");
+    FinishResult holding = activities.finish(new FinishRequest(runId, false, null));
+
+    assertThat(pending.finished()).isFalse();
+    assertThat(holding.finished()).isFalse();
+    assertThat(fixtures.runRow(runId)).containsEntry("status", "running");
+  }
+
+  @Test
+  void finishDoesNotCompleteARunWhosePlanningIsUnfinished() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 1, 10, "completed");
+
+    assertThat(activities.finish(new FinishRequest(runId, false, null)).finished()).isFalse();
+  }
+
+  @Test
+  void finishStoppingStopsPendingBatchesButWaitsForSlotHolders() {
+    long runId = fixtures.runningRun(40, 10);
+    fixtures.batches(runId, 4, 10, "pending");
+    fixtures.setBatchStatus(runId, 1, "completed");
+    fixtures.setBatchStatus(runId, 2, "running");
+
+    FinishResult whileRunning = activities.finish(new FinishRequest(runId, true, null));
+    assertThat(whileRunning.finished()).isFalse();
+    assertThat(fixtures.batchStatuses(runId))
+        .containsExactly("completed", "running", "stopped", "stopped");
+
+    fixtures.setBatchStatus(runId, 2, "completed");
+    FinishResult done = activities.finish(new FinishRequest(runId, true, null));
+
+    assertThat(done.finished()).isTrue();
+    assertThat(done.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(fixtures.runRow(runId)).containsEntry("status", "stopped");
+  }
+
+  @Test
+  void finishStoppingAPendingRunStopsIt() {
+    long runId = fixtures.run("pending", "{\"items\":1}", 10, null);
+
+    FinishResult result = activities.finish(new FinishRequest(runId, true, null));
+
+    assertThat(result.finished()).isTrue();
+    assertThat(result.status()).isEqualTo(RunStatus.STOPPED);
+  }
+
+  @Test
+  void finishOfDeletedRunIsFinishedWithoutStatus() {
+    assertThat(activities.finish(new FinishRequest(-42, false, null)))
+        .isEqualTo(new FinishResult(true, null, null));
+  }
+}

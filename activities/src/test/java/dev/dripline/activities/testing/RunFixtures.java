@@ -1,0 +1,166 @@
+package dev.dripline.activities.testing;
+
+import dev.dripline.store.db.Database;
+import dev.dripline.store.db.ShardedCounters;
+import jakarta.inject.Singleton;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Inserts and inspects runs and batches for tests; deletes every run it created. */
+@Singleton
+public class RunFixtures {
+  private final Database database;
+  private final List<Long> created = new CopyOnWriteArrayList<>();
+
+  public RunFixtures(Database database) {
+    this.database = database;
+  }
+
+  /** A run of {@link KeysBackfill} with the given options JSON. */
+  public long run(String status, String optionsJson, int batchSize, Long maxRecords) {
+    long id =
+        database.inTransaction(
+            connection -> {
+              try (PreparedStatement insert =
+                  connection.prepareStatement(
+                      "insert into runs (backfill, options, options_key, batch_size, max_records,"
+                          + " max_parallel_batches, status, started_at)"
+                          + " values (?, ?::jsonb, ?, ?, ?, 5, ?,"
+                          + " case when ? = 'pending' then null else now() end) returning id")) {
+                insert.setString(1, KeysBackfill.NAME);
+                insert.setString(2, optionsJson);
+                // Unique so that the one-active-run index never couples tests.
+                insert.setString(3, UUID.randomUUID().toString());
+                insert.setInt(4, batchSize);
+                if (maxRecords == null) {
+                  insert.setNull(5, Types.BIGINT);
+                } else {
+                  insert.setLong(5, maxRecords);
+                }
+                insert.setString(6, status);
+                insert.setString(7, status);
+                try (ResultSet rs = insert.executeQuery()) {
+                  rs.next();
+                  return rs.getLong(1);
+                }
+              }
+            });
+    created.add(id);
+    return id;
+  }
+
+  public long runningRun(long items, int batchSize) {
+    return run("running", "{\"items\":" + items + "}", batchSize, null);
+  }
+
+  /** Adds batches {@code 1..count} of {@code size} keys each, in the given status. */
+  public void batches(long runId, int count, int size, String status) {
+    database.inTransaction(
+        connection -> {
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "insert into batches (run_id, number, start_key, end_key, size, status)"
+                      + " values (?, ?, ?, ?, ?, ?)")) {
+            for (int n = 1; n <= count; n++) {
+              insert.setLong(1, runId);
+              insert.setInt(2, n);
+              insert.setLong(3, (long) (n - 1) * size + 1);
+              insert.setLong(4, (long) n * size);
+              insert.setInt(5, size);
+              insert.setString(6, status);
+              insert.addBatch();
+            }
+            return insert.executeBatch();
+          }
+        });
+  }
+
+  public void setBatchStatus(long runId, int number, String status) {
+    update("update batches set status = ? where run_id = ? and number = ?", status, runId, number);
+  }
+
+  public void setRunStatus(long runId, String status) {
+    update("update runs set status = ? where id = ?", status, runId);
+  }
+
+  public void markPlanned(long runId, long keys) {
+    update(
+        "update runs set plan_done = true, planned_keys = ?, plan_cursor = ? where id = ?",
+        keys,
+        keys,
+        runId);
+  }
+
+  public void update(String sql, Object... parameters) {
+    database.inTransaction(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+              statement.setObject(i + 1, parameters[i]);
+            }
+            return statement.executeUpdate();
+          }
+        });
+  }
+
+  /** Single-row query as a column-name map, or null. */
+  public Map<String, Object> row(String sql, Object... parameters) {
+    List<Map<String, Object>> rows = rows(sql, parameters);
+    return rows.isEmpty() ? null : rows.get(0);
+  }
+
+  public List<Map<String, Object>> rows(String sql, Object... parameters) {
+    return database.withConnection(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+              statement.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rs = statement.executeQuery()) {
+              List<Map<String, Object>> result = new ArrayList<>();
+              int columns = rs.getMetaData().getColumnCount();
+              while (rs.next()) {
+                Map<String, Object> row = new java.util.LinkedHashMap<>();
+                for (int c = 1; c <= columns; c++) {
+                  row.put(rs.getMetaData().getColumnLabel(c), rs.getObject(c));
+                }
+                result.add(row);
+              }
+              return result;
+            }
+          }
+        });
+  }
+
+  /** The run's row, with its processed keys summed from their shards as {@code processed_keys}. */
+  public Map<String, Object> runRow(long runId) {
+    return row(
+        "select r.*, "
+            + ShardedCounters.PROCESSED_KEYS_OF_R
+            + " as processed_keys"
+            + " from runs r where r.id = ?",
+        runId);
+  }
+
+  public List<Map<String, Object>> batchRows(long runId) {
+    return rows("select * from batches where run_id = ? order by number", runId);
+  }
+
+  /** Batch statuses in number order. */
+  public List<String> batchStatuses(long runId) {
+    return batchRows(runId).stream().map(row -> (String) row.get("status")).toList();
+  }
+
+  public void deleteCreated() {
+    for (Long id : created) {
+      update("delete from runs where id = ?", id);
+    }
+    created.clear();
+  }
+}

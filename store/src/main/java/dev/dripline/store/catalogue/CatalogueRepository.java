@@ -1,0 +1,41 @@
+package dev.dripline.store.catalogue;
+
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.Query;
+import io.micronaut.data.jdbc.annotation.JdbcRepository;
+import io.micronaut.data.model.query.builder.sql.Dialect;
+import io.micronaut.data.repository.GenericRepository;
+import java.util.List;
+import java.util.Optional;
+
+/** Table {@code backfill_definitions}: workers publish to it, the app reads it. */
+@JdbcRepository(dialect = Dialect.POSTGRES)
+public interface CatalogueRepository extends GenericRepository<CatalogueEntry, String> {
+
+  /** Every published definition, by name. */
+  List<CatalogueEntry> findAllOrderByName();
+
+  /** The definition named {@code name}, if a worker published it. */
+  Optional<CatalogueEntry> findByName(String name);
+
+  /**
+   * Publishes a definition: inserted, or its published fields replaced. Upserts only, so a
+   * definition hosted by another worker deployment stays published.
+   */
+  @Query(
+      "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
+          + " max_parallel_batches, published_at)"
+          + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
+          + " :maxParallelBatches, now())"
+          + " on conflict (name) do update set description = excluded.description,"
+          + " options_schema = excluded.options_schema,"
+          + " default_batch_size = excluded.default_batch_size,"
+          + " max_parallel_batches = excluded.max_parallel_batches,"
+          + " published_at = excluded.published_at")
+  void publish(
+      String name,
+      String description,
+      String optionsSchema,
+      int defaultBatchSize,
+      @Nullable Integer maxParallelBatches);
+}

@@ -1,0 +1,15 @@
+package dev.dripline.store.catalogue;
+
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
+import io.micronaut.serde.annotation.SerdeImport;
+
+/**
+ * Makes the SPI's option types (de)serialisable by Micronaut Serialization — the catalogue table
+ * and the HTTP API carry them as JSON — without the SPI depending on Micronaut.
+ */
+@SerdeImport(OptionSpec.class)
+@SerdeImport(OptionType.class)
+final class OptionSerde {
+  private OptionSerde() {}
+}

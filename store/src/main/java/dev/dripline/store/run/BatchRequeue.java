@@ -1,0 +1,88 @@
+package dev.dripline.store.run;
+
+import dev.dripline.store.db.DataTransactions;
+import dev.dripline.workflows.run.BatchStatus;
+import dev.dripline.workflows.run.RetryRule;
+import dev.dripline.workflows.run.RunStatus;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Retry of a run (spec R8) in PostgreSQL, by the rule {@link RetryRule} (which the workflow tests'
+ * fake store applies too), for the workflow's {@code retryRun} Update and {@code retry} signal
+ * alike: failed batches — and, for a stopped run, stopped batches — go back to pending with their
+ * error cleared; a failed or stopped run with anything to do again is re-opened as running; a
+ * completed run is never touched, nor is a live run being stopped ({@code stop_requested_at} set),
+ * which a retry is refused for until it has stopped. Its statements are {@link RunStore}'s and
+ * {@link BatchStore}'s, in one transaction ({@link DataTransactions}).
+ */
+@Singleton
+public class BatchRequeue {
+  private final RunStore runs;
+  private final BatchStore batches;
+  private final DataTransactions transactions;
+
+  public BatchRequeue(RunStore runs, BatchStore batches, DataTransactions transactions) {
+    this.runs = runs;
+    this.batches = batches;
+    this.transactions = transactions;
+  }
+
+  /**
+   * What a retry did.
+   *
+   * @param found false if the run does not exist
+   * @param statusBefore the run's status before
+   * @param requeued batches moved back to pending
+   * @param reopened true if planning was unfinished and the run is re-opened for it
+   * @param statusAfter the run's status after
+   * @param stopping true if nothing was done because the run is live and being stopped
+   */
+  public record Outcome(
+      boolean found,
+      RunStatus statusBefore,
+      int requeued,
+      boolean reopened,
+      RunStatus statusAfter,
+      boolean stopping) {
+
+    /** Whether the retry changed anything (else the API answers 409). */
+    public boolean didSomething() {
+      return requeued > 0 || reopened;
+    }
+  }
+
+  /**
+   * Applies a retry of run {@code runId} in one transaction — the caller's, if it has one — that
+   * locks the run row ({@link RunStore#lock}): the lock serialises a retry against the stop being
+   * recorded and the run's finish.
+   */
+  public Outcome requeue(long runId) {
+    return transactions.inTransaction(connection -> requeueLocked(runId));
+  }
+
+  private Outcome requeueLocked(long runId) {
+    Optional<RunState> locked = runs.lock(runId);
+    if (locked.isEmpty()) {
+      return new Outcome(false, null, 0, false, null, false);
+    }
+    RunStatus status = RunStatus.fromWire(locked.get().status());
+    boolean planDone = locked.get().planDone();
+    boolean stopRequested = locked.get().stopRequested();
+    if (!RetryRule.applies(status, stopRequested)) {
+      return new Outcome(true, status, 0, false, status, stopRequested && status.isActive());
+    }
+    List<String> from = RetryRule.requeued(status).stream().map(BatchStatus::wire).toList();
+    int requeued = batches.requeue(runId, from);
+    boolean reopened = RetryRule.reopens(status, 0, planDone);
+    RunStatus after = status;
+    if (RetryRule.reopens(status, requeued, planDone)) {
+      runs.reopen(runId);
+      after = RunStatus.RUNNING;
+    } else if (requeued > 0) {
+      runs.clearError(runId);
+    }
+    return new Outcome(true, status, requeued, reopened, after, false);
+  }
+}

@@ -1,0 +1,173 @@
+package dev.dripline.store.run;
+
+import dev.dripline.store.db.ShardedCounters;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.Query;
+import io.micronaut.data.jdbc.annotation.JdbcRepository;
+import io.micronaut.data.model.Page;
+import io.micronaut.data.model.Pageable;
+import io.micronaut.data.model.query.builder.sql.Dialect;
+import io.micronaut.data.repository.GenericRepository;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Table {@code runs}. The API inserts a run and deletes it while it is pending or over; every other
+ * change of a run belongs to its workflow's activities ({@code RunActivities}): its start, status,
+ * stop, cap and end, each a compare-and-set on the run's status, and its end decided under the run
+ * row's lock ({@link #lock}). Deletes are single statements whose {@code where} clause is the
+ * guard, so two concurrent requests cannot both win.
+ */
+@JdbcRepository(dialect = Dialect.POSTGRES)
+public interface RunStore extends GenericRepository<RunEntry, Long> {
+  /** A run with its computed columns ({@link RunView}), over the row {@code r}. */
+  String RUN =
+      "select r.id, r.backfill, cast(r.options as text) as options, r.batch_size, r.max_records,"
+          + " r.requested_max_parallel_batches, r.max_parallel_batches, r.start_at, r.created_by,"
+          + " r.status, r.error, r.workflow_id, r.total_keys, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
+          + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
+          + " r.plan_done from runs r";
+
+  /** Runs of one status and/or one backfill; {@code null} matches every status or backfill. */
+  String FILTER =
+      " where (cast(:status as text) is null or r.status = :status)"
+          + " and (cast(:backfill as text) is null or r.backfill = :backfill)";
+
+  /** A fresh run id, drawn ahead of {@link #insert} (the workflow id is derived from it). */
+  @Query("select nextval(pg_get_serial_sequence('runs', 'id'))")
+  long nextId();
+
+  /**
+   * Inserts a pending run; {@code options} is stored as jsonb and, as text, as its duplicate key
+   * (R3). A unique violation of {@code runs_one_active} or of the idempotency key throws.
+   */
+  @Query(
+      "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
+          + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
+          + " idempotency_key, workflow_id)"
+          + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
+          + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
+          + " :idempotencyKey, :workflowId)")
+  int insert(
+      long id,
+      String backfill,
+      String options,
+      int batchSize,
+      @Nullable Long maxRecords,
+      @Nullable Integer requestedMaxParallelBatches,
+      int maxParallelBatches,
+      @Nullable Instant startAt,
+      @Nullable String createdBy,
+      @Nullable String idempotencyKey,
+      String workflowId);
+
+  /** Removes a run whose workflow could not be started: only while it is still pending. */
+  @Query("delete from runs where id = :id and status = 'pending'")
+  int deleteUnstarted(long id);
+
+  /** Deletes a pending or terminal run and, by cascade, its batches; 0 if there was none. */
+  @Query(
+      "delete from runs where id = :id"
+          + " and status in ('pending', 'completed', 'failed', 'stopped')")
+  int deleteIfDeletable(long id);
+
+  /** Run {@code id}. */
+  @Query(RUN + " where r.id = :id")
+  Optional<RunView> find(long id);
+
+  /** The run created with this {@code Idempotency-Key}. */
+  @Query(RUN + " where r.idempotency_key = :key")
+  Optional<RunView> findByIdempotencyKey(String key);
+
+  /** The active run a new run with these values would duplicate (R3), if any. */
+  @Query(
+      "select id from runs where backfill = :backfill and options_key = :optionsKey"
+          + " and coalesce(max_records, -1) = coalesce(:maxRecords, -1)"
+          + " and status in ('pending', 'running', 'paused')")
+  Optional<Long> findActiveDuplicate(String backfill, String optionsKey, @Nullable Long maxRecords);
+
+  /** A page of runs, newest first, of one status and/or one backfill ({@code null}: any). */
+  @Query(
+      value = RUN + FILTER + " order by r.id desc",
+      countQuery = "select count(*) from runs r" + FILTER)
+  Page<RunView> list(@Nullable String status, @Nullable String backfill, Pageable pageable);
+
+  // --- a run's lifecycle, written by its workflow's activities (RunActivities) -------------
+
+  /**
+   * Run {@code id} as its workflow loads it, with its definition's cap (none if the definition is
+   * unknown) and its processed keys.
+   */
+  @Query(
+      "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
+          + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at, r.total_keys,"
+          + " r.plan_done, r.stop_requested_at is not null as stop_requested, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys"
+          + " from runs r left join backfill_definitions d on d.name = r.backfill"
+          + " where r.id = :id")
+  Optional<RunSettingsView> findSettings(long id);
+
+  /**
+   * Moves a pending run to running, stamping its start once.
+   *
+   * @return 0 if the run was not pending (or is gone): nothing was written
+   */
+  @Query(
+      "update runs set status = 'running', started_at = coalesce(started_at, now()),"
+          + " updated_at = now() where id = :id and status = 'pending'")
+  int markRunning(long id);
+
+  /** Records a live run's status ({@code running} or {@code paused}); 0 if the run is not live. */
+  @Query(
+      "update runs set status = :status, updated_at = now()"
+          + " where id = :id and status in ('running', 'paused')")
+  int recordStatus(long id, String status);
+
+  /** Records that a live run is being stopped, the first time only; 0 if the run is not live. */
+  @Query(
+      "update runs set stop_requested_at = coalesce(stop_requested_at, now()), updated_at = now()"
+          + " where id = :id and status in ('running', 'paused')")
+  int recordStopRequested(long id);
+
+  /** Records a run's requested and effective caps while it is active; 0 if it is not. */
+  @Query(
+      "update runs set requested_max_parallel_batches = :requested,"
+          + " max_parallel_batches = :effective, updated_at = now()"
+          + " where id = :id and status in ('pending', 'running', 'paused')")
+  int recordCap(long id, int requested, int effective);
+
+  /**
+   * Run {@code id}'s lifecycle columns, its row locked ({@code for update}) until the transaction
+   * ends: this serialises a run's finish, its retries and the stop being recorded.
+   */
+  @Query(
+      "select r.status, r.plan_done, r.stop_requested_at is not null as stop_requested,"
+          + " r.backfill, r.finished_at, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys from runs r where r.id = :id for update of r")
+  Optional<RunState> lock(long id);
+
+  /**
+   * Ends run {@code id} in a terminal {@code status}; once planning is done, its total keys are the
+   * planned ones unless already set. Call it under {@link #lock}, after deciding the ending.
+   */
+  @Query(
+      "update runs r set status = :status, error = :error, finished_at = now(), updated_at = now(),"
+          + " total_keys = case when plan_done then coalesce(total_keys, planned_keys)"
+          + " else total_keys end"
+          + " where r.id = :id")
+  int markEnded(long id, String status, @Nullable String error);
+
+  /** Re-opens an ended run as running (a retry, R8): its error, end and stop are cleared. */
+  @Query(
+      "update runs set status = 'running', error = null, finished_at = null,"
+          + " stop_requested_at = null, updated_at = now() where id = :id")
+  int reopen(long id);
+
+  /** Clears a run's error (a retry of a live run re-queued its failed batches). */
+  @Query("update runs set error = null, updated_at = now() where id = :id")
+  int clearError(long id);
+}

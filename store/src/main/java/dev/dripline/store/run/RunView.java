@@ -1,0 +1,53 @@
+package dev.dripline.store.run;
+
+import io.micronaut.core.annotation.Introspected;
+import io.micronaut.core.annotation.Nullable;
+import java.time.Instant;
+
+/**
+ * A {@code runs} row as the API reads it ({@link RunStore#RUN}): its stored columns with the ones
+ * computed in the same statement, so a run's progress and its stop are read at one instant.
+ *
+ * @param id the run's id
+ * @param backfill the definition's name
+ * @param options its options as stored, JSON text
+ * @param batchSize keys per batch
+ * @param maxRecords cap on keys for trial runs, or {@code null}
+ * @param requestedMaxParallelBatches the cap the run asked for, or {@code null}
+ * @param maxParallelBatches the effective cap
+ * @param startAt the scheduled start, or {@code null}
+ * @param createdBy who created it
+ * @param status its status, as stored
+ * @param error why it failed, if it did
+ * @param workflowId the Temporal workflow id behind it
+ * @param totalKeys keys in scope once planning is done, else {@code null}
+ * @param processedKeys sum of completed batch sizes, from the run's sharded counters
+ * @param createdAt when it was created
+ * @param updatedAt when it last changed
+ * @param startedAt when it started running
+ * @param finishedAt when it ended
+ * @param stopping whether the run is live and a stop of it is under way
+ * @param planDone whether planning has reached the end of the run's scope
+ */
+@Introspected
+public record RunView(
+    long id,
+    String backfill,
+    String options,
+    int batchSize,
+    @Nullable Long maxRecords,
+    @Nullable Integer requestedMaxParallelBatches,
+    int maxParallelBatches,
+    @Nullable Instant startAt,
+    @Nullable String createdBy,
+    String status,
+    @Nullable String error,
+    @Nullable String workflowId,
+    @Nullable Long totalKeys,
+    long processedKeys,
+    Instant createdAt,
+    Instant updatedAt,
+    @Nullable Instant startedAt,
+    @Nullable Instant finishedAt,
+    boolean stopping,
+    boolean planDone) {}

@@ -1,0 +1,143 @@
+package dev.dripline.store.targets;
+
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RetryAnswer;
+import dev.dripline.workflows.run.RetryRequest;
+import dev.dripline.workflows.run.RunSearchAttributes;
+import dev.dripline.workflows.run.RunStatus;
+import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.UpdateOptions;
+import io.temporal.client.WithStartWorkflowOperation;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowUpdateStage;
+import io.temporal.common.SearchAttributes;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Stops a target's runs when the target no longer wants them — it is deleted or replanned (spec T7,
+ * R7), or a new planning attempt finds runs its target left behind. A run's lifecycle is written by
+ * its workflow alone: the target finds the runs to stop ({@link #activeRuns}, in its own
+ * transaction) and, after that commits, {@link #deliver sends} each the {@code stop} signal with
+ * start — a run whose execution is gone gets a new one, which ends it {@code stopped}. A pending
+ * run ends stopped as soon as its workflow takes the signal, a running or paused one once its
+ * in-flight batches end. Until then the run is still active and still the target's: a new planning
+ * attempt finds it again, sends the stop again, and waits for it to end (one active run per
+ * target); no later target of the same name adopts it.
+ */
+public final class TargetRunStops {
+  private TargetRunStops() {}
+
+  /** A run whose stop must be sent to its workflow. */
+  public record RunToStop(long runId, String backfill) {}
+
+  /**
+   * The active runs of target {@code target} — those recorded for it, and {@code currentRunId} (its
+   * current run, whatever it is recorded for) — except {@code keep}: the runs to {@link #deliver
+   * stop} once the caller's transaction has committed.
+   */
+  public static List<RunToStop> activeRuns(
+      Connection connection, String target, Long currentRunId, Long keep) throws SQLException {
+    List<RunToStop> active = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "select id, backfill from runs where status in ('pending', 'running', 'paused')"
+                + " and (target_name = ? or id = ?) and id is distinct from ? order by id")) {
+      bind(select, target, currentRunId, keep);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          active.add(new RunToStop(rs.getLong(1), rs.getString(2)));
+        }
+      }
+    }
+    return active;
+  }
+
+  private static void bind(PreparedStatement statement, String target, Long current, Long keep)
+      throws SQLException {
+    statement.setString(1, target);
+    setLong(statement, 2, current);
+    setLong(statement, 3, keep);
+  }
+
+  private static void setLong(PreparedStatement statement, int index, Long value)
+      throws SQLException {
+    if (value == null) {
+      statement.setNull(index, Types.BIGINT);
+    } else {
+      statement.setLong(index, value);
+    }
+  }
+
+  /**
+   * Signals {@code stop} to the run's workflow, starting a new execution of it first if none is
+   * running: a stop must also reach a run whose execution was lost.
+   *
+   * @throws RuntimeException if Temporal cannot be reached; nothing was sent
+   */
+  public static void deliver(
+      WorkflowClient client, String taskQueue, String target, RunToStop run) {
+    BackfillRunWorkflow stub = stub(client, taskQueue, target, run, "stopped", false);
+    BatchRequest batch = client.newSignalWithStartRequest();
+    batch.add(stub::run, RunWorkflowInput.fresh(run.runId()));
+    batch.add(stub::stop);
+    client.signalWithStart(batch);
+  }
+
+  /**
+   * Asks the workflow of a failed or stopped run that its target retries (spec T5) to retry it, as
+   * the API's retry does — the {@code retryRun} Update, starting a new execution if none is running
+   * — and returns the workflow's answer once it has re-queued.
+   *
+   * @throws RuntimeException if Temporal cannot be reached or the Update fails
+   */
+  public static RetryAnswer retry(
+      WorkflowClient client, String taskQueue, String target, RunToStop run) {
+    BackfillRunWorkflow stub = stub(client, taskQueue, target, run, "retried", true);
+    return WorkflowClient.executeUpdateWithStart(
+        stub::retryRun,
+        new RetryRequest(null),
+        UpdateOptions.<RetryAnswer>newBuilder()
+            .setWaitForStage(WorkflowUpdateStage.COMPLETED)
+            .build(),
+        new WithStartWorkflowOperation<>(stub::run, RunWorkflowInput.fresh(run.runId())));
+  }
+
+  private static BackfillRunWorkflow stub(
+      WorkflowClient client,
+      String taskQueue,
+      String target,
+      RunToStop run,
+      String why,
+      boolean useExisting) {
+    WorkflowOptions.Builder options =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(RunWorkflowIds.forRun(run.runId()))
+            .setTaskQueue(taskQueue)
+            .setWorkflowIdReusePolicy(
+                WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+            .setTypedSearchAttributes(
+                SearchAttributes.newBuilder()
+                    .set(RunSearchAttributes.BACKFILL, run.backfill())
+                    .set(RunSearchAttributes.RUN_STATUS, RunStatus.RUNNING.wire())
+                    .set(RunSearchAttributes.TARGET, target)
+                    .build())
+            .setStaticSummary(
+                run.backfill() + " · run " + run.runId() + " · " + why + " for target " + target);
+    if (useExisting) {
+      options.setWorkflowIdConflictPolicy(
+          WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING);
+    }
+    return client.newWorkflowStub(BackfillRunWorkflow.class, options.build());
+  }
+}

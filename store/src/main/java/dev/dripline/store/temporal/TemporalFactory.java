@@ -1,0 +1,48 @@
+package dev.dripline.store.temporal;
+
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import com.uber.m3.util.Duration;
+import dev.dripline.store.config.TemporalConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.reporter.MicrometerClientStatsReporter;
+import io.temporal.serviceclient.RpcRetryOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import jakarta.inject.Singleton;
+
+/** The one place Temporal's client is wired; its SDK metrics go to Dripline's registry. */
+@Factory
+public class TemporalFactory {
+
+  @Singleton
+  @Bean(preDestroy = "shutdown")
+  WorkflowServiceStubs serviceStubs(TemporalConfig config, MeterRegistry registry) {
+    Scope scope =
+        new RootScopeBuilder()
+            .reporter(new MicrometerClientStatsReporter(registry))
+            .reportEvery(Duration.ofSeconds(10));
+    // Lazy: the process starts even while Temporal is down; /health reports it.
+    return WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder()
+            .setTarget(config.address())
+            .setMetricsScope(scope)
+            // The SDK's default retries a failing call for a minute; an API request should fail
+            // (503) well before a client gives up on it.
+            .setRpcRetryOptions(
+                RpcRetryOptions.newBuilder()
+                    .setExpiration(config.rpcRetryExpiration())
+                    .validateBuildWithDefaults())
+            .build());
+  }
+
+  @Singleton
+  WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config) {
+    return WorkflowClient.newInstance(
+        stubs, WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+  }
+}

@@ -1,0 +1,113 @@
+package dev.dripline.store.catalogue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
+import java.math.BigDecimal;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OptionsValidatorTest {
+  private static final List<OptionSpec> SCHEMA =
+      List.of(
+          OptionSpec.required("items", OptionType.INTEGER, "how many").atLeast(0),
+          OptionSpec.withDefault("sleepMs", OptionType.INTEGER, 0, "pause per batch"),
+          OptionSpec.optional("tag", OptionType.STRING, "a tag"),
+          OptionSpec.optional("ratio", OptionType.DECIMAL, "a ratio"),
+          OptionSpec.optional("dryRun", OptionType.BOOLEAN, "no writes"),
+          OptionSpec.optional("since", OptionType.DATE, "first day"),
+          OptionSpec.optional("until", OptionType.DATETIME, "last instant"),
+          OptionSpec.oneOf("mode", List.of("fast", "safe"), "safe", "how"));
+
+  private static ValidatedOptions validate(Map<String, Object> raw) {
+    return OptionsValidator.validate(SCHEMA, raw, "options.");
+  }
+
+  @Test
+  void validOptionsAreNormalizedWithDefaultsApplied() {
+    Map<String, Object> raw = new HashMap<>();
+    raw.put("items", 10);
+    raw.put("ratio", 0.5);
+    raw.put("dryRun", true);
+    raw.put("since", "2026-01-31");
+    raw.put("until", "2026-01-31T12:00:00+01:00");
+
+    ValidatedOptions options = validate(raw);
+
+    assertThat(options.errors()).isEmpty();
+    assertThat(options.values())
+        .containsEntry("items", 10L)
+        .containsEntry("sleepMs", 0L)
+        .containsEntry("mode", "safe")
+        .containsEntry("ratio", new BigDecimal("0.5"))
+        .containsEntry("until", "2026-01-31T11:00:00Z")
+        .doesNotContainKey("tag");
+  }
+
+  @Test
+  void everyViolationIsOneErrorNamingItsField() {
+    Map<String, Object> raw = new HashMap<>();
+    raw.put("items", -1);
+    raw.put("sleepMs", "fast");
+    raw.put("tag", 7);
+    raw.put("ratio", "half");
+    raw.put("dryRun", "yes");
+    raw.put("since", "31/01/2026");
+    raw.put("until", "noon");
+    raw.put("mode", "reckless");
+    raw.put("colour", "red");
+
+    ValidatedOptions options = validate(raw);
+
+    assertThat(options.errors())
+        .extracting(FieldError::field)
+        .containsExactlyInAnyOrder(
+            "options.items",
+            "options.sleepMs",
+            "options.tag",
+            "options.ratio",
+            "options.dryRun",
+            "options.since",
+            "options.until",
+            "options.mode",
+            "options.colour");
+  }
+
+  @Test
+  void missingRequiredOptionIsAnError() {
+    assertThat(validate(Map.of()).errors())
+        .containsExactly(new FieldError("options.items", "is required"));
+  }
+
+  @Test
+  void integralDecimalIsAcceptedAsIntegerButAFractionIsNot() {
+    assertThat(validate(Map.of("items", 3.0)).values()).containsEntry("items", 3L);
+    assertThat(validate(Map.of("items", 3.5)).errors()).hasSize(1);
+  }
+
+  @Test
+  void aNumberBeyondADoubleIsOutOfRange() {
+    // JSON 1e309 is read as infinity.
+    Map<String, Object> raw =
+        Map.of("items", Double.POSITIVE_INFINITY, "ratio", Double.NEGATIVE_INFINITY);
+
+    assertThat(validate(raw).errors())
+        .containsExactlyInAnyOrder(
+            new FieldError("options.items", "is out of range"),
+            new FieldError("options.ratio", "is out of range"));
+  }
+
+  @Test
+  void identicalOptionsGiveIdenticalCanonicalJsonWhateverTheOrderOrDefaults() {
+    String explicit = validate(Map.of("mode", "safe", "items", 5, "sleepMs", 0)).canonicalJson();
+    String implicit = validate(Map.of("items", 5)).canonicalJson();
+
+    assertThat(explicit)
+        .isEqualTo(implicit)
+        .isEqualTo("{\"items\":5,\"mode\":\"safe\",\"sleepMs\":0}");
+    assertThat(validate(Map.of("items", 6)).canonicalJson()).isNotEqualTo(implicit);
+  }
+}

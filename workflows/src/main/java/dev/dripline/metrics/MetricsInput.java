@@ -1,6 +1,0 @@
-package dev.dripline.metrics;
-
-/**
- * @param intervalMillis time between two snapshots
- */
-public record MetricsInput(long intervalMillis) {}

@@ -1,8 +1,0 @@
-package dev.dripline.run;
-
-/**
- * A request to change a live run's cap.
- *
- * @param maxParallelBatches the run's requested cap, at least 1
- */
-public record CapChange(int maxParallelBatches) {}

@@ -1,7 +1,0 @@
-package dev.dripline.run;
-
-/**
- * @param requeued batches moved back to pending
- * @param status the run's status after the re-queue
- */
-public record RequeueResult(int requeued, RunStatus status) {}

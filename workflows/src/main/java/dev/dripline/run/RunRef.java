@@ -1,4 +1,0 @@
-package dev.dripline.run;
-
-/** Names a run. */
-public record RunRef(long runId) {}

@@ -1,4 +1,0 @@
-package dev.dripline.run;
-
-/** A change between {@link RunStatus#RUNNING} and {@link RunStatus#PAUSED}. */
-public record StatusChange(long runId, RunStatus status) {}

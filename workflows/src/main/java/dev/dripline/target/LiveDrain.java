@@ -1,8 +1,0 @@
-package dev.dripline.target;
-
-/**
- * @param applied live batches applied by this call
- * @param remaining live batches still queued
- * @param target the record after the call (needs_resync after a permanent failure)
- */
-public record LiveDrain(int applied, long remaining, TargetSnapshot target) {}

@@ -1,4 +1,0 @@
-package dev.dripline.target;
-
-/** Names a target. */
-public record TargetRef(String name) {}

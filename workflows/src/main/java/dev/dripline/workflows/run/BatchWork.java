@@ -1,0 +1,18 @@
+package dev.dripline.workflows.run;
+
+/**
+ * One batch to process, with what the activity needs to find the definition and the run.
+ *
+ * @param runId the run
+ * @param backfill the definition's name
+ * @param batch the batch the workflow claimed for this activity (its head)
+ * @param lane the slot this activity holds, 1 to the cap (0: none given, no chaining)
+ * @param chainMillis for how long, from its start, the activity may go on with further pending
+ *     batches of the run after its head, one at a time in the same slot (0: only the head)
+ */
+public record BatchWork(long runId, String backfill, BatchRef batch, int lane, long chainMillis) {
+  /** Just the head batch, no chaining. */
+  public BatchWork(long runId, String backfill, BatchRef batch) {
+    this(runId, backfill, batch, 0, 0);
+  }
+}

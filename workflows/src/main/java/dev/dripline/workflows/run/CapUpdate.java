@@ -1,0 +1,10 @@
+package dev.dripline.workflows.run;
+
+/**
+ * A cap change asked for as an Update ({@link BackfillRunWorkflow#changeCap}).
+ *
+ * @param maxParallelBatches the run's new requested cap, at least 1
+ * @param answerByMillis when (epoch milliseconds) the caller stops waiting for the answer, as in
+ *     {@link RetryRequest}; {@code null}: no deadline
+ */
+public record CapUpdate(int maxParallelBatches, Long answerByMillis) {}

@@ -1,0 +1,99 @@
+package dev.dripline.workflows.run;
+
+import java.util.function.DoubleToIntFunction;
+
+/**
+ * How fast a run's chains take pending batches, measured from the planner's reports, and when the
+ * run's workflow looks at its plan-ahead window next. Chains take batches without the workflow
+ * seeing them; each planning call reports what it found pending and what it added, and the batches
+ * that disappeared in between are what the chains took.
+ *
+ * <p>Workflow state: it reads no clock of its own, the caller passes the workflow's time.
+ */
+final class ChainPace {
+  /**
+   * How often, at most and at least, the loop looks at the window while chains run. Each look costs
+   * a timer, a planning activity and two workflow tasks; between the bounds it comes about when the
+   * chains will have taken a quarter of the window. Fast batches keep the shortest interval; slow
+   * ones (a run of one-second batches at cap 2 takes two a second of a window of 32) are looked at
+   * every few seconds, not twice a second (issue 6's read load: 20 such runs looking every 500 ms
+   * kept the worker and the Temporal server at half a core each).
+   */
+  static final long MIN_LOOK_MILLIS = 500;
+
+  static final long MAX_LOOK_MILLIS = 5_000;
+
+  /**
+   * The shortest span a pace is measured over. Shorter than the shortest look: the window is sized
+   * by the pace, and at the start of a run the planner's first reports come a hundred milliseconds
+   * apart while fast chains already drain the window sized without it (W2 in docs/benchmarks.md: 4
+   * chains of 12 ms batches emptied a window of 200 before the first look — whose 500 ms timer
+   * fired after ~1 s on the dev server — and all four waited ~0.5 s for the next page). Not
+   * shorter: reports moments apart make any rate up.
+   */
+  static final long MIN_SPAN_MILLIS = 200;
+
+  private final long minSpanMillis;
+
+  /** Pending batches the last report left; what the next one finds missing was taken. */
+  private int pendingLooked;
+
+  /** Start of the current measurement, in workflow time; -1 until the first report. */
+  private long measuredFromMillis = -1;
+
+  private int takenSince;
+  private double takenPerMilli;
+  private long lookEveryMillis = MIN_LOOK_MILLIS;
+
+  /**
+   * @param minSpanMillis the shortest span a pace is measured over: {@link #MIN_SPAN_MILLIS}, or
+   *     {@link #MIN_LOOK_MILLIS} for executions that began before the shorter span existed
+   */
+  ChainPace(long minSpanMillis) {
+    this.minSpanMillis = minSpanMillis;
+  }
+
+  /** Pending batches the chains took per millisecond over the last measurement; 0 before one. */
+  double takenPerMilli() {
+    return takenPerMilli;
+  }
+
+  /** How long the loop waits for something to happen before it looks at the window again. */
+  long lookEveryMillis() {
+    return lookEveryMillis;
+  }
+
+  /**
+   * Takes a planning report: {@code pendingBatches} pending after the call, {@code batchesCreated}
+   * of them added by it. Once the measurement spans {@link #minSpanMillis}, sets the pace and the
+   * next look: when the chains will have taken a quarter of {@code window} (the window for a pace),
+   * within {@link #MIN_LOOK_MILLIS} and {@link #MAX_LOOK_MILLIS}.
+   */
+  void report(long nowMillis, int pendingBatches, int batchesCreated, DoubleToIntFunction window) {
+    if (measuredFromMillis < 0) {
+      measuredFromMillis = nowMillis;
+      takenSince = 0;
+    } else {
+      // What the planner found pending before it added its page, against what it left last time.
+      takenSince += Math.max(0, pendingLooked - (pendingBatches - batchesCreated));
+      long elapsed = nowMillis - measuredFromMillis;
+      if (elapsed >= minSpanMillis) {
+        takenPerMilli = takenSince / (double) elapsed;
+        measuredFromMillis = nowMillis;
+        takenSince = 0;
+        double quarterMillis =
+            window.applyAsInt(takenPerMilli) / 4.0 / Math.max(takenPerMilli, 1e-9);
+        lookEveryMillis =
+            (long) Math.max(MIN_LOOK_MILLIS, Math.min(MAX_LOOK_MILLIS, quarterMillis));
+      }
+    }
+    pendingLooked = pendingBatches;
+  }
+
+  /** Forgets the pace: what the chains may take changed (cap, pause, resume). */
+  void restart() {
+    measuredFromMillis = -1;
+    lookEveryMillis = MIN_LOOK_MILLIS;
+    takenPerMilli = 0;
+  }
+}

@@ -1,0 +1,4 @@
+package dev.dripline.workflows.run;
+
+/** Names a run. */
+public record RunRef(long runId) {}

@@ -1,0 +1,4 @@
+package dev.dripline.workflows.targets;
+
+/** Names a target. */
+public record TargetRef(String name) {}
