@@ -1,5 +1,7 @@
 package dev.dripline.workflows.run;
 
+import io.temporal.workflow.Workflow;
+
 /**
  * The change ids of {@link BackfillRunWorkflowImpl}'s {@code Workflow.getVersion} calls: each names
  * a change to the commands the workflow emits that executions begun before it must not see, so that
@@ -24,9 +26,9 @@ final class RunWorkflowVersions {
   /**
    * Change id: a claim that found the run's slots full in PostgreSQL — held by batches this
    * execution does not hold (of a lost execution, or attempts not yet stopped) — is tried again
-   * after {@link #SLOTS_FULL_LOOK} or the next completion, instead of at once through another
-   * planning call: the claims and planning calls would otherwise follow each other without pause
-   * until those slots free.
+   * after {@link BatchLanes#SLOTS_FULL_LOOK} or the next completion, instead of at once through
+   * another planning call: the claims and planning calls would otherwise follow each other without
+   * pause until those slots free.
    */
   static final String WAIT_FOR_FULL_SLOTS = "wait-for-full-slots";
 
@@ -74,6 +76,16 @@ final class RunWorkflowVersions {
    * completing at once.
    */
   static final String RETRY_OF_ENDED_RUN = "retry-of-ended-run";
+
+  /**
+   * Whether this execution has change {@code changeId}: true in an execution that begins with it
+   * (Temporal records the marker) and when replaying a history that recorded it; false when
+   * replaying one from before it. Each call is a command of the workflow: where it is asked is part
+   * of the change.
+   */
+  static boolean has(String changeId) {
+    return Workflow.getVersion(changeId, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
 
   private RunWorkflowVersions() {}
 }

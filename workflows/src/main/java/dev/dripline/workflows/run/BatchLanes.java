@@ -1,0 +1,238 @@
+package dev.dripline.workflows.run;
+
+import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
+import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
+
+import io.temporal.activity.ActivityOptions;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import org.slf4j.Logger;
+
+/**
+ * The run's batches in flight: claims pending batches into free slots and starts an activity for
+ * each, in its lane (1 to the cap); keeps planning ahead of them; takes their outcomes. An activity
+ * holds one slot and one batch at a time: the batch it was given and then, for up to {@code
+ * batch-chain-time}, further pending batches it takes itself (a chain, see BatchExecution). A
+ * chained batch that fails comes back as a hand-off and goes on as a batch of its own, with
+ * retries.
+ */
+final class BatchLanes {
+  private static final Logger log = Workflow.getLogger(BatchLanes.class);
+
+  /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
+  static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
+
+  private final RunLedger run;
+  private final RunRequests requests;
+
+  private PlanningActivities planning;
+  private ActivityOptions batchOptions;
+  private ActivityOptions handoffOptions;
+
+  /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
+  private boolean slotsFull;
+
+  BatchLanes(RunLedger run, RunRequests requests) {
+    this.run = run;
+    this.requests = requests;
+  }
+
+  /** Makes the planning window and the activities' options from the run's settings. */
+  void configure() {
+    RunSettings settings = run.settings;
+    run.window =
+        new PlanWindow(
+            run.runId,
+            settings.planPageBatches(),
+            settings.chainMillis(),
+            settings.planningDone(),
+            BatchLanes::newPace);
+    RunActivityOptions options =
+        RunActivityOptions.of(settings.batchPolicy(), settings.chainMillis());
+    batchOptions = options.batch();
+    handoffOptions = options.handoff();
+    planning = Workflow.newActivityStub(PlanningActivities.class, options.planning());
+  }
+
+  /**
+   * Fills free slots with the lowest-numbered pending batches, asking for the next page of the plan
+   * when none remain, or when chains may soon run out of pending batches.
+   */
+  void startBatches() {
+    SlotBook slots = run.slots;
+    while (!requests.stopRequested
+        && !requests.paused
+        && !run.continueAsNewDue()
+        && slots.free() > 0) {
+      int free = slots.free();
+      if (!run.mayHavePending) {
+        planNextPage();
+        break;
+      }
+      ClaimResult claim =
+          run.runs.claimPending(new ClaimRequest(run.runId, run.claimSequence++, free));
+      for (BatchRef batch : claim.batches()) {
+        start(batch, slots.take(batch), batchOptions);
+      }
+      if (claim.batches().size() < free) {
+        if (claim.slotsFull() && RunWorkflowVersions.has(WAIT_FOR_FULL_SLOTS)) {
+          slotsFull = true;
+          break;
+        }
+        run.mayHavePending = false;
+      }
+    }
+    if (run.window.runsLow(slots.cap(), requests.stopRequested)) {
+      planNextPage();
+    }
+  }
+
+  /**
+   * Waits for a completion, a plan page or a request: with chains running and the plan to keep
+   * ahead of them, for at most the window's look, planning the next page if nothing came; after a
+   * claim found the slots full, for at most {@link #SLOTS_FULL_LOOK}, recovering the slots held by
+   * no live holder if nothing here holds one.
+   */
+  void awaitNews() {
+    PlanWindow window = run.window;
+    SlotBook slots = run.slots;
+    if (window.keepsAhead(requests.stopRequested) && !window.underWay() && !slots.isEmpty()) {
+      if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
+        planNextPage();
+      }
+    } else if (slotsFull) {
+      if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
+          && slots.isEmpty()
+          && !window.underWay()) {
+        // Nothing of this execution holds a slot: those that fill them may be dead by now.
+        run.runs.recoverSlots(run.ref());
+      }
+    } else {
+      Workflow.await(this::hasNews);
+    }
+    slotsFull = false;
+    if (slots.hasCompletions()) {
+      run.fruitlessFinishes = 0;
+    }
+    run.window.takePlanned().ifPresent(this::handlePlanned);
+    handleCompletions();
+  }
+
+  private boolean hasNews() {
+    return run.slots.hasCompletions() || requests.woken || run.window.hasPlanned();
+  }
+
+  /** Starts the next planning call in the background, unless one is under way or none is needed. */
+  void planNextPage() {
+    run.window
+        .nextCall(run.slots.cap(), requests.stopRequested)
+        .ifPresent(
+            request ->
+                Async.function(planning::planNextPage, request)
+                    .handle(
+                        (page, failure) -> {
+                          run.window.planned(page, failure);
+                          return null;
+                        }));
+  }
+
+  /** A planning call's outcome: a failure stops planning; a page may leave batches to claim. */
+  private void handlePlanned(PlanWindow.Planned outcome) {
+    if (outcome.failure() != null) {
+      run.window.fail("planning failed: " + RunText.failure(outcome.failure()));
+      log.warn("run {}: {}", run.runId, run.window.error());
+      return;
+    }
+    PlanPage page = outcome.page();
+    if (run.window.takePage(page, Workflow.currentTimeMillis(), run.slots.cap())) {
+      run.mayHavePending = true;
+    }
+    if (page.done()) {
+      run.totalKeys = page.totalKeys();
+    }
+  }
+
+  /**
+   * The chains' pace, made at its first use; executions that began before {@link
+   * ChainPace#MIN_SPAN_MILLIS} existed (histories without the {@link
+   * RunWorkflowVersions#EARLY_PACE} marker) keep measuring over the shortest look, as they did.
+   */
+  private static ChainPace newPace() {
+    return new ChainPace(
+        RunWorkflowVersions.has(EARLY_PACE)
+            ? ChainPace.MIN_SPAN_MILLIS
+            : ChainPace.MIN_LOOK_MILLIS);
+  }
+
+  private void start(BatchRef batch, int lane, ActivityOptions options) {
+    long chainMillis = run.settings.chainMillis();
+    String summary =
+        "batch "
+            + batch.number()
+            + " ["
+            + batch.startKey()
+            + ".."
+            + batch.endKey()
+            + "]"
+            + (chainMillis > 0 ? ", then pending ones, slot " + lane : "");
+    BatchActivities activities =
+        Workflow.newActivityStub(
+            BatchActivities.class, options.toBuilder().setSummary(summary).build());
+    run.batchesStartedHere++;
+    Promise<BatchResult> result =
+        Async.function(
+            activities::processBatch,
+            new BatchWork(run.runId, run.settings.backfill(), batch, lane, chainMillis));
+    result.handle(
+        (value, failure) -> {
+          run.slots.completed(batch, value, failure);
+          return null;
+        });
+  }
+
+  private void handleCompletions() {
+    if (!run.slots.hasCompletions()) {
+      return;
+    }
+    while (run.slots.hasCompletions()) {
+      SlotBook.Completion completion = run.slots.nextCompletion();
+      BatchRef batch = completion.batch();
+      if (completion.failure() == null) {
+        BatchResult result = completion.result();
+        if (result.outcome() != BatchOutcome.SKIPPED) {
+          run.processedKeys += result.size();
+        }
+        run.processedKeys += result.chainedKeys();
+        if (result.chainedBatches() > 0) {
+          // The chain may have ended on its time, with batches still pending.
+          run.mayHavePending = true;
+        }
+        if (result.handoff() != null) {
+          handOff(result, completion.lane());
+        }
+      } else {
+        String error = RunText.failure(completion.failure());
+        log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), error);
+        run.runs.recordBatchFailure(new BatchFailure(run.runId, batch.number(), error));
+      }
+    }
+    run.publishDetails();
+  }
+
+  /**
+   * A chained batch failed its attempt and still holds the chain's slot: it goes on as a batch of
+   * its own in that lane, with the attempts it has left, or fails now if it has none.
+   */
+  private void handOff(BatchResult result, int lane) {
+    BatchRef batch = result.handoff();
+    if (result.handoffPermanent() || run.settings.batchPolicy().maxAttempts() == 1) {
+      log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), result.handoffError());
+      run.runs.recordBatchFailure(
+          new BatchFailure(run.runId, batch.number(), result.handoffError()));
+      return;
+    }
+    start(batch, run.slots.take(batch, lane), handoffOptions);
+  }
+}
