@@ -7,7 +7,10 @@ import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
@@ -31,6 +34,9 @@ class PlanningActivitiesIT {
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject Database database;
+  @Inject RunStore runs;
+  @Inject BatchStore batchStore;
+  @Inject DataTransactions transactions;
   @Inject BackfillRegistry registry;
   @Inject RunOptionsReader optionsReader;
   @Inject EngineConfig engine;
@@ -44,7 +50,15 @@ class PlanningActivitiesIT {
   @BeforeEach
   void setUp() {
     planning =
-        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ofHours(1));
+        new PlanningActivitiesImpl(
+            database,
+            runs,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ofHours(1));
   }
 
   @AfterEach
@@ -200,7 +214,15 @@ class PlanningActivitiesIT {
   void aCallPastItsTimePlansNoFurtherPage() {
     long runId = fixtures.runningRun(250_000, 1_000);
     PlanningActivitiesImpl noTime =
-        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ZERO);
+        new PlanningActivitiesImpl(
+            database,
+            runs,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ZERO);
 
     PlanPage page = noTime.planNextPage(new PlanRequest(runId, 220));
 
