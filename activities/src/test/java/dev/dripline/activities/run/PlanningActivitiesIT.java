@@ -17,6 +17,8 @@ import dev.dripline.workflows.run.PlanRequest;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -116,6 +119,71 @@ class PlanningActivitiesIT {
         .containsEntry("total_keys", 95L)
         .containsEntry("planned_keys", 95L)
         .containsEntry("next_batch_number", 11);
+  }
+
+  /**
+   * A page whose save loses its connection (its backend terminated, as a PostgreSQL restart does)
+   * is an outage: the call waits for PostgreSQL and plans the page again from the persisted cursor.
+   * The failed transaction's rollback fails too ("Connection is closed", which alone tells no
+   * outage); the call must still see the statement's own failure.
+   */
+  @Test
+  void aPageWhoseConnectionIsLostIsPlannedAgainAfterTheOutage() {
+    long runId = fixtures.runningRun(25, 10);
+    AtomicInteger terminated = new AtomicInteger();
+    RunStore losingItsConnectionOnce =
+        (RunStore)
+            Proxy.newProxyInstance(
+                RunStore.class.getClassLoader(),
+                new Class<?>[] {RunStore.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("advancePlan") && terminated.get() == 0) {
+                    int pid =
+                        transactions.inTransaction(
+                            connection -> {
+                              try (var select =
+                                      connection.prepareStatement("select pg_backend_pid()");
+                                  var rs = select.executeQuery()) {
+                                rs.next();
+                                return rs.getInt(1);
+                              }
+                            });
+                    database.withConnection(
+                        connection -> {
+                          try (var kill =
+                              connection.prepareStatement("select pg_terminate_backend(?, 5000)")) {
+                            kill.setInt(1, pid);
+                            kill.execute();
+                          }
+                          return null;
+                        });
+                    terminated.incrementAndGet();
+                  }
+                  try {
+                    return method.invoke(runs, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    PlanningActivitiesImpl losing =
+        new PlanningActivitiesImpl(
+            database,
+            losingItsConnectionOnce,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ofHours(1));
+    try {
+      PlanPage page = losing.planNextPage(new PlanRequest(runId, 100));
+
+      assertThat(terminated.get()).isEqualTo(1);
+      assertThat(page).isEqualTo(new PlanPage(3, true, 25L));
+      assertCoversExactly(runId, 25, 10);
+    } finally {
+      losing.close();
+    }
   }
 
   @Test
