@@ -329,8 +329,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   /**
    * Runs {@code work} in one transaction whose repository calls join it ({@link DataTransactions}).
    * A failure is raised as the work raised it, as {@link Database#inTransaction} does, even when
-   * the rollback that follows fails too (then added to it, suppressed): a lost connection fails its
-   * rollback with "Connection is closed", which alone would not tell an outage ({@link
+   * the transaction's rollback or clean-up fails too (then added to it, suppressed): on a lost
+   * connection they fail with "Connection is closed", which alone would not tell an outage ({@link
    * DatabaseOutage}).
    */
   private <T> T inTransaction(Supplier<T> work) {
