@@ -1,7 +1,8 @@
 package dev.dripline.worker;
 
 import dev.dripline.store.config.TemporalConfig;
-import dev.dripline.store.db.Database;
+import dev.dripline.store.run.ActiveRunRef;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.TargetStore;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RunSearchAttributes;
@@ -19,9 +20,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
 import jakarta.inject.Singleton;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -52,26 +50,24 @@ import org.slf4j.LoggerFactory;
 public class WorkflowReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(WorkflowReconciler.class);
 
-  private final Database database;
+  private final RunStore runs;
   private final TargetStore targets;
   private final WorkflowClient client;
   private final TemporalConfig temporal;
   private final MetricsWorkflowStarter metrics;
 
   public WorkflowReconciler(
-      Database database,
+      RunStore runs,
       TargetStore targets,
       WorkflowClient client,
       TemporalConfig temporal,
       MetricsWorkflowStarter metrics) {
-    this.database = database;
+    this.runs = runs;
     this.targets = targets;
     this.client = client;
     this.temporal = temporal;
     this.metrics = metrics;
   }
-
-  private record ActiveRun(long id, String backfill, String status, String target) {}
 
   /**
    * What one pass did.
@@ -106,7 +102,7 @@ public class WorkflowReconciler {
     if (!count.ensure(metrics.workflowId(), metrics::ensureRunning)) {
       return count.outcome();
     }
-    for (ActiveRun run : count.read("active runs", this::activeRuns)) {
+    for (ActiveRunRef run : count.read("active runs", runs::findActiveOverAMinuteAgo)) {
       if (!count.ensure(RunWorkflowIds.forRun(run.id()), () -> ensureRun(run))) {
         return count.outcome();
       }
@@ -178,35 +174,14 @@ public class WorkflowReconciler {
         : text.substring(0, length) + "… (" + text.length() + " characters)";
   }
 
-  private List<ActiveRun> activeRuns() {
-    return database.withConnection(
-        connection -> {
-          try (PreparedStatement select =
-              connection.prepareStatement(
-                  "select id, backfill, status, target_name from runs"
-                      + " where status in ('pending', 'running', 'paused')"
-                      + " and created_at < now() - interval '1 minute' order by id")) {
-            List<ActiveRun> runs = new ArrayList<>();
-            try (ResultSet rs = select.executeQuery()) {
-              while (rs.next()) {
-                runs.add(
-                    new ActiveRun(
-                        rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
-              }
-            }
-            return runs;
-          }
-        });
-  }
-
-  private void ensureRun(ActiveRun run) {
+  private void ensureRun(ActiveRunRef run) {
     String id = RunWorkflowIds.forRun(run.id());
     SearchAttributes.Builder attributes =
         SearchAttributes.newBuilder()
             .set(RunSearchAttributes.BACKFILL, run.backfill())
             .set(RunSearchAttributes.RUN_STATUS, run.status());
-    if (run.target() != null) {
-      attributes.set(RunSearchAttributes.TARGET, run.target());
+    if (run.targetName() != null) {
+      attributes.set(RunSearchAttributes.TARGET, run.targetName());
     }
     BackfillRunWorkflow workflow =
         client.newWorkflowStub(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dripline.store.config.TargetConfig;
 import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.TargetStore;
 import dev.dripline.workflows.metrics.MetricsInput;
 import dev.dripline.workflows.metrics.MetricsWorkflow;
@@ -64,7 +65,7 @@ class WorkflowReconcilerIT {
     TemporalConfig temporal = context.getBean(TemporalConfig.class);
     reconciler =
         new WorkflowReconciler(
-            database,
+            context.getBean(RunStore.class),
             context.getBean(TargetStore.class),
             client,
             temporal,
@@ -205,7 +206,7 @@ class WorkflowReconcilerIT {
       TemporalConfig temporal = unreachable.getBean(TemporalConfig.class);
       WorkflowReconciler cutOff =
           new WorkflowReconciler(
-              database,
+              context.getBean(RunStore.class),
               context.getBean(TargetStore.class),
               nowhere,
               temporal,

@@ -1,16 +1,23 @@
 package dev.dripline.activities.metrics;
 
+import dev.dripline.store.counters.BatchOutcomeCounterStore;
+import dev.dripline.store.counters.DriplineCounterStore;
+import dev.dripline.store.counters.OutcomeCount;
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.metrics.GroupCount;
 import dev.dripline.store.metrics.MetricSnapshotRepository;
 import dev.dripline.store.metrics.SnapshotGauges;
 import dev.dripline.store.metrics.SnapshotSeries;
+import dev.dripline.store.run.BackfillInflight;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.RunStore;
+import dev.dripline.store.targets.BlockedBacklog;
+import dev.dripline.store.targets.LiveBatchStore;
+import dev.dripline.store.targets.StuckTargets;
+import dev.dripline.store.targets.TargetStore;
 import dev.dripline.workflows.metrics.MetricsActivities;
 import dev.dripline.workflows.targets.FailureStreak;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,11 +28,14 @@ import java.util.Map;
  * Dripline's tables and replaces table {@code metric_snapshots} with them ({@link
  * MetricSnapshotRepository}), all in one transaction ({@link DataTransactions}), so a reader
  * ({@link SnapshotGauges} in every process) sees either the whole old or the whole new snapshot.
+ * Each read is its table's repository's, and joins that transaction: it reads one snapshot of the
+ * tables.
  *
- * <p>"Failing" is decided in SQL with the same rule as {@link FailureStreak#isFailing} (T6): not
- * primed, and a streak of at least {@link FailureStreak#FAILING_THRESHOLD} or needs_resync. Live
- * batches blocked behind failing targets are counted apart from those behind healthy ones, so the
- * pageable gauges ({@code dripline_blocked_*}) mean "slow", never "broken".
+ * <p>"Failing" is decided in SQL ({@link TargetStore#FAILING}) with the same rule as {@link
+ * FailureStreak#isFailing} (T6): not primed, and a streak of at least {@link
+ * FailureStreak#FAILING_THRESHOLD} or needs_resync. Live batches blocked behind failing targets are
+ * counted apart from those behind healthy ones, so the pageable gauges ({@code dripline_blocked_*})
+ * mean "slow", never "broken".
  *
  * <p>The run series are labelled by backfill only (never by run): slot holders per backfill, and
  * the batch outcome counters kept in {@code batch_outcome_counters}.
@@ -35,15 +45,31 @@ public class MetricsActivitiesImpl implements MetricsActivities {
   /** Serialises snapshots, so two overlapping calls cannot collide on the table's key. */
   static final long SNAPSHOT_LOCK = 0x4452_4950_4d45_5401L;
 
-  /** SQL condition "target t is failing" (T6); parameter: the failing threshold. */
-  private static final String FAILING =
-      "(t.state <> 'primed' and (t.consecutive_failures >= ? or t.state = 'needs_resync'))";
-
   private final MetricSnapshotRepository snapshots;
+  private final TargetStore targets;
+  private final RunStore runs;
+  private final BatchStore batches;
+  private final LiveBatchStore liveBatches;
+  private final DriplineCounterStore counters;
+  private final BatchOutcomeCounterStore outcomes;
   private final DataTransactions transactions;
 
-  public MetricsActivitiesImpl(MetricSnapshotRepository snapshots, DataTransactions transactions) {
+  public MetricsActivitiesImpl(
+      MetricSnapshotRepository snapshots,
+      TargetStore targets,
+      RunStore runs,
+      BatchStore batches,
+      LiveBatchStore liveBatches,
+      DriplineCounterStore counters,
+      BatchOutcomeCounterStore outcomes,
+      DataTransactions transactions) {
     this.snapshots = snapshots;
+    this.targets = targets;
+    this.runs = runs;
+    this.batches = batches;
+    this.liveBatches = liveBatches;
+    this.counters = counters;
+    this.outcomes = outcomes;
     this.transactions = transactions;
   }
 
@@ -55,7 +81,7 @@ public class MetricsActivitiesImpl implements MetricsActivities {
     return transactions.inTransaction(
         connection -> {
           snapshots.lockForReplace(SNAPSHOT_LOCK);
-          List<Series> series = compute(connection);
+          List<Series> series = compute();
           snapshots.deleteAll();
           for (Series s : series) {
             snapshots.insert(s.name(), s.labels(), s.value());
@@ -64,11 +90,13 @@ public class MetricsActivitiesImpl implements MetricsActivities {
         });
   }
 
-  /** Every series of the snapshot, zeros included, as of the transaction's {@code now()}. */
-  static List<Series> compute(Connection connection) throws SQLException {
+  /**
+   * Every series of the snapshot, zeros included, as of the transaction's {@code now()} (call it in
+   * a transaction).
+   */
+  List<Series> compute() {
     List<Series> series = new ArrayList<>();
-    Map<String, Long> states =
-        countBy(connection, "select state, count(*) from targets group by state");
+    Map<String, Long> states = countBy(targets.countByState());
     for (String state : SnapshotSeries.TARGET_STATES) {
       series.add(
           new Series(
@@ -76,8 +104,7 @@ public class MetricsActivitiesImpl implements MetricsActivities {
               SnapshotSeries.label("state", state),
               states.getOrDefault(state, 0L)));
     }
-    Map<String, Long> statuses =
-        countBy(connection, "select status, count(*) from runs group by status");
+    Map<String, Long> statuses = countBy(runs.countByStatus());
     for (String status : SnapshotSeries.RUN_STATUSES) {
       series.add(
           new Series(
@@ -86,59 +113,23 @@ public class MetricsActivitiesImpl implements MetricsActivities {
               statuses.getOrDefault(status, 0L)));
     }
     // Blocked = queued behind a target that is not primed; split by whether that target fails.
-    try (PreparedStatement blocked =
-        connection.prepareStatement(
-            "select count(*) filter (where not "
-                + FAILING
-                + ") as healthy,"
-                + " coalesce(extract(epoch from now() - min(l.created_at) filter (where not "
-                + FAILING
-                + ")), 0) as healthy_age,"
-                + " count(*) filter (where "
-                + FAILING
-                + ") as failing"
-                + " from live_batches l join targets t on t.name = l.target_name"
-                + " where l.status = 'queued' and t.state <> 'primed'")) {
-      blocked.setInt(1, FailureStreak.FAILING_THRESHOLD);
-      blocked.setInt(2, FailureStreak.FAILING_THRESHOLD);
-      blocked.setInt(3, FailureStreak.FAILING_THRESHOLD);
-      try (ResultSet rs = blocked.executeQuery()) {
-        rs.next();
-        series.add(new Series(SnapshotSeries.BLOCKED_BACKLOG, "", rs.getLong("healthy")));
-        series.add(
-            new Series(
-                SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
-                "",
-                Math.max(0, rs.getDouble("healthy_age"))));
-        series.add(new Series(SnapshotSeries.FAILING_BLOCKED_BACKLOG, "", rs.getLong("failing")));
-      }
-    }
+    BlockedBacklog blocked = liveBatches.blocked(FailureStreak.FAILING_THRESHOLD);
+    series.add(new Series(SnapshotSeries.BLOCKED_BACKLOG, "", blocked.healthy()));
+    series.add(
+        new Series(
+            SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS, "", Math.max(0, blocked.healthyAge())));
+    series.add(new Series(SnapshotSeries.FAILING_BLOCKED_BACKLOG, "", blocked.failing()));
     // Stuck = failing, from the targets' state alone.
-    try (PreparedStatement stuck =
-        connection.prepareStatement(
-            "select count(*) as stuck,"
-                + " coalesce(extract(epoch from now() - min(t.first_failed_at)), 0) as age"
-                + " from targets t where "
-                + FAILING)) {
-      stuck.setInt(1, FailureStreak.FAILING_THRESHOLD);
-      try (ResultSet rs = stuck.executeQuery()) {
-        rs.next();
-        series.add(new Series(SnapshotSeries.STUCK_TARGETS, "", rs.getLong("stuck")));
-        series.add(
-            new Series(
-                SnapshotSeries.STUCK_OLDEST_AGE_SECONDS, "", Math.max(0, rs.getDouble("age"))));
-      }
-    }
-    try (PreparedStatement counter =
-        connection.prepareStatement("select value from dripline_counters where name = ?")) {
-      counter.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
-      try (ResultSet rs = counter.executeQuery()) {
-        series.add(
-            new Series(SnapshotSeries.PLANNING_FAILURES_TOTAL, "", rs.next() ? rs.getLong(1) : 0L));
-      }
-    }
-    inflight(connection, series);
-    finished(connection, series);
+    StuckTargets stuck = targets.stuck(FailureStreak.FAILING_THRESHOLD);
+    series.add(new Series(SnapshotSeries.STUCK_TARGETS, "", stuck.stuck()));
+    series.add(new Series(SnapshotSeries.STUCK_OLDEST_AGE_SECONDS, "", Math.max(0, stuck.age())));
+    series.add(
+        new Series(
+            SnapshotSeries.PLANNING_FAILURES_TOTAL,
+            "",
+            counters.value(SnapshotSeries.PLANNING_FAILURES_COUNTER).orElse(0L)));
+    inflight(series);
+    finished(series);
     return series;
   }
 
@@ -148,43 +139,23 @@ public class MetricsActivitiesImpl implements MetricsActivities {
    * while it has an active run or a slot held (a definition no worker publishes any more, whose
    * runs still hold slots).
    */
-  private static void inflight(Connection connection, List<Series> series) throws SQLException {
-    try (PreparedStatement select =
-            connection.prepareStatement(
-                "with holders as (select run_id, count(*) as held from batches"
-                    + " where status in ('enqueued', 'running') group by run_id),"
-                    + " active as (select r.backfill, coalesce(sum(h.held), 0) as inflight"
-                    + " from runs r left join holders h on h.run_id = r.id"
-                    + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
-                    + " group by r.backfill)"
-                    + " select coalesce(d.name, a.backfill) as backfill,"
-                    + " coalesce(a.inflight, 0) as inflight"
-                    + " from backfill_definitions d full join active a on a.backfill = d.name"
-                    + " order by 1");
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        series.add(
-            new Series(
-                SnapshotSeries.BATCHES_INFLIGHT,
-                SnapshotSeries.label("backfill", rs.getString("backfill")),
-                rs.getLong("inflight")));
-      }
+  private void inflight(List<Series> series) {
+    for (BackfillInflight row : batches.inflightPerBackfill()) {
+      series.add(
+          new Series(
+              SnapshotSeries.BATCHES_INFLIGHT,
+              SnapshotSeries.label("backfill", row.backfill()),
+              row.inflight()));
     }
   }
 
   /** Batch outcome counters: every outcome (zeros included) of each backfill that counted one. */
-  private static void finished(Connection connection, List<Series> series) throws SQLException {
+  private void finished(List<Series> series) {
     Map<String, Map<String, Long>> counts = new LinkedHashMap<>();
-    try (PreparedStatement select =
-            connection.prepareStatement(
-                "select backfill, outcome, sum(value) as value from batch_outcome_counters"
-                    + " group by backfill, outcome order by backfill, outcome");
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        counts
-            .computeIfAbsent(rs.getString("backfill"), b -> new LinkedHashMap<>())
-            .put(rs.getString("outcome"), rs.getLong("value"));
-      }
+    for (OutcomeCount row : outcomes.totals()) {
+      counts
+          .computeIfAbsent(row.backfill(), b -> new LinkedHashMap<>())
+          .put(row.outcome(), row.value());
     }
     counts.forEach(
         (backfill, byOutcome) -> {
@@ -198,13 +169,10 @@ public class MetricsActivitiesImpl implements MetricsActivities {
         });
   }
 
-  private static Map<String, Long> countBy(Connection connection, String sql) throws SQLException {
+  private static Map<String, Long> countBy(List<GroupCount> rows) {
     Map<String, Long> counts = new LinkedHashMap<>();
-    try (PreparedStatement select = connection.prepareStatement(sql);
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        counts.put(rs.getString(1), rs.getLong(2));
-      }
+    for (GroupCount row : rows) {
+      counts.put(row.value(), row.count());
     }
     return counts;
   }

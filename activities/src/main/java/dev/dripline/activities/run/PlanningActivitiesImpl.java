@@ -5,8 +5,12 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.PlanCursor;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
@@ -19,10 +23,6 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * that runs on for long holds up a stop and leaves the workflow without the reports that size its
  * window.
  *
+ * <p>The run's cursor is {@link RunStore}'s, the batches {@link BatchStore}'s; a page's save is one
+ * transaction of both ({@link DataTransactions}).
+ *
  * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
  * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
  * compare-and-set makes safe, instead of failing the run's planning on an outage.
@@ -71,6 +75,9 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
 
   private final Database database;
+  private final RunStore runs;
+  private final BatchStore batchStore;
+  private final DataTransactions transactions;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final Duration outageWait;
@@ -86,20 +93,37 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   @Inject
   public PlanningActivitiesImpl(
       Database database,
+      RunStore runs,
+      BatchStore batches,
+      DataTransactions transactions,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       EngineConfig engine) {
-    this(database, registry, optionsReader, engine, Duration.ofMillis(CALL_MILLIS));
+    this(
+        database,
+        runs,
+        batches,
+        transactions,
+        registry,
+        optionsReader,
+        engine,
+        Duration.ofMillis(CALL_MILLIS));
   }
 
   /** With a call's time other than {@link #CALL_MILLIS} (tests). */
   PlanningActivitiesImpl(
       Database database,
+      RunStore runs,
+      BatchStore batches,
+      DataTransactions transactions,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       EngineConfig engine,
       Duration callTime) {
     this.database = database;
+    this.runs = runs;
+    this.batchStore = batches;
+    this.transactions = transactions;
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.outageWait = engine.databaseOutageWait();
@@ -214,7 +238,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   }
 
   private Planned planOnce(PlanRequest request, boolean checkWindow) {
-    Cursor cursor = database.withConnection(connection -> read(connection, request.runId()));
+    Cursor cursor = read(request.runId());
     if (cursor == null) {
       // Deleted: there is nothing left to plan.
       return new Planned(new PlanPage(0, true, null), false);
@@ -223,7 +247,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       return new Planned(new PlanPage(0, cursor.done(), cursor.totalKeys()), false);
     }
     if (checkWindow && request.keepPending() > 0) {
-      int pending = database.withConnection(connection -> pending(connection, request));
+      int pending = pending(request);
       if (pending >= request.keepPending()) {
         // Enough is ready for the run's slots; plan when it runs low.
         return new Planned(new PlanPage(0, false, null, pending), false);
@@ -257,27 +281,27 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     Long totalKeys = done ? plannedKeys : null;
     int nextBatchNumber = cursor.nextBatchNumber() + batches.size();
 
-    Boolean saved =
-        database.inTransaction(
-            connection -> {
+    boolean saved =
+        inTransaction(
+            () -> {
               // Cursor first: its row lock makes a racing attempt wait, then match no row.
-              if (!advance(
-                  connection,
-                  request.runId(),
-                  cursor.nextBatchNumber(),
-                  newAfterKey,
-                  nextBatchNumber,
-                  plannedKeys,
-                  done,
-                  totalKeys)) {
+              if (runs.advancePlan(
+                      request.runId(),
+                      cursor.nextBatchNumber(),
+                      newAfterKey,
+                      nextBatchNumber,
+                      plannedKeys,
+                      done,
+                      totalKeys)
+                  != 1) {
                 return false;
               }
-              insert(connection, request.runId(), batches);
+              insert(request.runId(), batches);
               return true;
             });
     if (!saved) {
       // Another attempt planned this page first (or the run ended): report what it recorded.
-      Cursor now = database.withConnection(connection -> read(connection, request.runId()));
+      Cursor now = read(request.runId());
       return new Planned(
           now == null
               ? new PlanPage(0, true, null)
@@ -286,7 +310,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     }
     boolean mayGoOn = !done && cursor.status() == RunStatus.RUNNING && !cursor.stopRequested();
     if (request.keepPending() > 0) {
-      int pending = database.withConnection(connection -> pending(connection, request));
+      int pending = pending(request);
       return new Planned(
           new PlanPage(batches.size(), done, totalKeys, pending),
           mayGoOn && pending < request.keepPending());
@@ -298,17 +322,35 @@ public class PlanningActivitiesImpl implements PlanningActivities {
    * Pending batches of the run, counted up to twice {@link PlanRequest#keepPending()}: beyond what
    * decides whether to plan, so the workflow sees how fast the window drains even while it is full.
    */
-  private static int pending(Connection connection, PlanRequest request) throws SQLException {
-    try (PreparedStatement count =
-        connection.prepareStatement(
-            "select count(*) from (select 1 from batches"
-                + " where run_id = ? and status = 'pending' limit ?) p")) {
-      count.setLong(1, request.runId());
-      count.setInt(2, 2 * request.keepPending());
-      try (ResultSet rs = count.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
+  private int pending(PlanRequest request) {
+    return (int) batchStore.countPending(request.runId(), 2 * request.keepPending());
+  }
+
+  /**
+   * Runs {@code work} in one transaction whose repository calls join it ({@link DataTransactions}).
+   * A failure is raised as the work raised it, as {@link Database#inTransaction} does, even when
+   * the transaction's rollback or clean-up fails too (then added to it, suppressed): on a lost
+   * connection they fail with "Connection is closed", which alone would not tell an outage ({@link
+   * DatabaseOutage}).
+   */
+  private <T> T inTransaction(Supplier<T> work) {
+    RuntimeException[] failure = new RuntimeException[1];
+    try {
+      return transactions.inTransaction(
+          connection -> {
+            try {
+              return work.get();
+            } catch (RuntimeException e) {
+              failure[0] = e;
+              throw e;
+            }
+          });
+    } catch (RuntimeException e) {
+      if (failure[0] != null && failure[0] != e) {
+        failure[0].addSuppressed(e);
+        throw failure[0];
       }
+      throw e;
     }
   }
 
@@ -383,95 +425,45 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     return batches;
   }
 
-  private static Cursor read(Connection connection, long runId) throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select backfill, options::text as options, status,"
-                + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
-                + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
-                + " from runs where id = ?")) {
-      select.setLong(1, runId);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        return new Cursor(
-            rs.getString("backfill"),
-            rs.getString("options"),
-            RunStatus.fromWire(rs.getString("status")),
-            rs.getBoolean("stop_requested"),
-            rs.getInt("batch_size"),
-            SqlValues.nullableLong(rs, "max_records"),
-            SqlValues.nullableLong(rs, "plan_cursor"),
-            rs.getBoolean("plan_done"),
-            rs.getInt("next_batch_number"),
-            rs.getLong("planned_keys"),
-            SqlValues.nullableLong(rs, "total_keys"));
-      }
-    }
+  private Cursor read(long runId) {
+    return runs.findPlanCursor(runId).map(PlanningActivitiesImpl::cursor).orElse(null);
   }
 
-  private static boolean advance(
-      Connection connection,
-      long runId,
-      int expectedNextBatchNumber,
-      Long afterKey,
-      int nextBatchNumber,
-      long plannedKeys,
-      boolean done,
-      Long totalKeys)
-      throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update runs set plan_cursor = ?, next_batch_number = ?, planned_keys = ?,"
-                + " plan_done = ?, total_keys = ?, updated_at = now()"
-                + " where id = ? and next_batch_number = ? and not plan_done"
-                + " and status in ('pending', 'running', 'paused')")) {
-      SqlValues.setNullableLong(update, 1, afterKey);
-      update.setInt(2, nextBatchNumber);
-      update.setLong(3, plannedKeys);
-      update.setBoolean(4, done);
-      SqlValues.setNullableLong(update, 5, totalKeys);
-      update.setLong(6, runId);
-      update.setInt(7, expectedNextBatchNumber);
-      return update.executeUpdate() == 1;
-    }
+  private static Cursor cursor(PlanCursor row) {
+    return new Cursor(
+        row.backfill(),
+        row.options(),
+        RunStatus.fromWire(row.status()),
+        row.stopRequested(),
+        row.batchSize(),
+        row.maxRecords(),
+        row.planCursor(),
+        row.planDone(),
+        row.nextBatchNumber(),
+        row.plannedKeys(),
+        row.totalKeys());
   }
 
   /**
-   * Inserts a page's batches as one statement (arrays unnested), not one per batch: a page of 100
-   * batches is one statement for PostgreSQL to parse, plan and run instead of 100.
+   * Inserts a page's batches as one statement ({@link BatchStore#insertPage}: arrays unnested), not
+   * one per batch.
    */
-  private static void insert(Connection connection, long runId, List<BatchRef> batches)
-      throws SQLException {
-    if (batches.isEmpty()) {
+  private void insert(long runId, List<BatchRef> page) {
+    if (page.isEmpty()) {
       return;
     }
-    int n = batches.size();
-    Integer[] numbers = new Integer[n];
-    Long[] starts = new Long[n];
-    Long[] ends = new Long[n];
-    Integer[] sizes = new Integer[n];
+    int n = page.size();
+    int[] numbers = new int[n];
+    long[] starts = new long[n];
+    long[] ends = new long[n];
+    int[] sizes = new int[n];
     for (int i = 0; i < n; i++) {
-      BatchRef batch = batches.get(i);
+      BatchRef batch = page.get(i);
       numbers[i] = batch.number();
       starts[i] = batch.startKey();
       ends[i] = batch.endKey();
       sizes[i] = batch.size();
     }
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "insert into batches (run_id, number, start_key, end_key, size, status)"
-                + " select ?, t.number, t.start_key, t.end_key, t.size, 'pending'"
-                + " from unnest(?::int[], ?::bigint[], ?::bigint[], ?::int[])"
-                + " as t(number, start_key, end_key, size)"
-                + " on conflict (run_id, number) do nothing")) {
-      insert.setLong(1, runId);
-      insert.setArray(2, connection.createArrayOf("int4", numbers));
-      insert.setArray(3, connection.createArrayOf("int8", starts));
-      insert.setArray(4, connection.createArrayOf("int8", ends));
-      insert.setArray(5, connection.createArrayOf("int4", sizes));
-      insert.executeUpdate();
-    }
+    batchStore.insertPage(runId, numbers, starts, ends, sizes);
   }
 }

@@ -13,9 +13,12 @@ import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.config.TargetConfig;
 import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.store.counters.DriplineCounterStore;
 import dev.dripline.store.db.DataTransactions;
-import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.metrics.SnapshotSeries;
+import dev.dripline.store.run.RunOutcome;
+import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunSummary;
 import dev.dripline.store.targets.LiveBatchStore;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.store.targets.TargetReplan;
@@ -50,10 +53,6 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -79,10 +78,10 @@ import org.slf4j.LoggerFactory;
  * <p>Every change to a target is made in one explicit transaction that locks the target's row
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
- * backoff arithmetic therefore lives in one place, shared with the workflow tests. The target's and
- * its live batches' statements are {@link TargetStore}'s and {@link LiveBatchStore}'s; those on
- * runs, batches and counters run on the same transaction's connection ({@link DataTransactions},
- * programmatic: no AOP on an activity implementation).
+ * backoff arithmetic therefore lives in one place, shared with the workflow tests. The statements
+ * are the repositories' of their tables — {@link TargetStore}, {@link LiveBatchStore}, {@link
+ * RunStore}, {@link DriplineCounterStore} — and a transaction's calls join it ({@link
+ * DataTransactions}, programmatic: no AOP on an activity implementation).
  *
  * <p><b>Capacity goes to the target that has waited longest</b> ({@link TargetLine}): a target is
  * granted a slot only if free capacity serves it after every eligible target ahead of it in line.
@@ -130,11 +129,11 @@ public class TargetActivitiesImpl implements TargetActivities {
   private static final Logger LOG = LoggerFactory.getLogger(TargetActivitiesImpl.class);
   private static final Argument<Map<String, Object>> OPTIONS =
       Argument.mapOf(String.class, Object.class);
-  private static final String ACTIVE_RUN = "('pending', 'running', 'paused')";
-  private static final String RUN_COLUMNS = "id, backfill, batch_size";
 
   private final TargetStore records;
   private final LiveBatchStore liveBatches;
+  private final RunStore runs;
+  private final DriplineCounterStore counters;
   private final TargetLine line;
   private final TargetReplan replans;
   private final DataTransactions transactions;
@@ -166,6 +165,8 @@ public class TargetActivitiesImpl implements TargetActivities {
   public TargetActivitiesImpl(
       TargetStore records,
       LiveBatchStore liveBatches,
+      RunStore runs,
+      DriplineCounterStore counters,
       TargetLine line,
       TargetReplan replans,
       DataTransactions transactions,
@@ -177,6 +178,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       TemporalConfig temporal) {
     this.records = records;
     this.liveBatches = liveBatches;
+    this.runs = runs;
+    this.counters = counters;
     this.line = line;
     this.replans = replans;
     this.transactions = transactions;
@@ -473,7 +476,7 @@ public class TargetActivitiesImpl implements TargetActivities {
           "target " + name + " no longer exists", TargetFailure.TARGET_PLANNING_FAILED.name());
     }
     TargetSnapshot snapshot = row.snapshot(settings());
-    PlannedRun existing = transactions.inTransaction(c -> adoptAttemptRun(c, name));
+    PlannedRun existing = transactions.inTransaction(c -> adoptAttemptRun(name));
     if (existing != null) {
       return existing;
     }
@@ -506,9 +509,7 @@ public class TargetActivitiesImpl implements TargetActivities {
           TargetFailure.TARGET_PLANNING_FAILED.name(),
           e);
     }
-    return act(
-        name,
-        transactions.inTransaction(connection -> saveRun(connection, name, definition, options)));
+    return act(name, transactions.inTransaction(connection -> saveRun(name, definition, options)));
   }
 
   /**
@@ -536,39 +537,30 @@ public class TargetActivitiesImpl implements TargetActivities {
    * The run of this planning attempt if an earlier call of it saved one (its answer was lost) —
    * whatever became of the run since — else the target's current run while it is active.
    */
-  private PlannedRun attemptRun(Connection connection, TargetWithQueue row) throws SQLException {
+  private PlannedRun attemptRun(TargetWithQueue row) {
     TargetSnapshot t = row.snapshot(settings());
     if (t.state() != TargetState.BACKFILLING) {
       return null;
     }
     if (row.attemptId() != null) {
-      try (PreparedStatement select =
-          connection.prepareStatement(
-              "select "
-                  + RUN_COLUMNS
-                  + " from runs where target_attempt = ? and target_name = ?")) {
-        select.setLong(1, row.attemptId());
-        select.setString(2, t.name());
-        try (ResultSet rs = select.executeQuery()) {
-          if (rs.next()) {
-            return plannedRun(rs, t.name());
-          }
-        }
+      Optional<RunSummary> saved = runs.findByTargetAttempt(row.attemptId(), t.name());
+      if (saved.isPresent()) {
+        return plannedRun(saved.get(), t.name());
       }
     }
-    return currentActiveRun(connection, t);
+    return currentActiveRun(t);
   }
 
   /**
    * {@link #attemptRun}, made the target's current run again if the target lost track of it (only a
    * target backfilling since before planning calls were retried can have).
    */
-  private PlannedRun adoptAttemptRun(Connection connection, String name) throws SQLException {
+  private PlannedRun adoptAttemptRun(String name) {
     TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       return null;
     }
-    PlannedRun run = attemptRun(connection, row);
+    PlannedRun run = attemptRun(row);
     TargetSnapshot t = row.snapshot(settings());
     if (run != null && !Long.valueOf(run.runId()).equals(t.currentRunId())) {
       records.write(
@@ -577,10 +569,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     return run;
   }
 
-  private static PlannedRun plannedRun(ResultSet rs, String target) throws SQLException {
-    String backfill = rs.getString("backfill");
+  private static PlannedRun plannedRun(RunSummary run, String target) {
     return new PlannedRun(
-        rs.getLong("id"), backfill, summary(backfill, target, rs.getInt("batch_size")));
+        run.id(), run.backfill(), summary(run.backfill(), target, run.batchSize()));
   }
 
   /**
@@ -594,7 +585,7 @@ public class TargetActivitiesImpl implements TargetActivities {
    * @return the run retried or adopted, or {@code null}: nothing left to retry, plan a new run
    */
   private PlannedRun retryFailedRun(String name) {
-    Decision decision = transactions.inTransaction(c -> retryRun(c, name));
+    Decision decision = transactions.inTransaction(c -> decideRetry(name));
     PlannedRun run = act(name, decision);
     if (run == null || !decision.retry()) {
       return run;
@@ -644,7 +635,7 @@ public class TargetActivitiesImpl implements TargetActivities {
    * or one of the target that is active again already (an operator retried it) or has completed
    * meanwhile, adopted as it is and recorded current here.
    */
-  private Decision retryRun(Connection connection, String name) throws SQLException {
+  private Decision decideRetry(String name) {
     TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -658,23 +649,16 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     // One active run per target: any other active run is not this target's to keep.
     List<TargetRunStops.RunToStop> others =
-        TargetRunStops.activeRuns(connection, name, t.currentRunId(), retry);
+        TargetRunStops.activeRuns(runs, name, t.currentRunId(), retry);
     if (!others.isEmpty()) {
       return Decision.stopFirst(others);
     }
-    String status;
-    PlannedRun run;
-    try (PreparedStatement select =
-        connection.prepareStatement("select " + RUN_COLUMNS + ", status from runs where id = ?")) {
-      select.setLong(1, retry);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return Decision.of(null);
-        }
-        status = rs.getString("status");
-        run = plannedRun(rs, name);
-      }
+    RunSummary stored = runs.findSummary(retry).orElse(null);
+    if (stored == null) {
+      return Decision.of(null);
     }
+    String status = stored.status();
+    PlannedRun run = plannedRun(stored, name);
     if ("failed".equals(status) || "stopped".equals(status)) {
       return Decision.toRetry(run);
     }
@@ -684,9 +668,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     return Decision.of(run);
   }
 
-  private Decision saveRun(
-      Connection connection, String name, BackfillDefinition definition, ValidatedOptions options)
-      throws SQLException {
+  private Decision saveRun(String name, BackfillDefinition definition, ValidatedOptions options) {
     TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -694,7 +676,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
     TargetSnapshot t = row.snapshot(settings());
     requireBackfilling(t);
-    PlannedRun existing = attemptRun(connection, row);
+    PlannedRun existing = attemptRun(row);
     if (existing != null) {
       return Decision.of(existing);
     }
@@ -703,7 +685,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     // or by a deleted target of the same name. None is adopted: a pending one is stopped here, a
     // running one must finish stopping before a new run may exist (one active run per target).
     List<TargetRunStops.RunToStop> others =
-        TargetRunStops.activeRuns(connection, name, t.currentRunId(), null);
+        TargetRunStops.activeRuns(runs, name, t.currentRunId(), null);
     if (!others.isEmpty()) {
       return Decision.stopFirst(others);
     }
@@ -715,33 +697,19 @@ public class TargetActivitiesImpl implements TargetActivities {
       records.startAttempt(name);
       attempt = records.lock(name).orElseThrow().attemptId();
     }
-    long runId;
-    try (PreparedStatement next =
-            connection.prepareStatement("select nextval(pg_get_serial_sequence('runs', 'id'))");
-        ResultSet rs = next.executeQuery()) {
-      rs.next();
-      runId = rs.getLong(1);
-    }
+    long runId = runs.nextId();
     int batchSize = definition.defaultBatchSize();
     int cap = CapPolicy.effective(definition.maxParallelBatches(), null, engine.safetyCap());
-    String optionsJson = options.canonicalJson();
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "insert into runs (id, backfill, options, options_key, batch_size,"
-                + " max_parallel_batches, created_by, status, workflow_id, target_name,"
-                + " target_attempt) values (?, ?, ?::jsonb, ?, ?, ?, ?, 'pending', ?, ?, ?)")) {
-      insert.setLong(1, runId);
-      insert.setString(2, definition.name());
-      insert.setString(3, optionsJson);
-      insert.setString(4, optionsJson);
-      insert.setInt(5, batchSize);
-      insert.setInt(6, cap);
-      insert.setString(7, "target:" + name);
-      insert.setString(8, RunWorkflowIds.forRun(runId));
-      insert.setString(9, name);
-      insert.setLong(10, attempt);
-      insert.executeUpdate();
-    }
+    runs.insertForTarget(
+        runId,
+        definition.name(),
+        options.canonicalJson(),
+        batchSize,
+        cap,
+        "target:" + name,
+        RunWorkflowIds.forRun(runId),
+        name,
+        attempt);
     records.write(TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.dbNow()));
     // A new run: forward progress counts from its first batch.
     records.observe(name, 0L, false);
@@ -780,18 +748,13 @@ public class TargetActivitiesImpl implements TargetActivities {
   }
 
   /** The target's current run as a {@link PlannedRun} if it is still active, else null. */
-  private PlannedRun currentActiveRun(Connection connection, TargetSnapshot t) throws SQLException {
+  private PlannedRun currentActiveRun(TargetSnapshot t) {
     if (t.currentRunId() == null) {
       return null;
     }
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select " + RUN_COLUMNS + " from runs where id = ? and status in " + ACTIVE_RUN)) {
-      select.setLong(1, t.currentRunId());
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next() ? plannedRun(rs, t.name()) : null;
-      }
-    }
+    return runs.findActiveSummary(t.currentRunId())
+        .map(run -> plannedRun(run, t.name()))
+        .orElse(null);
   }
 
   private static void requireBackfilling(TargetSnapshot t) {
@@ -903,14 +866,7 @@ public class TargetActivitiesImpl implements TargetActivities {
                       failure.jitterDraw(),
                       row.dbNow());
               records.write(t.state(), after);
-              try (PreparedStatement count =
-                  connection.prepareStatement(
-                      "insert into dripline_counters (name, value) values (?, 1)"
-                          + " on conflict (name) do update set value ="
-                          + " dripline_counters.value + 1")) {
-                count.setString(1, SnapshotSeries.PLANNING_FAILURES_COUNTER);
-                count.executeUpdate();
-              }
+              counters.increment(SnapshotSeries.PLANNING_FAILURES_COUNTER);
               return new Recorded(after, row.dbNow());
             });
     if (recorded != null) {
@@ -933,8 +889,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   @Override
   public TargetSnapshot observeRun(RunObservation observation) {
     TargetSnapshot[] before = new TargetSnapshot[1];
-    TargetSnapshot after =
-        transactions.inTransaction(connection -> observe(connection, observation, before));
+    TargetSnapshot after = transactions.inTransaction(connection -> observe(observation, before));
     if (before[0] != null
         && before[0].state() == TargetState.BACKFILLING
         && after.found()
@@ -944,9 +899,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     return after;
   }
 
-  private TargetSnapshot observe(
-      Connection connection, RunObservation observation, TargetSnapshot[] before)
-      throws SQLException {
+  private TargetSnapshot observe(RunObservation observation, TargetSnapshot[] before) {
     TargetWithQueue row = records.lock(observation.name()).orElse(null);
     if (row == null) {
       return TargetSnapshot.notFound(observation.name());
@@ -960,25 +913,14 @@ public class TargetActivitiesImpl implements TargetActivities {
       return t;
     }
     before[0] = t;
-    String status;
-    long processed;
-    String error;
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select r.status, r.error, "
-                + ShardedCounters.PROCESSED_KEYS_OF_R
-                + " as processed_keys from runs r where r.id = ?")) {
-      select.setLong(1, observation.runId());
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          // Deleted by an operator: streak-neutral (T8).
-          return save(t, TargetTransitions.neutral(t), null, false);
-        }
-        status = rs.getString("status");
-        processed = rs.getLong("processed_keys");
-        error = rs.getString("error");
-      }
+    RunOutcome outcome = runs.findOutcome(observation.runId()).orElse(null);
+    if (outcome == null) {
+      // Deleted by an operator: streak-neutral (T8).
+      return save(t, TargetTransitions.neutral(t), null, false);
     }
+    String status = outcome.status();
+    long processed = outcome.processedKeys();
+    String error = outcome.error();
     Long progress = processed > row.observedProcessedKeys() ? processed : null;
     // A batch completed: forward progress (T4), before whatever ending the run had.
     TargetSnapshot base = progress == null ? t : TargetTransitions.progressed(t);

@@ -7,13 +7,18 @@ import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,9 @@ class PlanningActivitiesIT {
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject Database database;
+  @Inject RunStore runs;
+  @Inject BatchStore batchStore;
+  @Inject DataTransactions transactions;
   @Inject BackfillRegistry registry;
   @Inject RunOptionsReader optionsReader;
   @Inject EngineConfig engine;
@@ -44,7 +53,15 @@ class PlanningActivitiesIT {
   @BeforeEach
   void setUp() {
     planning =
-        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ofHours(1));
+        new PlanningActivitiesImpl(
+            database,
+            runs,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ofHours(1));
   }
 
   @AfterEach
@@ -102,6 +119,71 @@ class PlanningActivitiesIT {
         .containsEntry("total_keys", 95L)
         .containsEntry("planned_keys", 95L)
         .containsEntry("next_batch_number", 11);
+  }
+
+  /**
+   * A page whose save loses its connection (its backend terminated, as a PostgreSQL restart does)
+   * is an outage: the call waits for PostgreSQL and plans the page again from the persisted cursor.
+   * The failed transaction's rollback fails too ("Connection is closed", which alone tells no
+   * outage); the call must still see the statement's own failure.
+   */
+  @Test
+  void aPageWhoseConnectionIsLostIsPlannedAgainAfterTheOutage() {
+    long runId = fixtures.runningRun(25, 10);
+    AtomicInteger terminated = new AtomicInteger();
+    RunStore losingItsConnectionOnce =
+        (RunStore)
+            Proxy.newProxyInstance(
+                RunStore.class.getClassLoader(),
+                new Class<?>[] {RunStore.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("advancePlan") && terminated.get() == 0) {
+                    int pid =
+                        transactions.inTransaction(
+                            connection -> {
+                              try (var select =
+                                      connection.prepareStatement("select pg_backend_pid()");
+                                  var rs = select.executeQuery()) {
+                                rs.next();
+                                return rs.getInt(1);
+                              }
+                            });
+                    database.withConnection(
+                        connection -> {
+                          try (var kill =
+                              connection.prepareStatement("select pg_terminate_backend(?, 5000)")) {
+                            kill.setInt(1, pid);
+                            kill.execute();
+                          }
+                          return null;
+                        });
+                    terminated.incrementAndGet();
+                  }
+                  try {
+                    return method.invoke(runs, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    PlanningActivitiesImpl losing =
+        new PlanningActivitiesImpl(
+            database,
+            losingItsConnectionOnce,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ofHours(1));
+    try {
+      PlanPage page = losing.planNextPage(new PlanRequest(runId, 100));
+
+      assertThat(terminated.get()).isEqualTo(1);
+      assertThat(page).isEqualTo(new PlanPage(3, true, 25L));
+      assertCoversExactly(runId, 25, 10);
+    } finally {
+      losing.close();
+    }
   }
 
   @Test
@@ -200,7 +282,15 @@ class PlanningActivitiesIT {
   void aCallPastItsTimePlansNoFurtherPage() {
     long runId = fixtures.runningRun(250_000, 1_000);
     PlanningActivitiesImpl noTime =
-        new PlanningActivitiesImpl(database, registry, optionsReader, engine, Duration.ZERO);
+        new PlanningActivitiesImpl(
+            database,
+            runs,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            engine,
+            Duration.ZERO);
 
     PlanPage page = noTime.planNextPage(new PlanRequest(runId, 220));
 

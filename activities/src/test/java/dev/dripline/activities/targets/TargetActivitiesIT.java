@@ -11,9 +11,11 @@ import dev.dripline.activities.testing.TargetFixtures;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.config.TargetConfig;
 import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.store.counters.DriplineCounterStore;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.run.BatchRequeue;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.LiveBatchStore;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.store.targets.TargetReplan;
@@ -63,6 +65,8 @@ class TargetActivitiesIT {
   @Inject Database database;
   @Inject TargetStore records;
   @Inject LiveBatchStore liveBatches;
+  @Inject RunStore runs;
+  @Inject DriplineCounterStore counters;
   @Inject TargetLine line;
   @Inject TargetReplan replans;
   @Inject DataTransactions transactions;
@@ -99,6 +103,8 @@ class TargetActivitiesIT {
     return new TargetActivitiesImpl(
         records,
         liveBatches,
+        runs,
+        counters,
         line,
         replans,
         transactions,
@@ -961,6 +967,8 @@ class TargetActivitiesIT {
           new TargetActivitiesImpl(
               records,
               liveBatches,
+              runs,
+              counters,
               line,
               replans,
               transactions,

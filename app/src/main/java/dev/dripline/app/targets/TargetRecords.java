@@ -2,6 +2,7 @@ package dev.dripline.app.targets;
 
 import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.LiveBatchStore;
 import dev.dripline.store.targets.TargetReplan;
 import dev.dripline.store.targets.TargetRunStops;
@@ -25,6 +26,7 @@ import java.util.Optional;
 @Singleton
 public class TargetRecords {
   private final TargetStore targets;
+  private final RunStore runs;
   private final LiveBatchStore liveBatches;
   private final TargetReplan replans;
   private final DataTransactions transactions;
@@ -32,11 +34,13 @@ public class TargetRecords {
 
   public TargetRecords(
       TargetStore targets,
+      RunStore runs,
       LiveBatchStore liveBatches,
       TargetReplan replans,
       DataTransactions transactions,
       StoredOptions options) {
     this.targets = targets;
+    this.runs = runs;
     this.liveBatches = liveBatches;
     this.replans = replans;
     this.transactions = transactions;
@@ -116,7 +120,7 @@ public class TargetRecords {
     return transactions.inTransaction(
         connection -> {
           Long currentRunId = targets.find(name).map(TargetWithQueue::currentRunId).orElse(null);
-          return TargetRunStops.activeRuns(connection, name, currentRunId, null);
+          return TargetRunStops.activeRuns(runs, name, currentRunId, null);
         });
   }
 
@@ -137,7 +141,7 @@ public class TargetRecords {
           targets.deleteByName(name);
           return Optional.of(
               new DeletedTarget(
-                  currentRunId, TargetRunStops.activeRuns(connection, name, currentRunId, null)));
+                  currentRunId, TargetRunStops.activeRuns(runs, name, currentRunId, null)));
         });
   }
 

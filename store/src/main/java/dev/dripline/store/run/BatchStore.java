@@ -100,4 +100,52 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " claim_token = null, chain_head = null"
           + " where run_id = :runId and status in (:statuses)")
   int requeue(long runId, List<String> statuses);
+
+  // --- a run's planning and the metrics snapshot --------------------------------------------
+
+  /**
+   * Run {@code runId}'s pending batches, counted up to {@code limit}: the count stops there, so it
+   * costs no more than {@code limit} index entries however many are pending.
+   */
+  @Query(
+      "select count(*) from (select 1 from batches"
+          + " where run_id = :runId and status = 'pending' limit :limit) p")
+  long countPending(long runId, int limit);
+
+  /**
+   * Inserts a page of run {@code runId}'s batches as one statement (the arrays, one element per
+   * batch, are unnested), not one per batch: a page of 100 batches is one statement for PostgreSQL
+   * to parse, plan and run instead of 100. A batch whose number exists is left as it is; the
+   * planner's compare-and-set on the run's cursor ({@link RunStore#advancePlan}) in the same
+   * transaction is what keeps two attempts from inserting the same page.
+   *
+   * @return the batches inserted
+   */
+  @Query(
+      "insert into batches (run_id, number, start_key, end_key, size, status)"
+          + " select :runId, t.number, t.start_key, t.end_key, t.size, 'pending'"
+          + " from unnest(cast(:numbers as int[]), cast(:starts as bigint[]),"
+          + " cast(:ends as bigint[]), cast(:sizes as int[]))"
+          + " as t(number, start_key, end_key, size)"
+          + " on conflict (run_id, number) do nothing")
+  int insertPage(long runId, int[] numbers, long[] starts, long[] ends, int[] sizes);
+
+  /**
+   * Slot holders (batches enqueued or running) per backfill: a row for every backfill of the
+   * catalogue ({@code backfill_definitions}), 0 when nothing is in flight, and for any other
+   * backfill while it has an active run or a slot held. Reads {@code runs} and the catalogue too;
+   * it is here because what it counts is batches.
+   */
+  @Query(
+      "with holders as (select run_id, count(*) as held from batches"
+          + " where status in ('enqueued', 'running') group by run_id),"
+          + " active as (select r.backfill, coalesce(sum(h.held), 0) as inflight"
+          + " from runs r left join holders h on h.run_id = r.id"
+          + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
+          + " group by r.backfill)"
+          + " select coalesce(d.name, a.backfill) as backfill,"
+          + " cast(coalesce(a.inflight, 0) as bigint) as inflight"
+          + " from backfill_definitions d full join active a on a.backfill = d.name"
+          + " order by 1")
+  List<BackfillInflight> inflightPerBackfill();
 }

@@ -1,6 +1,8 @@
 package dev.dripline.store.run;
 
 import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.metrics.GroupCount;
+import dev.dripline.store.targets.TargetRunStops;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
@@ -9,6 +11,7 @@ import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -170,4 +173,110 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   /** Clears a run's error (a retry of a live run re-queued its failed batches). */
   @Query("update runs set error = null, updated_at = now() where id = :id")
   int clearError(long id);
+
+  // --- a target's runs, a run's planning, the reconciler and the metrics snapshot ----------
+
+  /** What a target's planning reads of a run ({@link RunSummary}), over the table's row. */
+  String SUMMARY = "select id, backfill, batch_size, status from runs";
+
+  /**
+   * The run that planning attempt {@code attempt} of target {@code target} saved, whatever became
+   * of it ({@code runs.target_attempt} is unique: one run per planning attempt).
+   */
+  @Query(SUMMARY + " where target_attempt = :attempt and target_name = :target")
+  Optional<RunSummary> findByTargetAttempt(long attempt, String target);
+
+  /** Run {@code id}, whatever its status. */
+  @Query(SUMMARY + " where id = :id")
+  Optional<RunSummary> findSummary(long id);
+
+  /** Run {@code id} only while it is active (pending, running or paused). */
+  @Query(SUMMARY + " where id = :id and status in ('pending', 'running', 'paused')")
+  Optional<RunSummary> findActiveSummary(long id);
+
+  /**
+   * The active runs of target {@code target} — those recorded for it, and {@code currentRunId}
+   * whatever it is recorded for — except {@code keep} ({@code null}: none), by id.
+   */
+  @Query(
+      "select id as run_id, backfill from runs where status in ('pending', 'running', 'paused')"
+          + " and (target_name = :target or id = :currentRunId) and id is distinct from :keep"
+          + " order by id")
+  List<TargetRunStops.RunToStop> findActiveOfTarget(
+      String target, @Nullable Long currentRunId, @Nullable Long keep);
+
+  /**
+   * Inserts a pending run that target {@code targetName} planned in its planning attempt {@code
+   * targetAttempt}; {@code options} is stored as jsonb and, as text, as its duplicate key. A unique
+   * violation of {@code runs_one_active} or of the attempt ({@code target_attempt}) throws: a
+   * planning attempt saves one run at most.
+   */
+  @Query(
+      "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
+          + " created_by, status, workflow_id, target_name, target_attempt)"
+          + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
+          + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
+          + " :targetAttempt)")
+  int insertForTarget(
+      long id,
+      String backfill,
+      String options,
+      int batchSize,
+      int maxParallelBatches,
+      String createdBy,
+      String workflowId,
+      String targetName,
+      long targetAttempt);
+
+  /** Run {@code id} as its target observes it: status, error and processed keys. */
+  @Query(
+      "select r.status, r.error, "
+          + ShardedCounters.PROCESSED_KEYS_OF_R
+          + " as processed_keys from runs r where r.id = :id")
+  Optional<RunOutcome> findOutcome(long id);
+
+  /** Run {@code id}'s planning state ({@link PlanCursor}). */
+  @Query(
+      "select backfill, cast(options as text) as options, status,"
+          + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
+          + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
+          + " from runs where id = :id")
+  Optional<PlanCursor> findPlanCursor(long id);
+
+  /**
+   * Saves run {@code id}'s planning cursor after a page, only while its next batch number is still
+   * {@code expectedNextBatchNumber}, planning is not done and the run is active (compare-and-set):
+   * of two attempts that planned the same page one wins, and the loser, which waited on the row
+   * lock this takes, matches no row and must not insert its batches.
+   *
+   * @return 0 if the cursor moved on (or the run ended or is gone): nothing was written
+   */
+  @Query(
+      "update runs set plan_cursor = :planCursor, next_batch_number = :nextBatchNumber,"
+          + " planned_keys = :plannedKeys, plan_done = :done, total_keys = :totalKeys,"
+          + " updated_at = now()"
+          + " where id = :id and next_batch_number = :expectedNextBatchNumber and not plan_done"
+          + " and status in ('pending', 'running', 'paused')")
+  int advancePlan(
+      long id,
+      int expectedNextBatchNumber,
+      @Nullable Long planCursor,
+      int nextBatchNumber,
+      long plannedKeys,
+      boolean done,
+      @Nullable Long totalKeys);
+
+  /**
+   * The active runs created over a minute ago by the database's clock, by id: younger ones are
+   * still being started by the API.
+   */
+  @Query(
+      "select id, backfill, status, target_name from runs"
+          + " where status in ('pending', 'running', 'paused')"
+          + " and created_at < now() - interval '1 minute' order by id")
+  List<ActiveRunRef> findActiveOverAMinuteAgo();
+
+  /** Runs per status; absent statuses are absent. */
+  @Query("select status as value, count(*) as count from runs group by status")
+  List<GroupCount> countByStatus();
 }

@@ -54,4 +54,24 @@ public interface LiveBatchStore extends GenericRepository<LiveBatchEntry, Long> 
   /** Keeps the error of a failed attempt on a live batch that stays queued. */
   @Query("update live_batches set error = :error where id = :id and status = 'queued'")
   int recordError(long id, String error);
+
+  /**
+   * Queued live batches blocked behind targets that are not primed, apart by whether their target
+   * is failing ({@link TargetStore#FAILING} with a streak of {@code threshold}), with the age of
+   * the oldest behind a healthy one. Reads {@code targets} too; it is here because what it counts
+   * is live batches.
+   */
+  @Query(
+      "select count(*) filter (where not "
+          + TargetStore.FAILING
+          + ") as healthy,"
+          + " cast(coalesce(extract(epoch from now() - min(l.created_at) filter (where not "
+          + TargetStore.FAILING
+          + ")), 0) as float8) as healthy_age,"
+          + " count(*) filter (where "
+          + TargetStore.FAILING
+          + ") as failing"
+          + " from live_batches l join targets t on t.name = l.target_name"
+          + " where l.status = 'queued' and t.state <> 'primed'")
+  BlockedBacklog blocked(int threshold);
 }

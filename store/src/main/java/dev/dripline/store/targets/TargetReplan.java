@@ -1,14 +1,11 @@
 package dev.dripline.store.targets;
 
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetSnapshot;
 import dev.dripline.workflows.targets.TargetTransitions;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,16 +19,18 @@ import java.util.Optional;
  * that no run is stopped by a decision that could still roll back. A run whose stop could not be
  * sent is still the target's: its next planning attempt sends it again and waits for it to end.
  *
- * <p>The target's row goes through {@link TargetStore}; the read of {@code runs} (not yet in a
- * repository of its own) runs on the same transaction's connection.
+ * <p>The target's row goes through {@link TargetStore}, its runs through {@link RunStore}, both in
+ * one transaction ({@link DataTransactions}).
  */
 @Singleton
 public class TargetReplan {
   private final TargetStore targets;
+  private final RunStore runs;
   private final DataTransactions transactions;
 
-  public TargetReplan(TargetStore targets, DataTransactions transactions) {
+  public TargetReplan(TargetStore targets, RunStore runs, DataTransactions transactions) {
     this.targets = targets;
+    this.runs = runs;
     this.transactions = transactions;
   }
 
@@ -60,10 +59,7 @@ public class TargetReplan {
           // Settings only shape backoff arithmetic, which a replan does not do.
           TargetSnapshot before = row.get().snapshot(null);
           return new ReplanResult(
-              true,
-              before.state(),
-              before.consecutiveFailures(),
-              activeRun(connection, before.currentRunId()));
+              true, before.state(), before.consecutiveFailures(), activeRun(before.currentRunId()));
         });
   }
 
@@ -79,27 +75,21 @@ public class TargetReplan {
             return new Replanned(new ReplanResult(false, null, 0, null), List.of());
           }
           TargetSnapshot before = row.get().snapshot(null);
-          Long activeRun = activeRun(connection, before.currentRunId());
+          Long activeRun = activeRun(before.currentRunId());
           targets.write(before.state(), TargetTransitions.replanned(before));
           List<TargetRunStops.RunToStop> stopping =
-              TargetRunStops.activeRuns(connection, name, before.currentRunId(), null);
+              TargetRunStops.activeRuns(runs, name, before.currentRunId(), null);
           return new Replanned(
               new ReplanResult(true, before.state(), before.consecutiveFailures(), activeRun),
               stopping);
         });
   }
 
-  private static Long activeRun(Connection connection, Long runId) throws SQLException {
+  /** {@code runId} if that run is still active (pending, running or paused), else null. */
+  private Long activeRun(Long runId) {
     if (runId == null) {
       return null;
     }
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select 1 from runs where id = ? and status in ('pending', 'running', 'paused')")) {
-      select.setLong(1, runId);
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next() ? runId : null;
-      }
-    }
+    return runs.findActiveSummary(runId).isPresent() ? runId : null;
   }
 }

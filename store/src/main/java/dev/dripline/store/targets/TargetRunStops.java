@@ -1,5 +1,6 @@
 package dev.dripline.store.targets;
 
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RetryRequest;
@@ -7,6 +8,7 @@ import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import io.micronaut.core.annotation.Introspected;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.BatchRequest;
@@ -16,12 +18,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.common.SearchAttributes;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Types;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,45 +34,24 @@ import java.util.List;
 public final class TargetRunStops {
   private TargetRunStops() {}
 
-  /** A run whose stop must be sent to its workflow. */
+  /**
+   * A run whose stop must be sent to its workflow.
+   *
+   * @param runId the run's id
+   * @param backfill the definition's name
+   */
+  @Introspected
   public record RunToStop(long runId, String backfill) {}
 
   /**
    * The active runs of target {@code target} — those recorded for it, and {@code currentRunId} (its
    * current run, whatever it is recorded for) — except {@code keep}: the runs to {@link #deliver
-   * stop} once the caller's transaction has committed.
+   * stop} once the caller's transaction has committed ({@link RunStore#findActiveOfTarget}, in the
+   * caller's transaction if it has one).
    */
   public static List<RunToStop> activeRuns(
-      Connection connection, String target, Long currentRunId, Long keep) throws SQLException {
-    List<RunToStop> active = new ArrayList<>();
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select id, backfill from runs where status in ('pending', 'running', 'paused')"
-                + " and (target_name = ? or id = ?) and id is distinct from ? order by id")) {
-      bind(select, target, currentRunId, keep);
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          active.add(new RunToStop(rs.getLong(1), rs.getString(2)));
-        }
-      }
-    }
-    return active;
-  }
-
-  private static void bind(PreparedStatement statement, String target, Long current, Long keep)
-      throws SQLException {
-    statement.setString(1, target);
-    setLong(statement, 2, current);
-    setLong(statement, 3, keep);
-  }
-
-  private static void setLong(PreparedStatement statement, int index, Long value)
-      throws SQLException {
-    if (value == null) {
-      statement.setNull(index, Types.BIGINT);
-    } else {
-      statement.setLong(index, value);
-    }
+      RunStore runs, String target, Long currentRunId, Long keep) {
+    return runs.findActiveOfTarget(target, currentRunId, keep);
   }
 
   /**

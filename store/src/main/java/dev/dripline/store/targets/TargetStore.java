@@ -1,6 +1,7 @@
 package dev.dripline.store.targets;
 
 import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.metrics.GroupCount;
 import dev.dripline.workflows.targets.TargetSnapshot;
 import dev.dripline.workflows.targets.TargetState;
 import io.micronaut.core.annotation.Nullable;
@@ -211,4 +212,29 @@ public interface TargetStore extends GenericRepository<TargetEntry, String> {
           + PLACE
           + ", t.name")
   List<LinePlace> line();
+
+  // --- the metrics snapshot -----------------------------------------------------------------
+
+  /**
+   * SQL condition "target {@code t} is failing" (T6, as {@code FailureStreak.isFailing}): not
+   * primed, and a streak of at least {@code :threshold} or needs_resync.
+   */
+  String FAILING =
+      "(t.state <> 'primed' and (t.consecutive_failures >= :threshold"
+          + " or t.state = 'needs_resync'))";
+
+  /** Targets per state; absent states are absent. */
+  @Query("select state as value, count(*) as count from targets group by state")
+  List<GroupCount> countByState();
+
+  /**
+   * The failing targets ({@link #FAILING} with a streak of {@code threshold}) and the age of the
+   * oldest streak, from the targets' state alone.
+   */
+  @Query(
+      "select count(*) as stuck,"
+          + " cast(coalesce(extract(epoch from now() - min(t.first_failed_at)), 0) as float8)"
+          + " as age from targets t where "
+          + FAILING)
+  StuckTargets stuck(int threshold);
 }

@@ -1,0 +1,33 @@
+package dev.dripline.store.run;
+
+import io.micronaut.core.annotation.Introspected;
+import io.micronaut.core.annotation.Nullable;
+
+/**
+ * A run's planning state, as its planner reads it before asking the definition for keys.
+ *
+ * @param backfill the definition's name
+ * @param options the run's options, JSON
+ * @param status its status, as stored
+ * @param stopRequested whether a stop of the run was recorded
+ * @param batchSize keys per batch
+ * @param maxRecords cap on keys for trial runs, or {@code null}
+ * @param planCursor the last key planned, or {@code null} before the first page
+ * @param planDone whether planning has reached the end of the run's scope
+ * @param nextBatchNumber the number the next planned batch gets
+ * @param plannedKeys keys planned so far
+ * @param totalKeys keys in scope once planning is done, else {@code null}
+ */
+@Introspected
+public record PlanCursor(
+    String backfill,
+    String options,
+    String status,
+    boolean stopRequested,
+    int batchSize,
+    @Nullable Long maxRecords,
+    @Nullable Long planCursor,
+    boolean planDone,
+    int nextBatchNumber,
+    long plannedKeys,
+    @Nullable Long totalKeys) {}
