@@ -30,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -282,8 +281,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     int nextBatchNumber = cursor.nextBatchNumber() + batches.size();
 
     boolean saved =
-        inTransaction(
-            () -> {
+        transactions.inTransaction(
+            connection -> {
               // Cursor first: its row lock makes a racing attempt wait, then match no row.
               if (runs.advancePlan(
                       request.runId(),
@@ -324,34 +323,6 @@ public class PlanningActivitiesImpl implements PlanningActivities {
    */
   private int pending(PlanRequest request) {
     return (int) batchStore.countPending(request.runId(), 2 * request.keepPending());
-  }
-
-  /**
-   * Runs {@code work} in one transaction whose repository calls join it ({@link DataTransactions}).
-   * A failure is raised as the work raised it, as {@link Database#inTransaction} does, even when
-   * the transaction's rollback or clean-up fails too (then added to it, suppressed): on a lost
-   * connection they fail with "Connection is closed", which alone would not tell an outage ({@link
-   * DatabaseOutage}).
-   */
-  private <T> T inTransaction(Supplier<T> work) {
-    RuntimeException[] failure = new RuntimeException[1];
-    try {
-      return transactions.inTransaction(
-          connection -> {
-            try {
-              return work.get();
-            } catch (RuntimeException e) {
-              failure[0] = e;
-              throw e;
-            }
-          });
-    } catch (RuntimeException e) {
-      if (failure[0] != null && failure[0] != e) {
-        failure[0].addSuppressed(e);
-        throw failure[0];
-      }
-      throw e;
-    }
   }
 
   private List<Long> keysAfter(

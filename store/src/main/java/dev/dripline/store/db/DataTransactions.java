@@ -26,16 +26,41 @@ public class DataTransactions {
    * DatabaseException}, as {@link Database#inTransaction} does.
    */
   public <T> T inTransaction(Database.Work<T> work) {
-    return transactions.executeWrite(status -> run(work, status.getConnection()));
+    return execute(work, false);
   }
 
   /** Runs {@code work} in a transaction that is rolled back whatever it did: a dry run. */
   public <T> T rolledBack(Database.Work<T> work) {
-    return transactions.executeWrite(
-        status -> {
-          status.setRollbackOnly();
-          return run(work, status.getConnection());
-        });
+    return execute(work, true);
+  }
+
+  /**
+   * A failure is raised as the work raised it, even when the transaction's rollback or clean-up
+   * fails too (then added to it, suppressed): on a lost connection they fail with "Connection is
+   * closed", which alone would not tell an outage ({@link DatabaseOutage}).
+   */
+  private <T> T execute(Database.Work<T> work, boolean rollBack) {
+    RuntimeException[] raised = new RuntimeException[1];
+    try {
+      return transactions.executeWrite(
+          status -> {
+            if (rollBack) {
+              status.setRollbackOnly();
+            }
+            try {
+              return run(work, status.getConnection());
+            } catch (RuntimeException e) {
+              raised[0] = e;
+              throw e;
+            }
+          });
+    } catch (RuntimeException e) {
+      if (raised[0] != null && raised[0] != e) {
+        raised[0].addSuppressed(e);
+        throw raised[0];
+      }
+      throw e;
+    }
   }
 
   private static <T> T run(Database.Work<T> work, Connection connection) {
