@@ -6,8 +6,10 @@ import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.TargetStore;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RunSearchAttributes;
+import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import dev.dripline.workflows.targets.TargetRef;
 import dev.dripline.workflows.targets.TargetWorkflow;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
@@ -176,18 +178,17 @@ public class WorkflowReconciler {
 
   private void ensureRun(ActiveRunRef run) {
     String id = RunWorkflowIds.forRun(run.id());
-    SearchAttributes.Builder attributes =
-        SearchAttributes.newBuilder()
-            .set(RunSearchAttributes.BACKFILL, run.backfill())
-            .set(RunSearchAttributes.RUN_STATUS, run.status());
-    if (run.targetName() != null) {
-      attributes.set(RunSearchAttributes.TARGET, run.targetName());
-    }
     BackfillRunWorkflow workflow =
         client.newWorkflowStub(
             BackfillRunWorkflow.class,
-            options(id)
-                .setTypedSearchAttributes(attributes.build())
+            RunWorkflowStart.options(
+                    run.id(),
+                    temporal.taskQueue(),
+                    run.backfill(),
+                    RunStatus.fromWire(run.status()),
+                    run.targetName())
+                .setWorkflowIdConflictPolicy(
+                    WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
                 .setStaticSummary(run.backfill() + " · run " + run.id() + " · restarted")
                 .build());
     WorkflowClient.start(workflow::run, RunWorkflowInput.fresh(run.id()));

@@ -7,13 +7,12 @@ import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapUpdate;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RetryRequest;
-import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
 import io.temporal.api.workflowservice.v1.DescribeTaskQueueResponse;
@@ -26,7 +25,6 @@ import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateHandle;
 import io.temporal.client.WorkflowUpdateStage;
-import io.temporal.common.SearchAttributes;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.text.NumberFormat;
@@ -411,15 +409,7 @@ public class RunWorkflows {
   }
 
   private WorkflowOptions options(RunRow run, RunStatus status) {
-    return WorkflowOptions.newBuilder()
-        .setWorkflowId(RunWorkflowIds.forRun(run.id()))
-        .setTaskQueue(temporal.taskQueue())
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-        .setTypedSearchAttributes(
-            SearchAttributes.newBuilder()
-                .set(RunSearchAttributes.BACKFILL, run.backfill())
-                .set(RunSearchAttributes.RUN_STATUS, status.wire())
-                .build())
+    return RunWorkflowStart.options(run.id(), temporal.taskQueue(), run.backfill(), status, null)
         .setStaticSummary(summary(run))
         .setStaticDetails(details(run))
         .build();

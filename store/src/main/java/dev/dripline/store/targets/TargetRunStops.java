@@ -4,20 +4,17 @@ import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RetryRequest;
-import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
-import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import io.micronaut.core.annotation.Introspected;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateStage;
-import io.temporal.common.SearchAttributes;
 import java.util.List;
 
 /**
@@ -96,17 +93,7 @@ public final class TargetRunStops {
       String why,
       boolean useExisting) {
     WorkflowOptions.Builder options =
-        WorkflowOptions.newBuilder()
-            .setWorkflowId(RunWorkflowIds.forRun(run.runId()))
-            .setTaskQueue(taskQueue)
-            .setWorkflowIdReusePolicy(
-                WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-            .setTypedSearchAttributes(
-                SearchAttributes.newBuilder()
-                    .set(RunSearchAttributes.BACKFILL, run.backfill())
-                    .set(RunSearchAttributes.RUN_STATUS, RunStatus.RUNNING.wire())
-                    .set(RunSearchAttributes.TARGET, target)
-                    .build())
+        RunWorkflowStart.options(run.runId(), taskQueue, run.backfill(), RunStatus.RUNNING, target)
             .setStaticSummary(
                 run.backfill() + " · run " + run.runId() + " · " + why + " for target " + target);
     if (useExisting) {

@@ -7,10 +7,10 @@ import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -452,11 +452,7 @@ public class TargetWorkflowImpl implements TargetWorkflow {
                 // The run outlives this execution: the target continues as new and polls it.
                 .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
                 .setTypedSearchAttributes(
-                    SearchAttributes.newBuilder()
-                        .set(RunSearchAttributes.BACKFILL, planned.backfill())
-                        .set(RunSearchAttributes.RUN_STATUS, RunStatus.PENDING.wire())
-                        .set(RunSearchAttributes.TARGET, name)
-                        .build())
+                    RunWorkflowStart.attributes(planned.backfill(), RunStatus.PENDING, name))
                 .setStaticSummary(planned.summary())
                 .build());
     Promise<RunOutcome> outcome =
