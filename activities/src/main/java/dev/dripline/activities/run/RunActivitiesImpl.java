@@ -1,8 +1,10 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.counters.CounterStore;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchDone;
 import dev.dripline.store.run.BatchRange;
 import dev.dripline.store.run.BatchRequeue;
@@ -61,6 +63,7 @@ public class RunActivitiesImpl implements RunActivities {
   private final DataTransactions transactions;
   private final EngineConfig engine;
   private final BatchMetrics metrics;
+  private final CounterStore counters;
 
   public RunActivitiesImpl(
       Database database,
@@ -69,7 +72,8 @@ public class RunActivitiesImpl implements RunActivities {
       BatchRequeue requeues,
       DataTransactions transactions,
       EngineConfig engine,
-      BatchMetrics metrics) {
+      BatchMetrics metrics,
+      CounterStore counters) {
     this.database = database;
     this.runs = runs;
     this.batches = batches;
@@ -77,6 +81,7 @@ public class RunActivitiesImpl implements RunActivities {
     this.transactions = transactions;
     this.engine = engine;
     this.metrics = metrics;
+    this.counters = counters;
   }
 
   @Override
@@ -242,14 +247,21 @@ public class RunActivitiesImpl implements RunActivities {
               if (done.isPresent()) {
                 BatchMetrics.Outcome outcome =
                     outcome(done.get().backfill(), done.get().slotSeconds());
-                BatchMetrics.countFinished(
-                    connection, outcome.backfill(), "failed", failure.number(), 1);
+                countFailed(outcome, failure.number());
                 outcomes.add(outcome);
               }
-              releaseChained(connection, failure, outcomes);
+              releaseChained(failure, outcomes);
               return outcomes;
             });
     failed.forEach(metrics::recordSlotTime);
+  }
+
+  /**
+   * Counts failed batch {@code number} in {@code dripline_batches_finished_total}, in its shard, in
+   * the transaction that failed it ({@link CounterStore#addOutcomes}).
+   */
+  private void countFailed(BatchMetrics.Outcome outcome, int number) {
+    counters.addOutcomes(outcome.backfill(), "failed", ShardedCounters.shardOf(number), 1);
   }
 
   /** A recorded outcome as {@link BatchMetrics} records it. */
@@ -265,9 +277,7 @@ public class RunActivitiesImpl implements RunActivities {
    * count, and is failed (and counted) once it has none — whatever killed its attempts, e.g. a
    * worker killed again and again, was not necessarily the batch's doing.
    */
-  private void releaseChained(
-      Connection connection, BatchFailure failure, List<BatchMetrics.Outcome> outcomes)
-      throws SQLException {
+  private void releaseChained(BatchFailure failure, List<BatchMetrics.Outcome> outcomes) {
     List<ReleasedBatch> released =
         batches.releaseChainOfFailed(
             failure.runId(),
@@ -277,7 +287,7 @@ public class RunActivitiesImpl implements RunActivities {
     for (ReleasedBatch batch : released) {
       if ("failed".equals(batch.status())) {
         BatchMetrics.Outcome outcome = outcome(batch.backfill(), batch.slotSeconds());
-        BatchMetrics.countFinished(connection, outcome.backfill(), "failed", batch.number(), 1);
+        countFailed(outcome, batch.number());
         outcomes.add(outcome);
       }
     }
