@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * ({@code chain_head}), as a new attempt after a crash does.
  *
  * <p>Its statements are {@link BatchStore}'s and {@link RunStore}'s; a lost connection reaches this
- * class as a runtime exception whose causes {@link DatabaseOutage} recognises.
+ * class as a runtime exception, which {@link #lostConnection} tells from the batch's own failures.
  */
 @Singleton
 public class BatchExecution {

@@ -12,9 +12,9 @@ import java.util.Optional;
 
 /**
  * Table {@code batches}: the API reads pages of a run's batches and their counts per status; the
- * run's workflow activities alone write them. Here, those that act on a run's batches at once (slot
- * recovery, a stop, a retry's re-queue); the claim and a batch's own outcomes are still statements
- * of the activities.
+ * run's workflow activities alone write them: those that act on a run's batches at once (slot
+ * recovery, a stop, a retry's re-queue), and the hot path of a batch — its claim, an attempt at it
+ * and its chain, its outcome.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
