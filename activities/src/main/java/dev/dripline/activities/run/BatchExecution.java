@@ -7,23 +7,30 @@ import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.spi.TransactionalBackfillDefinition;
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
 import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.run.BatchDone;
+import dev.dripline.store.run.BatchProgress;
+import dev.dripline.store.run.BatchStart;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.ChainStep;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchOutcome;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.BatchResult;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.BatchWork;
 import dev.dripline.workflows.run.DriplineFailure;
+import io.micronaut.data.connection.exceptions.ConnectionException;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +59,9 @@ import org.slf4j.LoggerFactory;
  * connection broke may have committed already; each retry is safe for that: the compare-and-sets
  * match no row a second time, and a chain first looks for the batch an earlier try may have taken
  * ({@code chain_head}), as a new attempt after a crash does.
+ *
+ * <p>Its statements are {@link BatchStore}'s and {@link RunStore}'s; a lost connection reaches this
+ * class as a runtime exception, which {@link #lostConnection} tells from the batch's own failures.
  */
 @Singleton
 public class BatchExecution {
@@ -69,6 +79,9 @@ public class BatchExecution {
   private static final long HOLDER_POLL_MILLIS = 200;
 
   private final Database database;
+  private final DataTransactions transactions;
+  private final BatchStore batches;
+  private final RunStore runs;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final BatchMetrics metrics;
@@ -77,11 +90,17 @@ public class BatchExecution {
 
   public BatchExecution(
       Database database,
+      DataTransactions transactions,
+      BatchStore batches,
+      RunStore runs,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       BatchMetrics metrics,
       EngineConfig engine) {
     this.database = database;
+    this.transactions = transactions;
+    this.batches = batches;
+    this.runs = runs;
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.metrics = metrics;
@@ -90,11 +109,18 @@ public class BatchExecution {
   }
 
   /** What an attempt needs from the batch row it marked running. */
-  private record Started(int number, KeyRange range, int size, String options) {}
-
-  /** Columns of {@link Started}, from a statement over {@code batches b} and {@code runs r}. */
-  private static final String STARTED_COLUMNS =
-      " returning b.number, b.start_key, b.end_key, b.size, r.options::text as options";
+  private record Started(int number, KeyRange range, int size, String options) {
+    /** The batch a statement marked running; null if none. */
+    static Started of(BatchStart start) {
+      return start == null
+          ? null
+          : new Started(
+              start.number(),
+              new KeyRange(start.startKey(), start.endKey()),
+              start.size(),
+              start.options());
+    }
+  }
 
   /** Processes the batch, without chaining, as an attempt of its own. */
   public BatchResult process(BatchWork work) {
@@ -157,11 +183,11 @@ public class BatchExecution {
                 runId,
                 batch,
                 attempt,
-                connection ->
+                () ->
                     mayGoOn(deadline, attempt)
                         ? completeAndClaimNext(
-                            connection, runId, batch.number(), headNumber, work.lane(), attempt)
-                        : new Recorded(complete(connection, runId, batch.number(), attempt), null));
+                            runId, batch.number(), headNumber, work.lane(), attempt)
+                        : new Recorded(complete(runId, batch.number(), attempt), null));
       } catch (Exception e) {
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -170,11 +196,7 @@ public class BatchExecution {
           // the same batch if it did not (run again), the next one if it did, nothing if it
           // claimed none. Still this attempt: the attempts count is not raised again.
           long sentAt = System.nanoTime();
-          next =
-              store(
-                  connection -> resumeHeld(connection, runId, headNumber, false, attempt),
-                  null,
-                  attempt);
+          next = store(() -> resumeHeld(runId, headNumber, false, attempt), null, attempt);
           if (next != null) {
             attempt.hold(next.number(), sentAt);
             attempt.unfence(sentAt);
@@ -226,8 +248,36 @@ public class BatchExecution {
    * attempt: a lost connection, or a fence because PostgreSQL could not renew the lease.
    */
   private static boolean outageMayBeWaitedOut(Exception e, BatchAttempt attempt) {
-    return DatabaseOutage.isConnectionFailure(e)
-        || attempt.fenced() == BatchAttempt.Fence.LEASE_NOT_RENEWED;
+    return lostConnection(e) || attempt.fenced() == BatchAttempt.Fence.LEASE_NOT_RENEWED;
+  }
+
+  /**
+   * Whether {@code failure} says PostgreSQL could not be reached ({@link DatabaseOutage}), or is
+   * Micronaut Data's failure to reset a connection the pool had already closed as broken: after a
+   * repository call lost its connection, that reset fails ("Connection is closed", no SQLState) and
+   * its failure replaces the call's own. The pool closes a connection as broken only for a
+   * connection failure (its SQLState, or a timeout), so this one is an outage too.
+   */
+  static boolean lostConnection(Throwable failure) {
+    if (DatabaseOutage.isConnectionFailure(failure)) {
+      return true;
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      if (DatabaseOutage.isConnectionFailure(suppressed)) {
+        return true;
+      }
+    }
+    Throwable cause = failure;
+    for (int depth = 0; cause != null && depth < 32; depth++) {
+      if (cause instanceof ConnectionException
+          && cause.getCause() instanceof SQLException closed
+          && closed.getSQLState() == null
+          && "Connection is closed".equals(closed.getMessage())) {
+        return true;
+      }
+      cause = cause.getCause() == cause ? null : cause.getCause();
+    }
+    return false;
   }
 
   /**
@@ -241,24 +291,15 @@ public class BatchExecution {
       return;
     }
     long sentAt = System.nanoTime();
-    int renewed = database.withConnection(connection -> renew(connection, runId, number, attempt));
+    int renewed = renew(runId, number, attempt);
     if (renewed == 1) {
       attempt.confirmed(number, sentAt);
     }
   }
 
-  private static int renew(Connection connection, long runId, int number, BatchAttempt attempt)
-      throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches set lease_until = now() + ? * interval '1 millisecond'"
-                + " where run_id = ? and number = ? and holder = ? and status = 'running'")) {
-      update.setLong(1, attempt.lease().toMillis());
-      update.setLong(2, runId);
-      update.setInt(3, number);
-      update.setString(4, attempt.holder());
-      return update.executeUpdate();
-    }
+  /** {@link BatchStore#renewLease}, a single statement in auto-commit. */
+  private int renew(long runId, int number, BatchAttempt attempt) {
+    return batches.renewLease(runId, number, attempt.holder(), attempt.lease().toMillis());
   }
 
   /**
@@ -276,14 +317,12 @@ public class BatchExecution {
       long sentAt = System.nanoTime();
       Started next =
           store(
-              connection -> claimNext(connection, runId, headNumber, lane, attempt),
+              () -> claimNext(runId, headNumber, lane, attempt),
               // The first try may have taken a batch (and counted its attempt) and lost the answer:
               // resume that one.
-              connection -> {
-                Started held = resumeHeld(connection, runId, headNumber, false, attempt);
-                return held != null
-                    ? held
-                    : claimNext(connection, runId, headNumber, lane, attempt);
+              () -> {
+                Started held = resumeHeld(runId, headNumber, false, attempt);
+                return held != null ? held : claimNext(runId, headNumber, lane, attempt);
               },
               attempt);
       if (next != null) {
@@ -292,7 +331,7 @@ public class BatchExecution {
       }
       if (System.nanoTime() - waitUntil >= 0
           || !attempt.mayContinue()
-          || !store(connection -> planningGoesOn(connection, runId, lane), null, attempt)) {
+          || !store(() -> runs.planningGoesOn(runId, lane) > 0, null, attempt)) {
         return null;
       }
       try {
@@ -300,20 +339,6 @@ public class BatchExecution {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return null;
-      }
-    }
-  }
-
-  private static boolean planningGoesOn(Connection connection, long runId, int lane)
-      throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select 1 from runs where id = ? and status = 'running' and stop_requested_at is null"
-                + " and not plan_done and ? <= max_parallel_batches")) {
-      select.setLong(1, runId);
-      select.setInt(2, lane);
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next();
       }
     }
   }
@@ -337,79 +362,117 @@ public class BatchExecution {
   }
 
   /**
-   * Runs the definition on {@code batch}, then {@code record}, a statement that commits its
-   * transaction in the same round trip — or, when the batch no longer held its slot, fails with
-   * {@link #SLOT_LOST}, and the transaction is rolled back ({@link Recorded#completed()} null). A
-   * {@link TransactionalBackfillDefinition} works inside that same transaction, so its writes
-   * commit with the record or not at all: two round trips per chained batch, its own statements and
-   * the record with COMMIT (W2 in docs/benchmarks.md); any other definition's batch costs the
-   * record's one.
+   * Runs the definition on {@code batch}, then {@code record}, the statement that records it — or,
+   * when the batch no longer held its slot, fails with {@link #SLOT_LOST} and records nothing
+   * ({@link Recorded#completed()} null). Any other definition's batch is recorded by that one
+   * statement in auto-commit: one round trip. A {@link TransactionalBackfillDefinition} works
+   * inside a transaction ({@link DataTransactions}) that the record joins, so its writes commit
+   * with the record or not at all: its own statements, the record and the COMMIT (W2 in
+   * docs/benchmarks.md).
    *
    * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
    *     the batch was recorded
    */
   private Recorded runAndRecord(
-      BackfillDefinition definition,
-      long runId,
-      Started batch,
-      BatchAttempt attempt,
-      Database.Work<Recorded> record)
+      BackfillDefinition definition, long runId, Started batch, BatchAttempt attempt, Record record)
       throws Exception {
     BackfillContext context = optionsReader.context(runId, definition, batch.options());
-    TransactionalBackfillDefinition transactional =
-        definition instanceof TransactionalBackfillDefinition t ? t : null;
-    if (transactional == null) {
-      definition.processBatch(context, batch.range());
-    }
-    try (Connection connection = database.dataSource().getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        if (transactional != null) {
-          // A fence cancels the definition's statement on this connection.
-          attempt.statementConnection(connection);
-          try {
-            transactional.processBatch(context, batch.range(), connection);
-          } finally {
-            attempt.statementConnection(null);
-          }
-        }
-        if (!attempt.mayContinue()) {
-          // Fenced while the definition ran: another attempt may hold the batch soon.
-          throw new InterruptedException("batch attempt fenced: " + attempt.fenced());
-        }
-        Recorded recorded;
-        try {
-          recorded = record.run(connection);
-        } catch (SQLException e) {
-          if (!SLOT_LOST.equals(e.getSQLState())) {
-            throw e;
-          }
-          connection.rollback();
-          return new Recorded(null, null);
-        }
-        connection.commit(); // nothing left to do: the record statement committed
-        return recorded;
-      } catch (Exception e) {
-        Database.rollbackQuietly(connection, e);
-        throw e;
-      } finally {
-        Database.resetAutoCommit(connection, true);
+    // What failed inside the transaction: ending a transaction whose connection broke fails too
+    // ("Connection is closed", no SQLState), and that failure replaces the first one, which says
+    // what happened (e.g. a lost connection, which is an outage to wait out).
+    RuntimeException[] inside = new RuntimeException[1];
+    try {
+      if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
+        definition.processBatch(context, batch.range());
+        requireNotFenced(attempt);
+        return record.run();
       }
+      return transactions.inTransaction(
+          connection -> {
+            // A fence cancels the definition's statement on this connection.
+            attempt.statementConnection(connection);
+            try {
+              transactional.processBatch(context, batch.range(), connection);
+              requireNotFenced(attempt);
+            } catch (Exception e) {
+              throw inside[0] = new DefinitionFailed(e);
+            } finally {
+              attempt.statementConnection(null);
+            }
+            try {
+              return record.run();
+            } catch (RuntimeException e) {
+              throw inside[0] = e;
+            }
+          });
+    } catch (RuntimeException e) {
+      RuntimeException failure = e;
+      if (inside[0] != null && inside[0] != e) {
+        failure = inside[0];
+        failure.addSuppressed(e);
+      }
+      if (failure instanceof DefinitionFailed definitionFailed) {
+        throw definitionFailed.failure();
+      }
+      if (slotLost(failure)) {
+        return new Recorded(null, null);
+      }
+      throw failure;
     }
   }
 
+  /** A batch's record statement. */
+  @FunctionalInterface
+  private interface Record {
+    Recorded run();
+  }
+
   /**
-   * Runs a statement of the engine's own on a connection of its own; when PostgreSQL cannot be
-   * reached, waits until it answers and tries again, with {@code again} if given (for a statement
-   * whose first try may have committed unseen).
+   * Carries what a transactional definition threw (or the fence after it) out of its transaction,
+   * which rolls back, unchanged: its type decides whether the batch fails for good.
    */
-  private <T> T store(Database.Work<T> first, Database.Work<T> again, BatchAttempt attempt) {
-    Database.Work<T> work = first;
+  private static final class DefinitionFailed extends RuntimeException {
+    DefinitionFailed(Exception failure) {
+      super(failure);
+    }
+
+    Exception failure() {
+      return (Exception) getCause();
+    }
+  }
+
+  /** Fenced while the definition ran: another attempt may hold the batch soon. */
+  private static void requireNotFenced(BatchAttempt attempt) throws InterruptedException {
+    if (!attempt.mayContinue()) {
+      throw new InterruptedException("batch attempt fenced: " + attempt.fenced());
+    }
+  }
+
+  /** Whether {@code failure} is {@code dripline_slot_lost}'s ({@link #SLOT_LOST}). */
+  private static boolean slotLost(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql && SLOT_LOST.equals(sql.getSQLState())) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs a statement of the engine's own (a repository call, in auto-commit unless it is given a
+   * transaction); when PostgreSQL cannot be reached, waits until it answers and tries again, with
+   * {@code again} if given (for a statement whose first try may have committed unseen).
+   */
+  private <T> T store(Supplier<T> first, Supplier<T> again, BatchAttempt attempt) {
+    Supplier<T> work = first;
     while (true) {
       try {
-        return database.withConnection(work);
+        return work.get();
       } catch (RuntimeException e) {
-        if (!DatabaseOutage.isConnectionFailure(e) || !awaitDatabase(null, null, e, attempt)) {
+        if (!lostConnection(e) || !awaitDatabase(null, null, e, attempt)) {
           throw e;
         }
         if (again != null) {
@@ -452,10 +515,7 @@ public class BatchExecution {
     Integer held = attempt.held();
     long sentAt = System.nanoTime();
     try {
-      if (held == null
-          || database.withConnection(
-                  connection -> renew(connection, attempt.runId(), held, attempt))
-              == 1) {
+      if (held == null || renew(attempt.runId(), held, attempt) == 1) {
         if (held != null) {
           attempt.confirmed(held, sentAt);
         }
@@ -470,22 +530,7 @@ public class BatchExecution {
   private void releaseHeld(long runId, int headNumber, int except, BatchAttempt attempt) {
     attempt.release();
     try {
-      int released =
-          database.withConnection(
-              connection -> {
-                try (PreparedStatement update =
-                    connection.prepareStatement(
-                        "update batches set status = 'pending', claim_token = null,"
-                            + " chain_head = null, holder = null, lease_until = null"
-                            + " where run_id = ? and chain_head = ? and status = 'running'"
-                            + " and number <> ? and holder = ?")) {
-                  update.setLong(1, runId);
-                  update.setInt(2, headNumber);
-                  update.setInt(3, except);
-                  update.setString(4, attempt.holder());
-                  return update.executeUpdate();
-                }
-              });
+      int released = batches.releaseHeldByChain(runId, headNumber, except, attempt.holder());
       if (released > 0) {
         LOG.info(
             "Run {}: chain of batch {} released {} batch(es) it held back to pending",
@@ -520,7 +565,7 @@ public class BatchExecution {
     int number = work.batch().number();
     Started started = takeHead(runId, number, attempt);
     if (started == null) {
-      return store(connection -> notStarted(connection, runId, number), null, attempt);
+      return store(() -> notStarted(runId, number), null, attempt);
     }
     int outageReruns = 0;
     while (true) {
@@ -532,13 +577,13 @@ public class BatchExecution {
                 runId,
                 started,
                 attempt,
-                connection -> new Recorded(complete(connection, runId, number, attempt), null));
+                () -> new Recorded(complete(runId, number, attempt), null));
       } catch (Exception e) {
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
             && awaitDatabase(runId, number, e, attempt)) {
           long sentAt = System.nanoTime();
-          if (store(connection -> renew(connection, runId, number, attempt), null, attempt) == 1) {
+          if (store(() -> renew(runId, number, attempt), null, attempt) == 1) {
             // Its record did not commit and the batch is still its own: run it again, in the same
             // attempt.
             attempt.confirmed(number, sentAt);
@@ -549,7 +594,7 @@ public class BatchExecution {
           }
           // Its record committed unseen, or it lost its slot: whoever completed it counted it.
           attempt.release();
-          return store(connection -> notStarted(connection, runId, number), null, attempt);
+          return store(() -> notStarted(runId, number), null, attempt);
         }
         String error = attemptFailed(runId, number, e, attempt);
         attempt.release();
@@ -566,7 +611,7 @@ public class BatchExecution {
       }
       // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
       // counted here; whoever holds the batch now will count them.
-      return store(connection -> notStarted(connection, runId, number), null, attempt);
+      return store(() -> notStarted(runId, number), null, attempt);
     }
   }
 
@@ -581,18 +626,21 @@ public class BatchExecution {
       long sentAt = System.nanoTime();
       // Single statements in autocommit: one round trip each, no row held across round trips.
       Started started =
-          store(connection -> markRunning(connection, runId, number, attempt), null, attempt);
+          store(
+              () ->
+                  Started.of(
+                      batches
+                          .startHead(runId, number, attempt.holder(), attempt.lease().toMillis())
+                          .orElse(null)),
+              null,
+              attempt);
       if (started != null) {
         attempt.hold(number, sentAt);
         return started;
       }
       if (!attempt.mayContinue()
           || !store(
-              connection ->
-                  RunSlots.heldLive(
-                      connection, runId, RunSlots.Held.BATCH, number, attempt.holder()),
-              null,
-              attempt)
+              () -> RunSlots.heldLive(batches, runId, number, attempt.holder()), null, attempt)
           || !pause(HOLDER_POLL_MILLIS)) {
         return null;
       }
@@ -611,30 +659,6 @@ public class BatchExecution {
     }
   }
 
-  /** A running batch is free to take over once its holder's lease has run out. */
-  private static final String LEASE_RAN_OUT = "coalesce(b.lease_until, '-infinity') < now()";
-
-  private static Started markRunning(
-      Connection connection, long runId, int number, BatchAttempt attempt) throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches b set status = 'running', attempts = b.attempts + 1,"
-                + " started_at = coalesce(b.started_at, now()), holder = ?,"
-                + " lease_until = now() + ? * interval '1 millisecond'"
-                + " from runs r where r.id = b.run_id and b.run_id = ? and b.number = ?"
-                + " and (b.status = 'enqueued' or (b.status = 'running' and (b.holder = ? or "
-                + LEASE_RAN_OUT
-                + ")))"
-                + STARTED_COLUMNS)) {
-      update.setString(1, attempt.holder());
-      update.setLong(2, attempt.lease().toMillis());
-      update.setLong(3, runId);
-      update.setInt(4, number);
-      update.setString(5, attempt.holder());
-      return started(update);
-    }
-  }
-
   /**
    * The batch an earlier attempt of this activity held in its chain when it died, once that
    * attempt's lease has run out (waiting while it is live); null if there is none.
@@ -642,20 +666,14 @@ public class BatchExecution {
   private Started resumeHeldOnceFree(long runId, int headNumber, BatchAttempt attempt) {
     while (true) {
       long sentAt = System.nanoTime();
-      Started held =
-          store(
-              connection -> resumeHeld(connection, runId, headNumber, true, attempt),
-              null,
-              attempt);
+      Started held = store(() -> resumeHeld(runId, headNumber, true, attempt), null, attempt);
       if (held != null) {
         attempt.hold(held.number(), sentAt);
         return held;
       }
       if (!attempt.mayContinue()
           || !store(
-              connection ->
-                  RunSlots.heldLive(
-                      connection, runId, RunSlots.Held.CHAIN, headNumber, attempt.holder()),
+              () -> RunSlots.chainHeldLive(batches, runId, headNumber, attempt.holder()),
               null,
               attempt)
           || !pause(HOLDER_POLL_MILLIS)) {
@@ -671,264 +689,91 @@ public class BatchExecution {
    * this same attempt resumes it after losing PostgreSQL, which is not a new attempt (as for the
    * head batch, which an outage reruns in the same attempt).
    */
-  private static Started resumeHeld(
-      Connection connection, long runId, int headNumber, boolean newAttempt, BatchAttempt attempt)
-      throws SQLException {
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches b set attempts = b.attempts + "
-                + (newAttempt ? 1 : 0)
-                + ", holder = ?, lease_until = now() + ? * interval '1 millisecond'"
-                + " from runs r where r.id = b.run_id"
-                + " and b.run_id = ? and b.chain_head = ? and b.status = 'running'"
-                + (newAttempt
-                    ? " and (b.holder = ? or " + LEASE_RAN_OUT + ")"
-                    : " and b.holder = ?")
-                + STARTED_COLUMNS)) {
-      update.setString(1, attempt.holder());
-      update.setLong(2, attempt.lease().toMillis());
-      update.setLong(3, runId);
-      update.setInt(4, headNumber);
-      update.setString(5, attempt.holder());
-      return started(update);
-    }
+  private Started resumeHeld(long runId, int headNumber, boolean newAttempt, BatchAttempt attempt) {
+    long lease = attempt.lease().toMillis();
+    Optional<BatchStart> held =
+        newAttempt
+            ? batches.resumeChainOfDeadAttempt(runId, headNumber, attempt.holder(), lease)
+            : batches.resumeChain(runId, headNumber, attempt.holder(), lease);
+    return Started.of(held.orElse(null));
   }
 
   /**
    * Takes the run's lowest pending batch into this chain (pending → running in one step), if the
    * run is running, not stopping, its cap covers {@code lane} and its slot holders are fewer than
-   * its cap; null otherwise. It adds a slot holder, so it counts them under the run row's lock, as
-   * every claim that adds one does (R5b). SKIP LOCKED: two chains, or a chain and the workflow's
-   * claim, never take the same batch.
+   * its cap; null otherwise ({@link BatchStore#claimNext}). It adds a slot holder, so it counts
+   * them under the run row's lock, as every claim that adds one does (R5b): one transaction.
    */
-  private static Started claimNext(
-      Connection connection, long runId, int headNumber, int lane, BatchAttempt attempt)
-      throws SQLException {
-    connection.setAutoCommit(false);
-    try {
-      Started next = null;
-      if (RunSlots.lockRun(connection, runId)) {
-        try (PreparedStatement update = connection.prepareStatement(CLAIM_NEXT + STARTED_COLUMNS)) {
-          bindClaimNext(update, 1, runId, headNumber, lane, attempt, 1);
-          next = started(update);
-        }
-      }
-      connection.commit();
-      return next;
-    } catch (SQLException | RuntimeException e) {
-      Database.rollbackQuietly(connection, e);
-      throw e;
-    } finally {
-      Database.resetAutoCommit(connection, true);
+  private Started claimNext(long runId, int headNumber, int lane, BatchAttempt attempt) {
+    return transactions.inTransaction(
+        connection ->
+            RunSlots.lockRun(runs, runId)
+                ? Started.of(
+                    batches
+                        .claimNext(
+                            runId, headNumber, lane, attempt.holder(), attempt.lease().toMillis())
+                        .orElse(null))
+                : null);
+  }
+
+  private BatchResult notStarted(long runId, int number) {
+    Optional<BatchProgress> batch = batches.progress(runId, number);
+    if (batch.isPresent() && BatchStatus.fromWire(batch.get().status()) == BatchStatus.COMPLETED) {
+      return new BatchResult(BatchOutcome.ALREADY_COMPLETED, batch.get().size());
     }
-  }
-
-  private static Started started(PreparedStatement update) throws SQLException {
-    try (ResultSet rs = update.executeQuery()) {
-      return rs.next() ? started(rs) : null;
-    }
-  }
-
-  /** The {@link #STARTED_COLUMNS} of the current row. */
-  private static Started started(ResultSet rs) throws SQLException {
-    return new Started(
-        rs.getInt("number"),
-        new KeyRange(rs.getLong("start_key"), rs.getLong("end_key")),
-        rs.getInt("size"),
-        rs.getString("options"));
-  }
-
-  private static BatchResult notStarted(Connection connection, long runId, int number)
-      throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select status, size from batches where run_id = ? and number = ?")) {
-      select.setLong(1, runId);
-      select.setInt(2, number);
-      try (ResultSet rs = select.executeQuery()) {
-        if (rs.next() && BatchStatus.fromWire(rs.getString("status")) == BatchStatus.COMPLETED) {
-          return new BatchResult(BatchOutcome.ALREADY_COMPLETED, rs.getInt("size"));
-        }
-        return new BatchResult(BatchOutcome.SKIPPED, 0);
-      }
-    }
+    return new BatchResult(BatchOutcome.SKIPPED, 0);
   }
 
   /**
-   * The running → completed compare-and-set, with the batch's keys added to the run's processed
-   * keys, the batch to its completed batches and to the {@code completed} outcome counter (both in
-   * the batch's shard, see {@link ShardedCounters}): CTEs of one statement, so one transaction and
-   * one round trip. {@code done} returns the batch's backfill and slot seconds, nothing if the
-   * batch was not running any more under this holder, in which case nothing is counted. Parameters:
-   * run, number, holder, run, shard, shard.
-   */
-  private static final String COMPLETE_CTES =
-      "with done as ("
-          + " update batches b set status = 'completed', finished_at = now(), error = null,"
-          + " lease_until = null"
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = ? and b.number = ? and b.status = 'running' and b.holder = ?"
-          + " returning r.backfill, b.size, "
-          + BatchMetrics.SLOT_SECONDS
-          + " as slot_seconds),"
-          + " keys as (insert into run_key_counts"
-          + " (run_id, shard, processed_keys, completed_batches)"
-          + " select ?, ?, size, 1 from done"
-          + " on conflict (run_id, shard) do update"
-          + " set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
-          + " completed_batches = run_key_counts.completed_batches + 1),"
-          + " outcomes as (insert into batch_outcome_counters (backfill, outcome, shard, value)"
-          + " select backfill, 'completed', ?, 1 from done"
-          + " on conflict (backfill, outcome, shard) do update"
-          + " set value = batch_outcome_counters.value + excluded.value)";
-
-  /**
-   * The update of {@link #claimNext}: takes the run's lowest pending batch into a chain if the run
-   * is running, not stopping, its cap covers the lane, and its slot holders (in the statement's
-   * snapshot) leave room: at most the cap less the slack — 1 for a claim that adds a holder (made
-   * under the run row's lock), 0 for one that replaces the batch completing in the same statement,
-   * which the snapshot still counts. Parameters: chain head, holder, lease millis, run, run, lane,
-   * slack.
-   */
-  private static final String CLAIM_NEXT =
-      "update batches b set status = 'running', chain_head = ?, claim_token = null, holder = ?,"
-          + " lease_until = now() + ? * interval '1 millisecond',"
-          + " enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
-          + " attempts = b.attempts + 1"
-          + " from runs r where r.id = b.run_id and b.run_id = ?"
-          + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
-          + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
-          + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
-          + " and (select count(*) from batches h where h.run_id = q.id"
-          + " and h.status in ('enqueued', 'running')) <= q.max_parallel_batches - ?"
-          + " order by p.number limit 1 for update of p skip locked)";
-
-  /** Sets the parameters of {@link #COMPLETE_CTES} from {@code first}; the next index. */
-  private static int bindComplete(
-      PreparedStatement statement, int first, long runId, int number, String holder)
-      throws SQLException {
-    int shard = ShardedCounters.shardOf(number);
-    statement.setLong(first, runId);
-    statement.setInt(first + 1, number);
-    statement.setString(first + 2, holder);
-    statement.setLong(first + 3, runId);
-    statement.setInt(first + 4, shard);
-    statement.setInt(first + 5, shard);
-    return first + 6;
-  }
-
-  /** Sets the parameters of {@link #CLAIM_NEXT} from {@code first}; the next index. */
-  private static int bindClaimNext(
-      PreparedStatement statement,
-      int first,
-      long runId,
-      int headNumber,
-      int lane,
-      BatchAttempt attempt,
-      int slack)
-      throws SQLException {
-    statement.setInt(first, headNumber);
-    statement.setString(first + 1, attempt.holder());
-    statement.setLong(first + 2, attempt.lease().toMillis());
-    statement.setLong(first + 3, runId);
-    statement.setLong(first + 4, runId);
-    statement.setInt(first + 5, lane);
-    statement.setInt(first + 6, slack);
-    return first + 7;
-  }
-
-  /**
-   * The end of a record statement, which commits in the same round trip: from one row, so that the
-   * select has a row to fail on when {@code done} is empty — the batch was not running any more —,
-   * which {@code dripline_slot_lost} does with {@link #SLOT_LOST}: the transaction aborts, and the
-   * COMMIT sent behind it does not run. Parameters: run, number.
-   */
-  private static final String SLOT_LOST_CHECK =
-      ", case when d.backfill is null then dripline_slot_lost(?, ?) end as slot_lost"
-          + " from (values (0)) one left join done d on true";
-
-  /** Sets the parameters of {@link #SLOT_LOST_CHECK} from {@code first}. */
-  private static void bindSlotLostCheck(
-      PreparedStatement statement, int first, long runId, int number) throws SQLException {
-    statement.setLong(first, runId);
-    statement.setInt(first + 1, number);
-  }
-
-  /**
-   * Records batch {@code number} completed ({@link #COMPLETE_CTES}) and commits, as one statement
-   * in one round trip; fails with {@link #SLOT_LOST} if it was not running any more.
-   */
-  private static final String COMPLETE_AND_COMMIT =
-      COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK + "; commit";
-
-  /** Runs {@link #COMPLETE_AND_COMMIT}. */
-  private static BatchMetrics.Outcome complete(
-      Connection connection, long runId, int number, BatchAttempt attempt) throws SQLException {
-    try (PreparedStatement update = connection.prepareStatement(COMPLETE_AND_COMMIT)) {
-      bindSlotLostCheck(
-          update, bindComplete(update, 1, runId, number, attempt.holder()), runId, number);
-      try (ResultSet rs = resultOf(update)) {
-        rs.next();
-        return BatchMetrics.Outcome.of(rs);
-      }
-    }
-  }
-
-  /**
-   * The rows of {@code statement}, a query followed by a COMMIT ({@code executeQuery} does not take
-   * a second statement).
-   */
-  private static ResultSet resultOf(PreparedStatement statement) throws SQLException {
-    if (!statement.execute()) {
-      throw new SQLException("the record statement gave no result set");
-    }
-    return statement.getResultSet();
-  }
-
-  /**
-   * {@link #complete} and, only if it recorded the batch, {@link #claimNext} — one statement, so a
-   * chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim cannot
-   * take the batch just completed: it was {@code running} in the statement's snapshot; it replaces
-   * that slot holder, so it needs no lock. Parameters: run, number, holder, run, shard, shard (the
-   * completion), chain head, holder, lease millis, run, run, lane, slack 0 (the claim). The engine
-   * runs it as {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}; public for the bench, whose W2 system B
-   * runs this statement on copies of these tables (and commits in a round trip of its own).
+   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} in positional form ({@code ?} for each named
+   * parameter, in the same order, the claim's slack a parameter again), for the bench, whose W2
+   * system B runs this statement on copies of these tables (and commits in a round trip of its
+   * own). Parameters: run, number, holder, run, shard, shard (the completion), chain head, holder,
+   * lease millis, run, run, lane, slack (the claim).
    */
   public static final String RECORD_AND_CLAIM_NEXT =
-      recordAndClaimNext(" from done d left join next n on true");
+      BatchStore.RECORD_AND_CLAIM_NEXT
+              .replace(
+                  "max_parallel_batches - 0" + BatchStore.CLAIM_NEXT_END,
+                  "max_parallel_batches - :slack" + BatchStore.CLAIM_NEXT_END)
+              .replaceAll(":[A-Za-z]+", "?")
+          + " from done d left join next n on true";
 
-  /**
-   * {@link #RECORD_AND_CLAIM_NEXT} with {@link #SLOT_LOST_CHECK} and COMMIT, one round trip.
-   * Parameters: those of {@link #RECORD_AND_CLAIM_NEXT}, then run, number.
-   */
-  private static final String RECORD_AND_CLAIM_NEXT_AND_COMMIT =
-      recordAndClaimNext(SLOT_LOST_CHECK + " left join next n on true; commit");
-
-  private static String recordAndClaimNext(String end) {
-    return COMPLETE_CTES
-        + ", next as ("
-        + CLAIM_NEXT
-        + " and exists (select 1 from done)"
-        + STARTED_COLUMNS
-        + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size, n.options"
-        + end;
+  /** The batch's outcome as {@link BatchMetrics} records it. */
+  private static BatchMetrics.Outcome outcome(String backfill, Double slotSeconds) {
+    return new BatchMetrics.Outcome(
+        backfill, slotSeconds == null ? null : Math.max(0, slotSeconds));
   }
 
-  /** Runs {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}. */
-  private static Recorded completeAndClaimNext(
-      Connection connection, long runId, int number, int headNumber, int lane, BatchAttempt attempt)
-      throws SQLException {
-    try (PreparedStatement update = connection.prepareStatement(RECORD_AND_CLAIM_NEXT_AND_COMMIT)) {
-      int next = bindComplete(update, 1, runId, number, attempt.holder());
-      next = bindClaimNext(update, next, runId, headNumber, lane, attempt, 0);
-      long sentAt = System.nanoTime();
-      bindSlotLostCheck(update, next, runId, number);
-      try (ResultSet rs = resultOf(update)) {
-        rs.next();
-        BatchMetrics.Outcome completed = BatchMetrics.Outcome.of(rs);
-        return new Recorded(completed, rs.getObject("number") == null ? null : started(rs), sentAt);
-      }
-    }
+  /**
+   * Records batch {@code number} completed ({@link BatchStore#complete}); fails with {@link
+   * #SLOT_LOST} if it was not running under this attempt any more.
+   */
+  private BatchMetrics.Outcome complete(long runId, int number, BatchAttempt attempt) {
+    BatchDone done =
+        batches.complete(runId, number, attempt.holder(), ShardedCounters.shardOf(number));
+    return outcome(done.backfill(), done.slotSeconds());
+  }
+
+  /**
+   * {@link #complete} and, only if it recorded the batch, the claim of the chain's next one — one
+   * statement ({@link BatchStore#completeAndClaimNext}), so a chained batch costs one round trip of
+   * bookkeeping (W2 in docs/benchmarks.md).
+   */
+  private Recorded completeAndClaimNext(
+      long runId, int number, int headNumber, int lane, BatchAttempt attempt) {
+    long sentAt = System.nanoTime();
+    ChainStep step =
+        batches.completeAndClaimNext(
+            runId,
+            number,
+            attempt.holder(),
+            ShardedCounters.shardOf(number),
+            headNumber,
+            attempt.lease().toMillis(),
+            lane);
+    return new Recorded(
+        outcome(step.backfill(), step.slotSeconds()), Started.of(step.next()), sentAt);
   }
 
   /**
@@ -937,19 +782,7 @@ public class BatchExecution {
    */
   private void recordAttemptError(long runId, int number, String error, BatchAttempt attempt) {
     try {
-      database.inTransaction(
-          connection -> {
-            try (PreparedStatement update =
-                connection.prepareStatement(
-                    "update batches set error = ?, lease_until = now() where run_id = ?"
-                        + " and number = ? and status = 'running' and holder = ?")) {
-              update.setString(1, error);
-              update.setLong(2, runId);
-              update.setInt(3, number);
-              update.setString(4, attempt.holder());
-              return update.executeUpdate();
-            }
-          });
+      batches.recordAttemptError(runId, number, attempt.holder(), error);
     } catch (RuntimeException e) {
       LOG.warn("Could not record the error of batch {} of run {}", number, runId, e);
     }

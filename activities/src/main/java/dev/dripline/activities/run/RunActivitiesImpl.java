@@ -1,11 +1,16 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.counters.BatchOutcomeCounterStore;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.run.BatchDone;
+import dev.dripline.store.run.BatchRange;
 import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.BatchTally;
+import dev.dripline.store.run.ReleasedBatch;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
 import dev.dripline.store.run.RunStore;
@@ -29,8 +34,6 @@ import dev.dripline.workflows.run.StatusChange;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,13 +51,11 @@ import java.util.Optional;
  *
  * <p>A run's lifecycle statements are {@link RunStore}'s and {@link BatchStore}'s, in Micronaut
  * Data transactions ({@link DataTransactions}, programmatic: no AOP on an activity implementation)
- * whose connection also carries the outcome counters' statements. The claim and a batch's failure,
- * the hot path, still run on {@link Database}'s explicit JDBC transactions.
+ * whose connection also carries the outcome counters' statements; the claim and a batch's failure,
+ * the hot path, too.
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
-  private static final String BATCH_COLUMNS = "number, start_key, end_key, size";
-
   private final Database database;
   private final RunStore runs;
   private final BatchStore batches;
@@ -62,6 +63,7 @@ public class RunActivitiesImpl implements RunActivities {
   private final DataTransactions transactions;
   private final EngineConfig engine;
   private final BatchMetrics metrics;
+  private final BatchOutcomeCounterStore counters;
 
   public RunActivitiesImpl(
       Database database,
@@ -70,7 +72,8 @@ public class RunActivitiesImpl implements RunActivities {
       BatchRequeue requeues,
       DataTransactions transactions,
       EngineConfig engine,
-      BatchMetrics metrics) {
+      BatchMetrics metrics,
+      BatchOutcomeCounterStore counters) {
     this.database = database;
     this.runs = runs;
     this.batches = batches;
@@ -78,6 +81,7 @@ public class RunActivitiesImpl implements RunActivities {
     this.transactions = transactions;
     this.engine = engine;
     this.metrics = metrics;
+    this.counters = counters;
   }
 
   @Override
@@ -148,9 +152,9 @@ public class RunActivitiesImpl implements RunActivities {
    */
   @Override
   public ClaimResult claimPending(ClaimRequest request) {
-    return database.inTransaction(
+    return transactions.inTransaction(
         connection -> {
-          Integer cap = lockedCap(connection, request.runId());
+          Integer cap = lockedCap(request.runId());
           if (cap == null) {
             return new ClaimResult(List.of());
           }
@@ -160,11 +164,14 @@ public class RunActivitiesImpl implements RunActivities {
           // token reused by a later execution (a revived run starts counting again) must not be
           // mistaken for a repeat because of batches that finished long ago. Under the lock, a
           // concurrent attempt with the same token sees the rows the first one committed.
-          List<BatchRef> already = claimedBy(connection, request);
+          List<BatchRef> already =
+              batches.claimedBy(request.runId(), request.token()).stream()
+                  .map(RunActivitiesImpl::batchRef)
+                  .toList();
           if (!already.isEmpty()) {
             return new ClaimResult(already);
           }
-          int room = cap - RunSlots.holders(connection, request.runId());
+          int room = cap - RunSlots.holders(batches, request.runId());
           int limit = Math.min(request.limit(), room);
           boolean slotsFull = room < request.limit();
           if (limit < 1) {
@@ -174,38 +181,13 @@ public class RunActivitiesImpl implements RunActivities {
           // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
           // locked before, so the UPDATE took more rows than its limit (F2 saw 25 and 73 batches
           // claimed at once with a cap of 8). The rows picked here are locked by this transaction.
-          List<Integer> picked = new ArrayList<>();
-          try (PreparedStatement pick =
-              connection.prepareStatement(
-                  "select number from batches where run_id = ? and status = 'pending'"
-                      + " order by number limit ? for update skip locked")) {
-            pick.setLong(1, request.runId());
-            pick.setInt(2, limit);
-            try (ResultSet rs = pick.executeQuery()) {
-              while (rs.next()) {
-                picked.add(rs.getInt(1));
-              }
-            }
-          }
+          List<Integer> picked = batches.pickPending(request.runId(), limit);
           if (picked.isEmpty()) {
             return new ClaimResult(List.of(), false);
           }
           List<BatchRef> claimed = new ArrayList<>();
-          try (PreparedStatement claim =
-              connection.prepareStatement(
-                  "update batches set status = 'enqueued', claim_token = ?, chain_head = null,"
-                      + " holder = null, lease_until = null, enqueued_at = now()"
-                      + " where run_id = ? and number = any (?) and status = 'pending'"
-                      + " returning "
-                      + BATCH_COLUMNS)) {
-            claim.setLong(1, request.token());
-            claim.setLong(2, request.runId());
-            claim.setArray(3, connection.createArrayOf("integer", picked.toArray()));
-            try (ResultSet rs = claim.executeQuery()) {
-              while (rs.next()) {
-                claimed.add(batchRef(rs));
-              }
-            }
+          for (BatchRange batch : batches.enqueue(request.runId(), request.token(), picked)) {
+            claimed.add(batchRef(batch));
           }
           if (claimed.size() > limit) {
             // Never reached; were it, the transaction rolls back and the claim is retried.
@@ -218,52 +200,21 @@ public class RunActivitiesImpl implements RunActivities {
   }
 
   /**
-   * Locks the run row (RunSlots) and reads its cap: the recorded one, never above the definition's
-   * or the engine's current cap (a redeploy may have lowered them); null if the run is gone.
+   * Locks the run row (as {@link RunSlots#lockRun} does) and reads its cap, in one statement: the
+   * recorded one, never above the definition's or the engine's current cap (a redeploy may have
+   * lowered them); null if the run is gone.
    */
-  private Integer lockedCap(Connection connection, long runId) throws SQLException {
-    if (!RunSlots.lockRun(connection, runId)) {
-      return null;
-    }
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select r.max_parallel_batches, d.max_parallel_batches as definition_cap"
-                + " from runs r left join backfill_definitions d on d.name = r.backfill"
-                + " where r.id = ?")) {
-      select.setLong(1, runId);
-      try (ResultSet rs = select.executeQuery()) {
-        rs.next();
-        return CapPolicy.effective(
-            SqlValues.nullableInt(rs, "definition_cap"),
-            rs.getInt("max_parallel_batches"),
-            engine.safetyCap());
-      }
-    }
+  private Integer lockedCap(long runId) {
+    return runs.lockCaps(runId)
+        .map(
+            caps ->
+                CapPolicy.effective(
+                    caps.definitionCap(), caps.maxParallelBatches(), engine.safetyCap()))
+        .orElse(null);
   }
 
-  private static List<BatchRef> claimedBy(Connection connection, ClaimRequest request)
-      throws SQLException {
-    List<BatchRef> claimed = new ArrayList<>();
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "select "
-                + BATCH_COLUMNS
-                + " from batches where run_id = ? and claim_token = ?"
-                + " and status in ('enqueued', 'running') order by number")) {
-      select.setLong(1, request.runId());
-      select.setLong(2, request.token());
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          claimed.add(batchRef(rs));
-        }
-      }
-    }
-    return List.copyOf(claimed);
-  }
-
-  private static BatchRef batchRef(ResultSet rs) throws SQLException {
-    return new BatchRef(
-        rs.getInt("number"), rs.getLong("start_key"), rs.getLong("end_key"), rs.getInt("size"));
+  private static BatchRef batchRef(BatchRange batch) {
+    return new BatchRef(batch.number(), batch.startKey(), batch.endKey(), batch.size());
   }
 
   /**
@@ -276,10 +227,9 @@ public class RunActivitiesImpl implements RunActivities {
   @Override
   public void recordBatchFailure(BatchFailure failure) {
     List<BatchMetrics.Outcome> failed =
-        database.inTransaction(
+        transactions.inTransaction(
             connection -> {
-              if (RunSlots.heldLive(
-                  connection, failure.runId(), RunSlots.Held.BATCH, failure.number(), null)) {
+              if (RunSlots.heldLive(batches, failure.runId(), failure.number(), null)) {
                 throw ApplicationFailure.newFailure(
                     "batch "
                         + failure.number()
@@ -290,32 +240,34 @@ public class RunActivitiesImpl implements RunActivities {
                     DriplineFailure.SLOT_STILL_HELD.name());
               }
               List<BatchMetrics.Outcome> outcomes = new ArrayList<>();
-              try (PreparedStatement update =
-                  connection.prepareStatement(
-                      "update batches b set status = 'failed', error = ?, finished_at = now(),"
-                          + " lease_until = null"
-                          + " from runs r where r.id = b.run_id and b.run_id = ? and b.number = ?"
-                          + " and b.status in ('enqueued', 'running')"
-                          + " returning r.backfill, "
-                          + BatchMetrics.SLOT_SECONDS
-                          + " as slot_seconds")) {
-                update.setString(1, ErrorText.truncate(failure.error()));
-                update.setLong(2, failure.runId());
-                update.setInt(3, failure.number());
-                try (ResultSet rs = update.executeQuery()) {
-                  // No row: a repeat, or the batch lost its slot: nothing recorded or counted.
-                  if (rs.next()) {
-                    BatchMetrics.Outcome outcome = BatchMetrics.Outcome.of(rs);
-                    BatchMetrics.countFinished(
-                        connection, outcome.backfill(), "failed", failure.number(), 1);
-                    outcomes.add(outcome);
-                  }
-                }
+              // No row: a repeat, or the batch lost its slot: nothing recorded or counted.
+              Optional<BatchDone> done =
+                  batches.fail(
+                      failure.runId(), failure.number(), ErrorText.truncate(failure.error()));
+              if (done.isPresent()) {
+                BatchMetrics.Outcome outcome =
+                    outcome(done.get().backfill(), done.get().slotSeconds());
+                countFailed(outcome, failure.number());
+                outcomes.add(outcome);
               }
-              releaseChained(connection, failure, outcomes);
+              releaseChained(failure, outcomes);
               return outcomes;
             });
     failed.forEach(metrics::recordSlotTime);
+  }
+
+  /**
+   * Counts failed batch {@code number} in {@code dripline_batches_finished_total}, in its shard, in
+   * the transaction that failed it ({@link BatchOutcomeCounterStore#addOutcomes}).
+   */
+  private void countFailed(BatchMetrics.Outcome outcome, int number) {
+    counters.addOutcomes(outcome.backfill(), "failed", ShardedCounters.shardOf(number), 1);
+  }
+
+  /** A recorded outcome as {@link BatchMetrics} records it. */
+  private static BatchMetrics.Outcome outcome(String backfill, Double slotSeconds) {
+    return new BatchMetrics.Outcome(
+        backfill, slotSeconds == null ? null : Math.max(0, slotSeconds));
   }
 
   /**
@@ -325,35 +277,18 @@ public class RunActivitiesImpl implements RunActivities {
    * count, and is failed (and counted) once it has none — whatever killed its attempts, e.g. a
    * worker killed again and again, was not necessarily the batch's doing.
    */
-  private void releaseChained(
-      Connection connection, BatchFailure failure, List<BatchMetrics.Outcome> outcomes)
-      throws SQLException {
-    int maxAttempts = engine.batchMaxAttempts();
-    try (PreparedStatement update =
-        connection.prepareStatement(
-            "update batches b set status = case when b.attempts < ? then 'pending' else 'failed'"
-                + " end, error = ?, chain_head = null, claim_token = null,"
-                + " finished_at = case when b.attempts < ? then null else now() end"
-                + ", holder = null, lease_until = null"
-                + " from runs r where r.id = b.run_id and b.run_id = ? and b.chain_head = ?"
-                + " and b.status = 'running' and coalesce(b.lease_until, '-infinity') < now()"
-                + " returning b.number, b.status, r.backfill, "
-                + BatchMetrics.SLOT_SECONDS
-                + " as slot_seconds")) {
-      update.setInt(1, maxAttempts);
-      update.setString(2, ErrorText.truncate(failure.error()));
-      update.setInt(3, maxAttempts);
-      update.setLong(4, failure.runId());
-      update.setInt(5, failure.number());
-      try (ResultSet rs = update.executeQuery()) {
-        while (rs.next()) {
-          if ("failed".equals(rs.getString("status"))) {
-            BatchMetrics.Outcome outcome = BatchMetrics.Outcome.of(rs);
-            BatchMetrics.countFinished(
-                connection, outcome.backfill(), "failed", rs.getInt("number"), 1);
-            outcomes.add(outcome);
-          }
-        }
+  private void releaseChained(BatchFailure failure, List<BatchMetrics.Outcome> outcomes) {
+    List<ReleasedBatch> released =
+        batches.releaseChainOfFailed(
+            failure.runId(),
+            failure.number(),
+            engine.batchMaxAttempts(),
+            ErrorText.truncate(failure.error()));
+    for (ReleasedBatch batch : released) {
+      if ("failed".equals(batch.status())) {
+        BatchMetrics.Outcome outcome = outcome(batch.backfill(), batch.slotSeconds());
+        countFailed(outcome, batch.number());
+        outcomes.add(outcome);
       }
     }
   }

@@ -16,6 +16,11 @@ import dev.dripline.workflows.run.RunRef;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -270,5 +275,50 @@ class BatchExecutionIT {
     assertThat(late).isEqualTo(new BatchResult(BatchOutcome.SKIPPED, 0));
     assertThat(keysBackfill.timesProcessed(runId, 11)).isEqualTo(1);
     assertThat(fixtures.batchRows(runId).get(1)).containsEntry("status", "failed");
+  }
+
+  @Test
+  void aRecordThatFindsItsConnectionGoneIsWaitedOutInTheSameAttempt() throws Exception {
+    long runId = fixtures.run("running", "{\"items\":30}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    // While the definition runs, PostgreSQL drops the pool's idle connections (terminated from a
+    // connection of its own): the record, a repository call in auto-commit, takes the one this
+    // thread used last (the pool checks no connection used in the last 500 ms) and finds it gone,
+    // an outage to wait out: the batch completes once, in this attempt.
+    AtomicInteger terminated = new AtomicInteger(-1);
+    keysBackfill.whileProcessing(
+        range -> {
+          if (terminated.get() >= 0) {
+            return;
+          }
+          try (Connection admin =
+                  DriverManager.getConnection(
+                      System.getenv("DRIPLINE_TEST_DB_URL"),
+                      System.getenv("DRIPLINE_TEST_DB_USER"),
+                      System.getenv("DRIPLINE_TEST_DB_PASSWORD"));
+              Statement statement = admin.createStatement();
+              ResultSet killed =
+                  statement.executeQuery(
+                      "select count(*) filter (where pg_terminate_backend(pid))"
+                          + " from pg_stat_activity where datname = current_database()"
+                          + " and pid <> pg_backend_pid() and state = 'idle'")) {
+            killed.next();
+            terminated.set(killed.getInt(1));
+            Thread.sleep(50);
+          } catch (SQLException e) {
+            throw new IllegalStateException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+
+    BatchResult result = execution.process(work(runId, 2, 10));
+
+    assertThat(terminated.get()).isPositive();
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
   }
 }

@@ -13,6 +13,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -146,5 +147,40 @@ class TransactionalBatchIT {
     assertThat(rows.rows(runId, 1, 10)).isZero();
     assertThat(fixtures.batchStatuses(runId)).containsExactly("pending", "pending");
     assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 0L);
+  }
+
+  @Test
+  void aBatchWhoseConnectionDiesBeforeItsRecordRunsAgainInTheSameAttempt() {
+    long runId = runWithBatches("{\"items\":20}", 2);
+    // The batch's connection is terminated after its writes: the record, a repository call in its
+    // transaction, finds it gone, which is an outage to wait out, not the batch's failure.
+    AtomicBoolean terminated = new AtomicBoolean();
+    rows.afterWrites(
+        range -> {
+          if (terminated.compareAndSet(false, true)) {
+            assertThat(
+                    fixtures.row(
+                        "select count(*) filter (where pg_terminate_backend(pid)) as n"
+                            + " from pg_stat_activity where datname = current_database()"
+                            + " and pid <> pg_backend_pid() and state = 'idle in transaction'"
+                            + " and query like 'insert into test_rows%'"))
+                .containsEntry("n", 1L);
+            try {
+              Thread.sleep(200);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+
+    BatchResult result = execution.process(head(runId, 0));
+
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(terminated).isTrue();
+    assertThat(rows.rows(runId, 1, 10)).isEqualTo(10);
+    assertThat(fixtures.batchRows(runId).get(0))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
   }
 }

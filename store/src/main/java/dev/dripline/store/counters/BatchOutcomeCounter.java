@@ -6,20 +6,18 @@ import io.micronaut.data.annotation.MappedEntity;
 import io.micronaut.data.annotation.MappedProperty;
 
 /**
- * A row of {@code batch_outcome_counters}: one shard of the count of a backfill's batches that
- * ended with one outcome (completed, failed or stopped). The sum over the shards is the count.
+ * A row of {@code batch_outcome_counters}: one shard of a backfill's count of batches that ended
+ * with one outcome ({@code dripline_batches_finished_total}); readers sum the shards.
  *
- * @param key backfill, outcome and shard
- * @param value this shard's part of the count
+ * @param key the backfill, outcome and shard
+ * @param value batches counted in this shard
  */
 @MappedEntity("batch_outcome_counters")
 public record BatchOutcomeCounter(@EmbeddedId Key key, long value) {
   /**
-   * The key of a shard.
-   *
    * @param backfill the definition's name
-   * @param outcome completed, failed or stopped
-   * @param shard the shard number
+   * @param outcome {@code completed}, {@code failed} or {@code stopped}
+   * @param shard the shard, from the batch's number ({@code ShardedCounters.shardOf})
    */
   @Embeddable
   public record Key(

@@ -9,8 +9,9 @@ import java.sql.SQLException;
  * one row lock (migration V5): a run's processed keys ({@code run_key_counts}) and each backfill's
  * batch outcomes ({@code batch_outcome_counters}). Writers add to the shard of their batch inside
  * the transaction that records the batch's outcome; readers sum the shards. A completion writes
- * both counters in the same statement as its compare-and-set ({@code BatchExecution.complete});
- * failed and stopped batches go through {@link #addOutcomes}.
+ * both counters in the same statement as its compare-and-set ({@code BatchStore.complete}); a
+ * failed batch's outcome goes through {@code BatchOutcomeCounterStore.addOutcomes}, a stopped one's
+ * (still) through {@link #addOutcomes}.
  */
 public final class ShardedCounters {
   /** Shards per counter: enough that a cap of 50 rarely puts two completions on one row. */
@@ -31,7 +32,11 @@ public final class ShardedCounters {
     return Math.floorMod(number, SHARDS);
   }
 
-  /** Adds {@code count} batches to a backfill's outcome counter, in the caller's transaction. */
+  /**
+   * Adds {@code count} batches to a backfill's outcome counter, in the caller's transaction; {@code
+   * BatchOutcomeCounterStore.addOutcomes} on a JDBC connection, for callers not yet on the
+   * repository.
+   */
   public static void addOutcomes(
       Connection connection, String backfill, String outcome, int shard, long count)
       throws SQLException {

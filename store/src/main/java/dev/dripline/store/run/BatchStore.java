@@ -8,12 +8,13 @@ import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Table {@code batches}: the API reads pages of a run's batches and their counts per status; the
- * run's workflow activities alone write them. Here, those that act on a run's batches at once (slot
- * recovery, a stop, a retry's re-queue); the claim and a batch's own outcomes are still statements
- * of the activities.
+ * run's workflow activities alone write them: those that act on a run's batches at once (slot
+ * recovery, a stop, a retry's re-queue), and the hot path of a batch — its claim, an attempt at it
+ * and its chain, its outcome.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
@@ -148,4 +149,317 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " from backfill_definitions d full join active a on a.backfill = d.name"
           + " order by 1")
   List<BackfillInflight> inflightPerBackfill();
+
+  // --- the batch hot path: an attempt at a batch, its chain, the claim and a failure -------
+  //
+  // Micronaut Data runs a @Query that names update, insert or delete and returning as an update
+  // whose result is its row count: the rows it returns cannot be read as a record. The statements
+  // below whose rows are read write "update/**/x", "insert/**/into" and "returning/**/x":
+  // PostgreSQL
+  // reads the comment as a space, while Micronaut Data, which drops comments before it looks for
+  // those words, finds none and runs the statement as a query (its rows mapped to the record).
+
+  /** A running batch is free to take over once its holder's lease has run out. */
+  String LEASE_RAN_OUT = "coalesce(b.lease_until, '-infinity') < now()";
+
+  /** The lease {@code :holder} takes: {@code :leaseMillis} from now. */
+  String LEASE = "lease_until = now() + :leaseMillis * interval '1 millisecond'";
+
+  /**
+   * Columns of {@link BatchStart}, returned by an update of {@code batches b} from {@code runs r}.
+   */
+  String STARTED =
+      " returning/**/b.number, b.start_key, b.end_key, b.size, cast(r.options as text) as options";
+
+  /**
+   * Seconds a batch of {@code batches b} held its slot, for the {@code returning} clause of its
+   * outcome: from the claim that enqueued it (or, for a batch enqueued before that was recorded,
+   * its first attempt); null if neither is known.
+   */
+  String SLOT_SECONDS =
+      "cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)";
+
+  /**
+   * Marks batch {@code number} running under {@code holder}, counting an attempt, with a lease of
+   * {@code leaseMillis}. Guard: the batch holds a slot — {@code enqueued}, or {@code running} under
+   * this same holder or a holder whose lease has run out — so a batch held by a live attempt is
+   * never taken from it (R5b), and one that lost its slot is not run.
+   *
+   * @return the batch, empty if the guard did not hold
+   */
+  @Query(
+      "update/**/batches b set status = 'running', attempts = b.attempts + 1,"
+          + " started_at = coalesce(b.started_at, now()), holder = :holder, "
+          + LEASE
+          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
+          + " and (b.status = 'enqueued' or (b.status = 'running' and (b.holder = :holder or "
+          + LEASE_RAN_OUT
+          + ")))"
+          + STARTED)
+  Optional<BatchStart> startHead(long runId, int number, String holder, long leaseMillis);
+
+  /**
+   * Renews the lease of batch {@code number}. Guard: it is still running under {@code holder}, so
+   * an attempt that lost its batch renews nothing.
+   *
+   * @return 1 if renewed, 0 if the batch is not this holder's any more
+   */
+  @Query(
+      "update batches set lease_until = now() + :leaseMillis * interval '1 millisecond'"
+          + " where run_id = :runId and number = :number and holder = :holder"
+          + " and status = 'running'")
+  int renewLease(long runId, int number, String holder, long leaseMillis);
+
+  /**
+   * Batches numbered {@code number} running under a holder other than {@code exceptHolder} (null:
+   * any holder) whose lease is live: an attempt that has not stopped yet, which no other may
+   * replace (R5b). 0 or 1.
+   */
+  @Query(
+      "select count(*) from batches where run_id = :runId and number = :number"
+          + " and status = 'running' and holder is distinct from :exceptHolder"
+          + " and lease_until >= now()")
+  long heldLive(long runId, int number, @Nullable String exceptHolder);
+
+  /** {@link #heldLive}, for the batch the chain headed by {@code headNumber} holds. */
+  @Query(
+      "select count(*) from batches where run_id = :runId and chain_head = :headNumber"
+          + " and status = 'running' and holder is distinct from :exceptHolder"
+          + " and lease_until >= now()")
+  long chainHeldLive(long runId, int headNumber, @Nullable String exceptHolder);
+
+  /** Batch {@code number}'s status and size, if it exists. */
+  @Query("select status, size from batches where run_id = :runId and number = :number")
+  Optional<BatchProgress> progress(long runId, int number);
+
+  /**
+   * The batch the chain headed by {@code headNumber} holds, taken over by a new attempt of the
+   * chain's activity, with its attempt counted and {@code holder}'s lease. Guard: it is running
+   * under {@code holder} or a holder whose lease has run out (the earlier attempt, dead).
+   */
+  @Query(
+      "update/**/batches b set attempts = b.attempts + 1, holder = :holder, "
+          + LEASE
+          + " from runs r where r.id = b.run_id"
+          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
+          + " and (b.holder = :holder or "
+          + LEASE_RAN_OUT
+          + ")"
+          + STARTED)
+  Optional<BatchStart> resumeChainOfDeadAttempt(
+      long runId, int headNumber, String holder, long leaseMillis);
+
+  /**
+   * The batch the chain headed by {@code headNumber} holds, resumed by the same attempt after it
+   * lost PostgreSQL (not a new attempt: none counted), its lease renewed. Guard: it is running
+   * under {@code holder}.
+   */
+  @Query(
+      "update/**/batches b set attempts = b.attempts, holder = :holder, "
+          + LEASE
+          + " from runs r where r.id = b.run_id"
+          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
+          + " and b.holder = :holder"
+          + STARTED)
+  Optional<BatchStart> resumeChain(long runId, int headNumber, String holder, long leaseMillis);
+
+  /**
+   * The claim of a chain's next batch: takes the run's lowest pending batch into the chain headed
+   * by {@code :headNumber} (pending → running, an attempt counted, {@code :holder}'s lease) if the
+   * run is running, not stopping, its cap covers {@code :lane}, and its slot holders (in the
+   * statement's snapshot) leave room: at most the cap less the slack. SKIP LOCKED: two chains, or a
+   * chain and the workflow's claim, never take the same batch. Parameters, in order: headNumber,
+   * holder, leaseMillis, runId, runId, lane; the slack follows.
+   */
+  String CLAIM_NEXT =
+      "update/**/batches b set status = 'running', chain_head = :headNumber, claim_token = null,"
+          + " holder = :holder, "
+          + LEASE
+          + ", enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
+          + " attempts = b.attempts + 1"
+          + " from runs r where r.id = b.run_id and b.run_id = :runId"
+          + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
+          + " where p.run_id = :runId and p.status = 'pending' and q.status = 'running'"
+          + " and q.stop_requested_at is null and :lane <= q.max_parallel_batches"
+          + " and (select count(*) from batches h where h.run_id = q.id"
+          + " and h.status in ('enqueued', 'running')) <= q.max_parallel_batches - ";
+
+  /** The end of {@link #CLAIM_NEXT}, after its slack. */
+  String CLAIM_NEXT_END = " order by p.number limit 1 for update/**/of p skip locked)";
+
+  /**
+   * {@link #CLAIM_NEXT} for a chain that holds no batch: it adds a slot holder (slack 1), so call
+   * it under the run row's lock ({@link RunStore#lockRow}), as every claim that adds one is (R5b).
+   *
+   * @return the batch taken, empty if none is pending or the run's state or cap forbids it
+   */
+  @Query(CLAIM_NEXT + "1" + CLAIM_NEXT_END + STARTED)
+  Optional<BatchStart> claimNext(
+      long runId, int headNumber, int lane, String holder, long leaseMillis);
+
+  /**
+   * The running → completed compare-and-set of batch {@code :number} under {@code :holder}, with
+   * its keys added to the run's processed keys, the batch to its completed batches and to the
+   * {@code completed} outcome counter (both in shard {@code :shard}, see {@code ShardedCounters}):
+   * CTEs of one statement, so one transaction and one round trip. {@code done} returns the batch's
+   * backfill and slot seconds; nothing if the batch was not running any more under this holder, in
+   * which case nothing is counted. Parameters, in order: runId, number, holder, runId, shard,
+   * shard.
+   */
+  String COMPLETE_CTES =
+      "with done as ("
+          + " update/**/batches b set status = 'completed', finished_at = now(), error = null,"
+          + " lease_until = null"
+          + " from runs r where r.id = b.run_id"
+          + " and b.run_id = :runId and b.number = :number and b.status = 'running'"
+          + " and b.holder = :holder"
+          + " returning/**/r.backfill, b.size, "
+          + SLOT_SECONDS
+          + " as slot_seconds),"
+          + " keys as (insert/**/into run_key_counts"
+          + " (run_id, shard, processed_keys, completed_batches)"
+          + " select :runId, :shard, size, 1 from done"
+          + " on conflict (run_id, shard) do update/**/"
+          + "set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
+          + " completed_batches = run_key_counts.completed_batches + 1),"
+          + " outcomes as (insert/**/into batch_outcome_counters (backfill, outcome, shard, value)"
+          + " select backfill, 'completed', :shard, 1 from done"
+          + " on conflict (backfill, outcome, shard) do update/**/"
+          + "set value = batch_outcome_counters.value + excluded.value)";
+
+  /**
+   * The end of a record statement: from one row, so that the select has a row to fail on when
+   * {@code done} is empty — the batch was not running any more —, which {@code dripline_slot_lost}
+   * (migration V10) does with SQLSTATE {@code DL001}: the statement, and the transaction it is part
+   * of, abort, and nothing of the batch is recorded.
+   */
+  String SLOT_LOST_CHECK =
+      ", case when d.backfill is null then dripline_slot_lost(:runId, :number) end as slot_lost"
+          + " from (values (0)) one left join done d on true";
+
+  /**
+   * Records batch {@code number} completed ({@link #COMPLETE_CTES}); fails with SQLSTATE {@code
+   * DL001} if it was not running under {@code holder} any more. {@code shard} is the batch's
+   * counter shard.
+   */
+  @Query(COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK)
+  BatchDone complete(long runId, int number, String holder, int shard);
+
+  /**
+   * {@link #COMPLETE_CTES} and, only if it recorded the batch, {@link #CLAIM_NEXT} — one statement,
+   * so a chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim
+   * cannot take the batch just completed: it was {@code running} in the statement's snapshot; it
+   * replaces that slot holder (slack 0), so it needs no lock. Parameters, in order: those of the
+   * completion, then those of the claim (slack 0 inlined). The bench's W2 system B runs this
+   * statement on copies of these tables ({@code BatchExecution.RECORD_AND_CLAIM_NEXT}).
+   */
+  String RECORD_AND_CLAIM_NEXT =
+      COMPLETE_CTES
+          + ", next as ("
+          + CLAIM_NEXT
+          + "0"
+          + CLAIM_NEXT_END
+          + " and exists (select 1 from done)"
+          + STARTED
+          + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size,"
+          + " n.options";
+
+  /**
+   * {@link #RECORD_AND_CLAIM_NEXT}, failing with SQLSTATE {@code DL001} (and claiming nothing) if
+   * batch {@code number} was not running under {@code holder} any more.
+   */
+  @Query(RECORD_AND_CLAIM_NEXT + SLOT_LOST_CHECK + " left join next n on true")
+  ChainStep completeAndClaimNext(
+      long runId, int number, String holder, int shard, int headNumber, long leaseMillis, int lane);
+
+  /**
+   * Records the error of an attempt that ended, and ends its lease, so the next attempt need not
+   * wait for it to run out. Guard: the batch is still running under {@code holder}.
+   */
+  @Query(
+      "update batches set error = :error, lease_until = now() where run_id = :runId"
+          + " and number = :number and status = 'running' and holder = :holder")
+  int recordAttemptError(long runId, int number, String holder, String error);
+
+  /**
+   * Puts back to pending the batches the chain headed by {@code headNumber} holds under {@code
+   * holder}, but batch {@code except}. Guard: running, under that holder.
+   */
+  @Query(
+      "update batches set status = 'pending', claim_token = null,"
+          + " chain_head = null, holder = null, lease_until = null"
+          + " where run_id = :runId and chain_head = :headNumber and status = 'running'"
+          + " and number <> :except and holder = :holder")
+  int releaseHeldByChain(long runId, int headNumber, int except, String holder);
+
+  /** Slot holders of run {@code runId}: its batches enqueued or running. */
+  @Query("select count(*) from batches where run_id = :runId and status in ('enqueued', 'running')")
+  long slotHolders(long runId);
+
+  /**
+   * The batches claim {@code token} enqueued that still hold a slot, in number order: a repeated
+   * claim is answered from them.
+   */
+  @Query(
+      "select number, start_key, end_key, size from batches where run_id = :runId"
+          + " and claim_token = :token and status in ('enqueued', 'running') order by number")
+  List<BatchRange> claimedBy(long runId, long token);
+
+  /**
+   * Run {@code runId}'s {@code limit} lowest pending batches, locked by the caller's transaction;
+   * those another transaction locked are skipped.
+   */
+  @Query(
+      "select number from batches where run_id = :runId and status = 'pending'"
+          + " order by number limit :limit for update skip locked")
+  List<Integer> pickPending(long runId, int limit);
+
+  /**
+   * Enqueues batches {@code numbers} under claim {@code token}. Guard: each is still pending.
+   * {@code numbers} must not be empty.
+   *
+   * @return the batches enqueued
+   */
+  @Query(
+      "update/**/batches set status = 'enqueued', claim_token = :token, chain_head = null,"
+          + " holder = null, lease_until = null, enqueued_at = now()"
+          + " where run_id = :runId and number = any (cast(array[:numbers] as integer[]))"
+          + " and status = 'pending'"
+          + " returning/**/number, start_key, end_key, size")
+  List<BatchRange> enqueue(long runId, long token, List<Integer> numbers);
+
+  /**
+   * Fails batch {@code number} with {@code error}. Guard: it holds a slot ({@code enqueued} or
+   * {@code running}); a repeat, or a batch that lost its slot, changes nothing.
+   *
+   * @return the outcome recorded, empty if the guard did not hold
+   */
+  @Query(
+      "update/**/batches b set status = 'failed', error = :error, finished_at = now(),"
+          + " lease_until = null"
+          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
+          + " and b.status in ('enqueued', 'running')"
+          + " returning/**/r.backfill, "
+          + SLOT_SECONDS
+          + " as slot_seconds")
+  Optional<BatchDone> fail(long runId, int number, String error);
+
+  /**
+   * The batches the chain headed by {@code headNumber} still holds once its holder's lease ran out:
+   * back to pending while they have attempts left ({@code attempts < maxAttempts}), failed with
+   * {@code error} once they have none. Guard: running, lease run out.
+   */
+  @Query(
+      "update/**/batches b set status = case when b.attempts < :maxAttempts then 'pending'"
+          + " else 'failed' end, error = :error, chain_head = null, claim_token = null,"
+          + " finished_at = case when b.attempts < :maxAttempts then null else now() end,"
+          + " holder = null, lease_until = null"
+          + " from runs r where r.id = b.run_id and b.run_id = :runId"
+          + " and b.chain_head = :headNumber and b.status = 'running' and "
+          + LEASE_RAN_OUT
+          + " returning/**/b.number, b.status, r.backfill, "
+          + SLOT_SECONDS
+          + " as slot_seconds")
+  List<ReleasedBatch> releaseChainOfFailed(
+      long runId, int headNumber, int maxAttempts, String error);
 }

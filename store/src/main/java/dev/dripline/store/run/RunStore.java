@@ -279,4 +279,33 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   /** Runs per status; absent statuses are absent. */
   @Query("select status as value, count(*) as count from runs group by status")
   List<GroupCount> countByStatus();
+
+  // --- the batch hot path: the run row's lock and state as claims see them ----------------
+
+  /**
+   * Locks run {@code id}'s row until the caller's transaction ends: every claim that adds a slot
+   * holder takes it before it counts the run's holders (R5b), whichever execution, attempt or
+   * worker makes it. Empty if the run does not exist.
+   */
+  @Query("select id from runs where id = :id for update")
+  Optional<Long> lockRow(long id);
+
+  /**
+   * {@link #lockRow} and, in the same statement, the run's recorded cap and its definition's (the
+   * workflow's claim). Empty if the run does not exist.
+   */
+  @Query(
+      "select r.max_parallel_batches, d.max_parallel_batches as definition_cap"
+          + " from runs r left join backfill_definitions d on d.name = r.backfill"
+          + " where r.id = :id for update of r")
+  Optional<RunCaps> lockCaps(long id);
+
+  /**
+   * 1 while planning may still add batches a chain in lane {@code lane} could take: the run is
+   * running, not stopping, its plan not done and its cap covers the lane; 0 otherwise.
+   */
+  @Query(
+      "select count(*) from runs where id = :id and status = 'running'"
+          + " and stop_requested_at is null and not plan_done and :lane <= max_parallel_batches")
+  long planningGoesOn(long id, int lane);
 }

@@ -1,0 +1,16 @@
+package dev.dripline.store.run;
+
+import io.micronaut.core.annotation.Introspected;
+
+/**
+ * A batch an attempt marked running, with what it needs to run it ({@link BatchStore#startHead} and
+ * the chain's claims).
+ *
+ * @param number its number in the run
+ * @param startKey first key of its range
+ * @param endKey last key of its range
+ * @param size keys in the range
+ * @param options the run's options, as JSON text
+ */
+@Introspected
+public record BatchStart(int number, long startKey, long endKey, int size, String options) {}
