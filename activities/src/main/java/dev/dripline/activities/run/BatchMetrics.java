@@ -4,9 +4,6 @@ import dev.dripline.store.db.ShardedCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,14 +45,6 @@ public class BatchMetrics {
     Duration.ofHours(1),
   };
 
-  /**
-   * SQL, for the {@code returning} clause of an outcome's update of {@code batches b}: seconds the
-   * batch held its slot, from the claim that enqueued it (or, for a batch enqueued before that was
-   * recorded, its first attempt); null if neither is known.
-   */
-  static final String SLOT_SECONDS =
-      "extract(epoch from now() - coalesce(b.enqueued_at, b.started_at))::float8";
-
   private final MeterRegistry registry;
   private final Map<String, Timer> durations = new ConcurrentHashMap<>();
 
@@ -64,27 +53,7 @@ public class BatchMetrics {
   }
 
   /** A batch's recorded outcome: its backfill, and seconds it held its slot (null if unknown). */
-  record Outcome(String backfill, Double slotSeconds) {
-    /** Reads {@code backfill} and {@code slot_seconds} from a {@code returning} row. */
-    static Outcome of(ResultSet rs) throws SQLException {
-      String backfill = rs.getString("backfill");
-      double seconds = rs.getDouble("slot_seconds");
-      return new Outcome(backfill, rs.wasNull() ? null : Math.max(0, seconds));
-    }
-  }
-
-  /**
-   * Adds {@code count} batches of {@code backfill} to the outcome's counter, in the shard of batch
-   * {@code number}, inside the caller's transaction. Call it once the transaction holds every other
-   * lock it needs: counter rows are shared by all runs of a backfill, so they are held briefly and
-   * never while waiting for another lock (no lock-order cycle).
-   */
-  static void countFinished(
-      Connection connection, String backfill, String outcome, int number, long count)
-      throws SQLException {
-    ShardedCounters.addOutcomes(
-        connection, backfill, outcome, ShardedCounters.shardOf(number), count);
-  }
+  record Outcome(String backfill, Double slotSeconds) {}
 
   /** Records the time a batch held its slot; call after the outcome's transaction committed. */
   void recordSlotTime(Outcome outcome) {

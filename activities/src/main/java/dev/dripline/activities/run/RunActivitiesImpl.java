@@ -3,7 +3,6 @@ package dev.dripline.activities.run;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.counters.BatchOutcomeCounterStore;
 import dev.dripline.store.db.DataTransactions;
-import dev.dripline.store.db.Database;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchDone;
 import dev.dripline.store.run.BatchRange;
@@ -56,7 +55,6 @@ import java.util.Optional;
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
-  private final Database database;
   private final RunStore runs;
   private final BatchStore batches;
   private final BatchRequeue requeues;
@@ -66,7 +64,6 @@ public class RunActivitiesImpl implements RunActivities {
   private final BatchOutcomeCounterStore counters;
 
   public RunActivitiesImpl(
-      Database database,
       RunStore runs,
       BatchStore batches,
       BatchRequeue requeues,
@@ -74,7 +71,6 @@ public class RunActivitiesImpl implements RunActivities {
       EngineConfig engine,
       BatchMetrics metrics,
       BatchOutcomeCounterStore counters) {
-    this.database = database;
     this.runs = runs;
     this.batches = batches;
     this.requeues = requeues;
@@ -356,7 +352,10 @@ public class RunActivitiesImpl implements RunActivities {
       // Only the batches this call moved: a repeated stop finds none pending and counts none.
       int stopped = batches.stopPending(request.runId());
       // Only rows this transaction already holds (run, batches) are written after this.
-      BatchMetrics.countFinished(connection, locked.get().backfill(), "stopped", 0, stopped);
+      if (stopped > 0) {
+        counters.addOutcomes(
+            locked.get().backfill(), "stopped", ShardedCounters.shardOf(0), stopped);
+      }
     }
     BatchTally tally = batches.tally(request.runId());
     Optional<RunEnding> ending =
