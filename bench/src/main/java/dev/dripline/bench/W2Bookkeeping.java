@@ -1,7 +1,7 @@
 package dev.dripline.bench;
 
-import dev.dripline.activities.run.BatchExecution;
 import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.run.BatchStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,17 +29,31 @@ final class W2Bookkeeping {
   private static final int CLAIMABLE_FROM = 10_000_000;
 
   /**
-   * Dripline's own statement ({@link BatchExecution#RECORD_AND_CLAIM_NEXT}) with its tables renamed
-   * to the copies.
+   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} in positional form ({@code ?} for each named
+   * parameter, in the same order, the claim's slack a parameter again). Parameters: run, number,
+   * holder, run, shard, shard (the completion), chain head, holder, lease millis, run, run, lane,
+   * slack (the claim).
+   */
+  private static final String RECORD_AND_CLAIM_NEXT =
+      BatchStore.RECORD_AND_CLAIM_NEXT
+              .replace(
+                  "max_parallel_batches - 0" + BatchStore.CLAIM_NEXT_END,
+                  "max_parallel_batches - :slack" + BatchStore.CLAIM_NEXT_END)
+              .replaceAll(":[A-Za-z]+", "?")
+          + " from done d left join next n on true";
+
+  /**
+   * Dripline's own statement ({@link BatchStore#RECORD_AND_CLAIM_NEXT}) with its tables renamed to
+   * the copies.
    */
   static final String RECORD = record(RUN, BATCHES, KEY_COUNTS, OUTCOMES);
 
   /**
-   * {@link BatchExecution#RECORD_AND_CLAIM_NEXT} with Dripline's tables renamed to copies; bind it
-   * with {@link #bindRecord}.
+   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} with Dripline's tables renamed to copies; bind it with
+   * {@link #bindRecord}.
    */
   static String record(String runs, String batches, String keyCounts, String outcomes) {
-    return BatchExecution.RECORD_AND_CLAIM_NEXT
+    return RECORD_AND_CLAIM_NEXT
         .replaceAll("\\bbatches\\b", batches)
         .replaceAll("\\bruns\\b", runs)
         .replaceAll("\\brun_key_counts\\b", keyCounts)

@@ -724,21 +724,6 @@ public class BatchExecution {
     return new BatchResult(BatchOutcome.SKIPPED, 0);
   }
 
-  /**
-   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} in positional form ({@code ?} for each named
-   * parameter, in the same order, the claim's slack a parameter again), for the bench, whose W2
-   * system B runs this statement on copies of these tables (and commits in a round trip of its
-   * own). Parameters: run, number, holder, run, shard, shard (the completion), chain head, holder,
-   * lease millis, run, run, lane, slack (the claim).
-   */
-  public static final String RECORD_AND_CLAIM_NEXT =
-      BatchStore.RECORD_AND_CLAIM_NEXT
-              .replace(
-                  "max_parallel_batches - 0" + BatchStore.CLAIM_NEXT_END,
-                  "max_parallel_batches - :slack" + BatchStore.CLAIM_NEXT_END)
-              .replaceAll(":[A-Za-z]+", "?")
-          + " from done d left join next n on true";
-
   /** The batch's outcome as {@link BatchMetrics} records it. */
   private static BatchMetrics.Outcome outcome(String backfill, Double slotSeconds) {
     return new BatchMetrics.Outcome(

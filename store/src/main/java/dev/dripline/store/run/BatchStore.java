@@ -351,7 +351,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * cannot take the batch just completed: it was {@code running} in the statement's snapshot; it
    * replaces that slot holder (slack 0), so it needs no lock. Parameters, in order: those of the
    * completion, then those of the claim (slack 0 inlined). The bench's W2 system B runs this
-   * statement on copies of these tables ({@code BatchExecution.RECORD_AND_CLAIM_NEXT}).
+   * statement on copies of these tables (bench: {@code W2Bookkeeping}).
    */
   String RECORD_AND_CLAIM_NEXT =
       COMPLETE_CTES
