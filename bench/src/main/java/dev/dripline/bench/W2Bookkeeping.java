@@ -65,6 +65,8 @@ final class W2Bookkeeping {
     record.setLong(11, 1);
     record.setInt(12, 1);
     record.setInt(13, 0);
+    record.setInt(14, Integer.MAX_VALUE);
+    record.setInt(15, 0);
   }
 
   /** The slot holder the bench's batches are recorded under (Dripline's are batch attempts). */

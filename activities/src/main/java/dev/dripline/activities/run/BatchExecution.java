@@ -143,7 +143,7 @@ public class BatchExecution {
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
     Started next = resumeHeldOnceFree(runId, headNumber, attempt);
     if (next == null && mayGoOn(deadline, attempt)) {
-      next = claimOrAwait(runId, headNumber, work.lane(), deadline, attempt);
+      next = claimOrAwait(runId, headNumber, work.lane(), work.groupEnd(), deadline, attempt);
     }
     while (next != null) {
       Started batch = next;
@@ -160,7 +160,13 @@ public class BatchExecution {
                 connection ->
                     mayGoOn(deadline, attempt)
                         ? completeAndClaimNext(
-                            connection, runId, batch.number(), headNumber, work.lane(), attempt)
+                            connection,
+                            runId,
+                            batch.number(),
+                            headNumber,
+                            work.lane(),
+                            work.groupEnd(),
+                            attempt)
                         : new Recorded(complete(connection, runId, batch.number(), attempt), null));
       } catch (Exception e) {
         if (outageMayBeWaitedOut(e, attempt)
@@ -215,7 +221,7 @@ public class BatchExecution {
         attempt.release();
       }
       if (next == null && mayGoOn(deadline, attempt)) {
-        next = claimOrAwait(runId, headNumber, work.lane(), deadline, attempt);
+        next = claimOrAwait(runId, headNumber, work.lane(), work.groupEnd(), deadline, attempt);
       }
     }
     return new BatchResult(head.outcome(), head.size(), chained, chainedKeys, null, null, false);
@@ -269,21 +275,25 @@ public class BatchExecution {
    * docs/benchmarks.md: the first pages are small, and chains outran them).
    */
   private Started claimOrAwait(
-      long runId, int headNumber, int lane, long deadline, BatchAttempt attempt) {
+      long runId, int headNumber, int lane, Integer groupEnd, long deadline, BatchAttempt attempt) {
+    // A group takes only its own batches: it has none to wait for.
     long waitUntil =
-        Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PLAN_WAIT_MILLIS));
+        groupEnd != null
+            ? System.nanoTime()
+            : Math.min(
+                deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PLAN_WAIT_MILLIS));
     while (true) {
       long sentAt = System.nanoTime();
       Started next =
           store(
-              connection -> claimNext(connection, runId, headNumber, lane, attempt),
+              connection -> claimNext(connection, runId, headNumber, lane, groupEnd, attempt),
               // The first try may have taken a batch (and counted its attempt) and lost the answer:
               // resume that one.
               connection -> {
                 Started held = resumeHeld(connection, runId, headNumber, false, attempt);
                 return held != null
                     ? held
-                    : claimNext(connection, runId, headNumber, lane, attempt);
+                    : claimNext(connection, runId, headNumber, lane, groupEnd, attempt);
               },
               attempt);
       if (next != null) {
@@ -702,14 +712,19 @@ public class BatchExecution {
    * claim, never take the same batch.
    */
   private static Started claimNext(
-      Connection connection, long runId, int headNumber, int lane, BatchAttempt attempt)
+      Connection connection,
+      long runId,
+      int headNumber,
+      int lane,
+      Integer groupEnd,
+      BatchAttempt attempt)
       throws SQLException {
     connection.setAutoCommit(false);
     try {
       Started next = null;
       if (RunSlots.lockRun(connection, runId)) {
         try (PreparedStatement update = connection.prepareStatement(CLAIM_NEXT + STARTED_COLUMNS)) {
-          bindClaimNext(update, 1, runId, headNumber, lane, attempt, 1);
+          bindClaimNext(update, 1, runId, headNumber, lane, groupEnd, attempt, 1);
           next = started(update);
         }
       }
@@ -787,8 +802,8 @@ public class BatchExecution {
    * is running, not stopping, its cap covers the lane, and its slot holders (in the statement's
    * snapshot) leave room: at most the cap less the slack — 1 for a claim that adds a holder (made
    * under the run row's lock), 0 for one that replaces the batch completing in the same statement,
-   * which the snapshot still counts. Parameters: chain head, holder, lease millis, run, run, lane,
-   * slack.
+   * which the snapshot still counts. A group takes only batches numbered from its head to its last.
+   * Parameters: chain head, holder, lease millis, run, run, lane, group start, group end, slack.
    */
   private static final String CLAIM_NEXT =
       "update batches b set status = 'running', chain_head = ?, claim_token = null, holder = ?,"
@@ -799,6 +814,7 @@ public class BatchExecution {
           + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
           + " where p.run_id = ? and p.status = 'pending' and q.status = 'running'"
           + " and q.stop_requested_at is null and ? <= q.max_parallel_batches"
+          + " and p.number between ? and ?"
           + " and (select count(*) from batches h where h.run_id = q.id"
           + " and h.status in ('enqueued', 'running')) <= q.max_parallel_batches - ?"
           + " order by p.number limit 1 for update of p skip locked)";
@@ -824,6 +840,7 @@ public class BatchExecution {
       long runId,
       int headNumber,
       int lane,
+      Integer groupEnd,
       BatchAttempt attempt,
       int slack)
       throws SQLException {
@@ -833,8 +850,11 @@ public class BatchExecution {
     statement.setLong(first + 3, runId);
     statement.setLong(first + 4, runId);
     statement.setInt(first + 5, lane);
-    statement.setInt(first + 6, slack);
-    return first + 7;
+    // A group's batches follow its head; a chain takes any pending batch.
+    statement.setInt(first + 6, groupEnd == null ? 0 : headNumber);
+    statement.setInt(first + 7, groupEnd == null ? Integer.MAX_VALUE : groupEnd);
+    statement.setInt(first + 8, slack);
+    return first + 9;
   }
 
   /**
@@ -890,9 +910,10 @@ public class BatchExecution {
    * chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim cannot
    * take the batch just completed: it was {@code running} in the statement's snapshot; it replaces
    * that slot holder, so it needs no lock. Parameters: run, number, holder, run, shard, shard (the
-   * completion), chain head, holder, lease millis, run, run, lane, slack 0 (the claim). The engine
-   * runs it as {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}; public for the bench, whose W2 system B
-   * runs this statement on copies of these tables (and commits in a round trip of its own).
+   * completion), chain head, holder, lease millis, run, run, lane, group start, group end, slack 0
+   * (the claim). The engine runs it as {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}; public for the
+   * bench, whose W2 system B runs this statement on copies of these tables (and commits in a round
+   * trip of its own).
    */
   public static final String RECORD_AND_CLAIM_NEXT =
       recordAndClaimNext(" from done d left join next n on true");
@@ -916,11 +937,17 @@ public class BatchExecution {
 
   /** Runs {@link #RECORD_AND_CLAIM_NEXT_AND_COMMIT}. */
   private static Recorded completeAndClaimNext(
-      Connection connection, long runId, int number, int headNumber, int lane, BatchAttempt attempt)
+      Connection connection,
+      long runId,
+      int number,
+      int headNumber,
+      int lane,
+      Integer groupEnd,
+      BatchAttempt attempt)
       throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(RECORD_AND_CLAIM_NEXT_AND_COMMIT)) {
       int next = bindComplete(update, 1, runId, number, attempt.holder());
-      next = bindClaimNext(update, next, runId, headNumber, lane, attempt, 0);
+      next = bindClaimNext(update, next, runId, headNumber, lane, groupEnd, attempt, 0);
       long sentAt = System.nanoTime();
       bindSlotLostCheck(update, next, runId, number);
       try (ResultSet rs = resultOf(update)) {

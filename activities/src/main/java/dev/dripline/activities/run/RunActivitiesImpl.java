@@ -10,6 +10,7 @@ import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchFailure;
+import dev.dripline.workflows.run.BatchGroups;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.CapRecord;
@@ -34,7 +35,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -106,7 +109,8 @@ public class RunActivitiesImpl implements RunActivities {
         engine.maxBatchesPerExecution(),
         engine.batchChainTime().toMillis(),
         r.stopRequested(),
-        engine.endedRunRetryWindow().toMillis());
+        engine.endedRunRetryWindow().toMillis(),
+        engine.batchGroups());
   }
 
   /**
@@ -174,6 +178,9 @@ public class RunActivitiesImpl implements RunActivities {
           // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
           // locked before, so the UPDATE took more rows than its limit (F2 saw 25 and 73 batches
           // claimed at once with a cap of 8). The rows picked here are locked by this transaction.
+          if (request.groupsFrom() != null) {
+            return claimGroups(connection, request, cap, limit, slotsFull);
+          }
           List<Integer> picked = new ArrayList<>();
           try (PreparedStatement pick =
               connection.prepareStatement(
@@ -215,6 +222,61 @@ public class RunActivitiesImpl implements RunActivities {
           claimed.sort(Comparator.comparingInt(BatchRef::number));
           return new ClaimResult(List.copyOf(claimed), slotsFull && claimed.size() == limit);
         });
+  }
+
+  /**
+   * A claim for groups: reads the pending batches from {@code request.groupsFrom()} on (up to
+   * {@link BatchGroups#lookahead}), cuts them into groups of {@link BatchGroups#size} consecutive
+   * ones, and claims the heads of the first {@code limit} groups; the other members stay pending,
+   * for their group's activity to take.
+   */
+  private static ClaimResult claimGroups(
+      Connection connection, ClaimRequest request, int cap, int limit, boolean slotsFull)
+      throws SQLException {
+    List<Integer> pending = new ArrayList<>();
+    try (PreparedStatement pick =
+        connection.prepareStatement(
+            "select number from batches where run_id = ? and status = 'pending' and number >= ?"
+                + " order by number limit ?")) {
+      pick.setLong(1, request.runId());
+      pick.setInt(2, request.groupsFrom());
+      pick.setInt(3, BatchGroups.lookahead(cap));
+      try (ResultSet rs = pick.executeQuery()) {
+        while (rs.next()) {
+          pending.add(rs.getInt(1));
+        }
+      }
+    }
+    if (pending.isEmpty()) {
+      return new ClaimResult(List.of(), false);
+    }
+    int size = BatchGroups.size(pending.size(), cap);
+    List<Integer> heads = new ArrayList<>();
+    Map<Integer, Integer> ends = new HashMap<>();
+    for (int i = 0; i < pending.size() && heads.size() < limit; i += size) {
+      heads.add(pending.get(i));
+      ends.put(pending.get(i), pending.get(Math.min(i + size, pending.size()) - 1));
+    }
+    List<BatchRef> claimed = new ArrayList<>();
+    try (PreparedStatement claim =
+        connection.prepareStatement(
+            "update batches set status = 'enqueued', claim_token = ?, chain_head = null,"
+                + " holder = null, lease_until = null, enqueued_at = now()"
+                + " where run_id = ? and number = any (?) and status = 'pending'"
+                + " returning "
+                + BATCH_COLUMNS)) {
+      claim.setLong(1, request.token());
+      claim.setLong(2, request.runId());
+      claim.setArray(3, connection.createArrayOf("integer", heads.toArray()));
+      try (ResultSet rs = claim.executeQuery()) {
+        while (rs.next()) {
+          claimed.add(batchRef(rs));
+        }
+      }
+    }
+    claimed.sort(Comparator.comparingInt(BatchRef::number));
+    List<Integer> groupEnds = claimed.stream().map(b -> ends.get(b.number())).toList();
+    return new ClaimResult(List.copyOf(claimed), slotsFull && claimed.size() == limit, groupEnds);
   }
 
   /**

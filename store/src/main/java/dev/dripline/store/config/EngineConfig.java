@@ -25,6 +25,9 @@ import java.time.Duration;
  * @param endedRunRetryWindow how long the workflow of a run that ended failed or stopped stays open
  *     for a {@code retry} signal (from the Temporal CLI or Web UI as from the API) before it
  *     completes; 0 closes it at once. After it, the API's retry still revives the run.
+ * @param batchGroups whether the workflow hands each batch activity a group of consecutive pending
+ *     batches, instead of letting the activity chain any pending batch (measured against chains in
+ *     docs/benchmarks.md)
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -38,7 +41,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "500") int maxBatchesPerExecution,
     @Bindable(defaultValue = "10s") Duration batchChainTime,
     @Bindable(defaultValue = "10m") Duration databaseOutageWait,
-    @Bindable(defaultValue = "7d") Duration endedRunRetryWindow) {
+    @Bindable(defaultValue = "7d") Duration endedRunRetryWindow,
+    @Bindable(defaultValue = "false") boolean batchGroups) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(

@@ -34,6 +34,12 @@ final class BatchLanes {
   /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
   private boolean slotsFull;
 
+  /**
+   * With groups ({@link RunSettings#groups()}): the lowest batch number not yet handed to a group;
+   * 0 to look from the start again (batches a group left pending, or a retry re-queued).
+   */
+  private int groupsFrom;
+
   BatchLanes(RunLedger run, RunRequests requests) {
     this.run = run;
     this.requests = requests;
@@ -71,15 +77,27 @@ final class BatchLanes {
         planNextPage();
         break;
       }
+      boolean groups = run.settings.groups();
       ClaimResult claim =
-          run.runs.claimPending(new ClaimRequest(run.runId, run.claimSequence++, free));
-      for (BatchRef batch : claim.batches()) {
-        start(batch, slots.take(batch), batchOptions);
+          run.runs.claimPending(
+              new ClaimRequest(run.runId, run.claimSequence++, free, groups ? groupsFrom : null));
+      for (int i = 0; i < claim.batches().size(); i++) {
+        BatchRef batch = claim.batches().get(i);
+        Integer groupEnd = groups ? claim.groupEnd(i) : null;
+        if (groupEnd != null) {
+          groupsFrom = Math.max(groupsFrom, groupEnd + 1);
+        }
+        start(batch, slots.take(batch), batchOptions, groupEnd);
       }
       if (claim.batches().size() < free) {
         if (claim.slotsFull() && RunWorkflowVersions.has(WAIT_FOR_FULL_SLOTS)) {
           slotsFull = true;
           break;
+        }
+        if (groups && groupsFrom > 0) {
+          // Look again from the start: batches a group left, or a retry re-queued.
+          groupsFrom = 0;
+          continue;
         }
         run.mayHavePending = false;
       }
@@ -166,7 +184,7 @@ final class BatchLanes {
             : ChainPace.MIN_LOOK_MILLIS);
   }
 
-  private void start(BatchRef batch, int lane, ActivityOptions options) {
+  private void start(BatchRef batch, int lane, ActivityOptions options, Integer groupEnd) {
     long chainMillis = run.settings.chainMillis();
     String summary =
         "batch "
@@ -176,7 +194,9 @@ final class BatchLanes {
             + ".."
             + batch.endKey()
             + "]"
-            + (chainMillis > 0 ? ", then pending ones, slot " + lane : "");
+            + (groupEnd != null
+                ? ", group to batch " + groupEnd + ", slot " + lane
+                : chainMillis > 0 ? ", then pending ones, slot " + lane : "");
     BatchActivities activities =
         Workflow.newActivityStub(
             BatchActivities.class, options.toBuilder().setSummary(summary).build());
@@ -184,7 +204,7 @@ final class BatchLanes {
     Promise<BatchResult> result =
         Async.function(
             activities::processBatch,
-            new BatchWork(run.runId, run.settings.backfill(), batch, lane, chainMillis));
+            new BatchWork(run.runId, run.settings.backfill(), batch, lane, chainMillis, groupEnd));
     result.handle(
         (value, failure) -> {
           run.slots.completed(batch, value, failure);
@@ -233,6 +253,8 @@ final class BatchLanes {
           new BatchFailure(run.runId, batch.number(), result.handoffError()));
       return;
     }
-    start(batch, run.slots.take(batch, lane), handoffOptions);
+    // With groups, a handed-off batch goes on alone.
+    Integer groupEnd = run.settings.groups() ? batch.number() : null;
+    start(batch, run.slots.take(batch, lane), handoffOptions, groupEnd);
   }
 }
