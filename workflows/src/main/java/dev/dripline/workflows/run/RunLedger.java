@@ -31,7 +31,7 @@ final class RunLedger {
   Instant startedAt;
   Instant finishedAt;
 
-  /** Planning calls, their sizes and the window kept ahead of the chains; made by configure(). */
+  /** Planning calls, their sizes and the window kept ahead of the chains ({@link BatchLanes}). */
   PlanWindow window;
 
   /** False once a claim found no pending batch; a plan page, retry or revival sets it again. */
