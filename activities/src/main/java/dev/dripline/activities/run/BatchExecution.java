@@ -26,6 +26,7 @@ import dev.dripline.workflows.run.DriplineFailure;
 import io.micronaut.data.connection.exceptions.ConnectionException;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -183,11 +184,12 @@ public class BatchExecution {
                 runId,
                 batch,
                 attempt,
-                () ->
+                transaction ->
                     mayGoOn(deadline, attempt)
                         ? completeAndClaimNext(
-                            runId, batch.number(), headNumber, work.lane(), attempt)
-                        : new Recorded(complete(runId, batch.number(), attempt), null));
+                            transaction, runId, batch.number(), headNumber, work.lane(), attempt)
+                        : new Recorded(
+                            complete(transaction, runId, batch.number(), attempt), null));
       } catch (Exception e) {
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -385,7 +387,7 @@ public class BatchExecution {
       if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
         definition.processBatch(context, batch.range());
         requireNotFenced(attempt);
-        return record.run();
+        return record.run(null);
       }
       return transactions.inTransaction(
           connection -> {
@@ -400,7 +402,7 @@ public class BatchExecution {
               attempt.statementConnection(null);
             }
             try {
-              return record.run();
+              return record.run(connection);
             } catch (RuntimeException e) {
               throw inside[0] = e;
             }
@@ -424,7 +426,11 @@ public class BatchExecution {
   /** A batch's record statement. */
   @FunctionalInterface
   private interface Record {
-    Recorded run();
+    /**
+     * Records the batch: in auto-commit when {@code transaction} is null, else on it and with its
+     * COMMIT in the same round trip.
+     */
+    Recorded run(Connection transaction) throws SQLException;
   }
 
   /**
@@ -577,7 +583,7 @@ public class BatchExecution {
                 runId,
                 started,
                 attempt,
-                () -> new Recorded(complete(runId, number, attempt), null));
+                transaction -> new Recorded(complete(transaction, runId, number, attempt), null));
       } catch (Exception e) {
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
@@ -734,9 +740,13 @@ public class BatchExecution {
    * Records batch {@code number} completed ({@link BatchStore#complete}); fails with {@link
    * #SLOT_LOST} if it was not running under this attempt any more.
    */
-  private BatchMetrics.Outcome complete(long runId, int number, BatchAttempt attempt) {
+  private BatchMetrics.Outcome complete(
+      Connection transaction, long runId, int number, BatchAttempt attempt) throws SQLException {
+    int shard = ShardedCounters.shardOf(number);
     BatchDone done =
-        batches.complete(runId, number, attempt.holder(), ShardedCounters.shardOf(number));
+        transaction == null
+            ? batches.complete(runId, number, attempt.holder(), shard)
+            : batches.completeAndCommit(transaction, runId, number, attempt.holder(), shard);
     return outcome(done.backfill(), done.slotSeconds());
   }
 
@@ -746,17 +756,22 @@ public class BatchExecution {
    * bookkeeping (W2 in docs/benchmarks.md).
    */
   private Recorded completeAndClaimNext(
-      long runId, int number, int headNumber, int lane, BatchAttempt attempt) {
+      Connection transaction,
+      long runId,
+      int number,
+      int headNumber,
+      int lane,
+      BatchAttempt attempt)
+      throws SQLException {
     long sentAt = System.nanoTime();
+    int shard = ShardedCounters.shardOf(number);
+    long leaseMillis = attempt.lease().toMillis();
     ChainStep step =
-        batches.completeAndClaimNext(
-            runId,
-            number,
-            attempt.holder(),
-            ShardedCounters.shardOf(number),
-            headNumber,
-            attempt.lease().toMillis(),
-            lane);
+        transaction == null
+            ? batches.completeAndClaimNext(
+                runId, number, attempt.holder(), shard, headNumber, leaseMillis, lane)
+            : batches.completeClaimNextAndCommit(
+                transaction, runId, number, attempt.holder(), shard, headNumber, leaseMillis, lane);
     return new Recorded(
         outcome(step.backfill(), step.slotSeconds()), Started.of(step.next()), sentAt);
   }

@@ -7,7 +7,11 @@ import io.micronaut.data.model.Page;
 import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -371,6 +375,70 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   @Query(RECORD_AND_CLAIM_NEXT + SLOT_LOST_CHECK + " left join next n on true")
   ChainStep completeAndClaimNext(
       long runId, int number, String holder, int shard, int headNumber, long leaseMillis, int lane);
+
+  /**
+   * {@link #complete} and COMMIT in one round trip, on {@code transaction} (its work, the record
+   * and the commit: W2 in docs/benchmarks.md). When the batch was not running under {@code holder}
+   * any more the statement fails with SQLSTATE {@code DL001}, the COMMIT behind it does not run,
+   * and the caller rolls back: the batch's writes are not committed.
+   */
+  default BatchDone completeAndCommit(
+      Connection transaction, long runId, int number, String holder, int shard)
+      throws SQLException {
+    Map<String, Object> values =
+        Map.of("runId", runId, "number", number, "holder", holder, "shard", shard);
+    try (ResultSet row =
+        NamedSql.executeAndCommit(
+            transaction,
+            COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK,
+            values)) {
+      row.next();
+      return new BatchDone(row.getString("backfill"), NamedSql.doubleOrNull(row, "slot_seconds"));
+    }
+  }
+
+  /**
+   * {@link #completeAndClaimNext} and COMMIT in one round trip, on {@code transaction}; fails as
+   * {@link #completeAndCommit} does, committing nothing, when the batch was not running under
+   * {@code holder} any more.
+   */
+  default ChainStep completeClaimNextAndCommit(
+      Connection transaction,
+      long runId,
+      int number,
+      String holder,
+      int shard,
+      int headNumber,
+      long leaseMillis,
+      int lane)
+      throws SQLException {
+    Map<String, Object> values =
+        Map.of(
+            "runId", runId,
+            "number", number,
+            "holder", holder,
+            "shard", shard,
+            "headNumber", headNumber,
+            "leaseMillis", leaseMillis,
+            "lane", lane);
+    try (ResultSet row =
+        NamedSql.executeAndCommit(
+            transaction,
+            RECORD_AND_CLAIM_NEXT + SLOT_LOST_CHECK + " left join next n on true",
+            values)) {
+      row.next();
+      int next = row.getInt("number");
+      boolean claimed = !row.wasNull();
+      return new ChainStep(
+          row.getString("backfill"),
+          NamedSql.doubleOrNull(row, "slot_seconds"),
+          claimed ? next : null,
+          claimed ? row.getLong("start_key") : null,
+          claimed ? row.getLong("end_key") : null,
+          claimed ? row.getInt("size") : null,
+          row.getString("options"));
+    }
+  }
 
   /**
    * Records the error of an attempt that ended, and ends its lease, so the next attempt need not
