@@ -1,6 +1,8 @@
 package dev.dripline.app;
 
+import dev.dripline.spi.Key;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.keys.KeyCodec;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.sql.PreparedStatement;
@@ -45,6 +47,29 @@ public final class TestData {
         SCHEMA,
         defaultBatchSize,
         maxParallelBatches);
+  }
+
+  /** A definition whose key is {@code keyJson} ({@code [{name, type}]}). */
+  public void definition(String name, String keyJson) {
+    sql(
+        "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
+            + " max_parallel_batches, key) values (?, 'a test definition', ?::jsonb, 10, null,"
+            + " ?::jsonb)",
+        name,
+        SCHEMA,
+        keyJson);
+  }
+
+  /** Inserts a pending batch with keys of any type, as the engine writes them. */
+  public void batch(long runId, int number, Key startKey, Key endKey, int size) {
+    sql(
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " values (?, ?, ?, ?, ?, 'pending')",
+        runId,
+        number,
+        KeyCodec.encode(startKey),
+        KeyCodec.encode(endKey),
+        size);
   }
 
   /** Inserts a run of {@code backfill} in {@code status}; returns its id. */

@@ -3,36 +3,17 @@ package dev.dripline.spi;
 import java.util.List;
 
 /**
- * A backfill written once by an engineer: which keys to visit and what to do with one batch.
- * Register an implementation as a Micronaut {@code @Singleton} in the worker; the worker publishes
- * its name, description, options and caps to the catalogue at start-up.
+ * A backfill over {@code long} keys, listed by its own code: which keys to visit and what to do
+ * with one batch. (Keys of other types: {@link KeyedBackfillDefinition}; a table's keys listed by
+ * the engine: {@link TableBackfillDefinition}.) Its key shows in the catalogue as one bigint
+ * column, {@code id}.
  *
  * <p>Keys are {@code long}s visited in ascending order. Dripline cuts them into batches of at most
  * {@code batchSize} keys, as inclusive {@link KeyRange}s. At batch time the definition evaluates
  * its scope again inside the range, so a record that no longer matches is skipped; processing a
  * batch twice must be harmless.
  */
-public interface BackfillDefinition {
-
-  /** Stable name, e.g. {@code example.sleep}; runs refer to it. */
-  String name();
-
-  /** One sentence an operator reads in the catalogue. */
-  String description();
-
-  /** Typed options a run may or must give. */
-  List<OptionSpec> options();
-
-  /** Batch size used when a run gives none. */
-  int defaultBatchSize();
-
-  /**
-   * Most batches of one run that may hold a slot at once, for work that serialises on a shared
-   * resource; {@code null} for no definition-level cap.
-   */
-  default Integer maxParallelBatches() {
-    return null;
-  }
+public interface BackfillDefinition extends Backfill {
 
   /**
    * Up to {@code limit} keys in scope strictly greater than {@code afterKey} (all keys from the
@@ -51,17 +32,4 @@ public interface BackfillDefinition {
    * @throws Exception any other failure, retried by the engine with backoff
    */
   void processBatch(BackfillContext context, KeyRange range) throws Exception;
-
-  /**
-   * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
-   * applied one at a time in arrival order; applying one twice must be harmless.
-   *
-   * @param context the target and its options
-   * @param payloadJson the live batch's payload as JSON
-   * @throws PermanentBackfillException when the batch can never apply: the target needs a resync
-   * @throws Exception any other failure, retried by the engine
-   */
-  default void applyLive(LiveContext context, String payloadJson) throws Exception {
-    throw new PermanentBackfillException(name() + " does not accept live batches");
-  }
 }

@@ -51,6 +51,10 @@ public final class BackfillOptions {
     return string(name).map(LocalDate::parse);
   }
 
+  public LocalDate requireDate(String name) {
+    return date(name).orElseThrow(() -> missing(name));
+  }
+
   public Optional<Instant> instant(String name) {
     return string(name).map(Instant::parse);
   }

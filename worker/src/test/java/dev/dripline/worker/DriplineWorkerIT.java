@@ -3,7 +3,7 @@ package dev.dripline.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.registry.BackfillRegistry;
-import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.store.db.Database;
 import dev.dripline.workflows.metrics.MetricsInput;
 import dev.dripline.workflows.metrics.MetricsWorkflow;
@@ -66,9 +66,7 @@ class DriplineWorkerIT {
       assertThat(factory.isStarted()).isTrue();
       assertThat(factory.getWorker("dripline-worker-it")).isNotNull();
       List<String> hosted =
-          context.getBean(BackfillRegistry.class).all().stream()
-              .map(BackfillDefinition::name)
-              .toList();
+          context.getBean(BackfillRegistry.class).all().stream().map(KeyedBackfill::name).toList();
       assertThat(hosted).isNotEmpty();
       assertThat(published(context.getBean(Database.class))).containsAll(hosted);
     }

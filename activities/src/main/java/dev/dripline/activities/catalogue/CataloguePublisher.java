@@ -1,7 +1,8 @@
 package dev.dripline.activities.catalogue;
 
 import dev.dripline.activities.registry.BackfillRegistry;
-import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.activities.registry.KeyedBackfill;
+import dev.dripline.spi.Backfill;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
@@ -34,13 +35,15 @@ public class CataloguePublisher {
   @Transactional
   public int publish() {
     int published = 0;
-    for (BackfillDefinition definition : registry.all()) {
+    for (KeyedBackfill keyed : registry.all()) {
+      Backfill definition = keyed.definition();
       catalogue.publish(
           definition.name(),
           definition.description(),
           schemaJson.write(definition.options()),
           definition.defaultBatchSize(),
-          definition.maxParallelBatches());
+          definition.maxParallelBatches(),
+          schemaJson.writeKey(keyed.key()));
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -1,5 +1,7 @@
 package dev.dripline.activities.catalogue;
 
+import dev.dripline.spi.KeyColumn;
+import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
@@ -17,6 +19,7 @@ import java.util.List;
 @Singleton
 public class OptionSchemaJson {
   private static final Argument<List<OptionSpec>> SCHEMA = Argument.listOf(OptionSpec.class);
+  private static final Argument<List<KeyColumn>> KEY = Argument.listOf(KeyColumn.class);
 
   private final ObjectMapper objectMapper;
 
@@ -29,6 +32,15 @@ public class OptionSchemaJson {
       return objectMapper.writeValueAsString(SCHEMA, options);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write option schema", e);
+    }
+  }
+
+  /** A definition's key as the catalogue keeps it: {@code [{name, type}]}. */
+  public String writeKey(KeySchema key) {
+    try {
+      return objectMapper.writeValueAsString(KEY, key.columns());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write key schema", e);
     }
   }
 

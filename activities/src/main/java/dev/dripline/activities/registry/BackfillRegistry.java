@@ -1,8 +1,10 @@
 package dev.dripline.activities.registry;
 
-import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.Backfill;
+import dev.dripline.store.db.Database;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Collection;
 import java.util.Collections;
@@ -12,31 +14,40 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The backfill definitions this process hosts, by name.
+ * The backfill definitions this process hosts, by name, each as the engine drives it ({@link
+ * KeyedBackfill}).
  *
- * <p>Invariant: names are unique and every definition's declared caps are valid; a worker that
- * would host two definitions under one name, or a definition with a batch size or cap below 1,
- * refuses to start rather than run the wrong code for a run.
+ * <p>Invariant: names are unique and every definition's declared caps, key and table are valid; a
+ * worker that would host two definitions under one name, or a definition with a batch size or cap
+ * below 1, refuses to start rather than run the wrong code for a run.
  */
 @Singleton
 public class BackfillRegistry {
-  private final Map<String, BackfillDefinition> byName;
+  private final Map<String, KeyedBackfill> byName;
 
-  public BackfillRegistry(List<BackfillDefinition> definitions) {
-    Map<String, BackfillDefinition> map = new TreeMap<>();
-    for (BackfillDefinition definition : definitions) {
+  /** Definitions whose keys are their own to list (a table definition needs a database). */
+  public BackfillRegistry(List<? extends Backfill> definitions) {
+    this(List.<Backfill>copyOf(definitions), null);
+  }
+
+  /** {@code database} lists the keys of table definitions (K3). */
+  @Inject
+  public BackfillRegistry(List<Backfill> definitions, Database database) {
+    Map<String, KeyedBackfill> map = new TreeMap<>();
+    for (Backfill definition : definitions) {
       String name = definition.name();
       if (name == null || name.isBlank()) {
         throw new IllegalStateException(
             "backfill definition " + definition.getClass().getName() + " has no name");
       }
-      BackfillDefinition previous = map.putIfAbsent(name, definition);
+      KeyedBackfill keyed = KeyedBackfill.of(definition, database);
+      KeyedBackfill previous = map.putIfAbsent(name, keyed);
       if (previous != null) {
         throw new IllegalStateException(
             "backfill name "
                 + name
                 + " is registered twice: by "
-                + previous.getClass().getName()
+                + previous.definition().getClass().getName()
                 + " and "
                 + definition.getClass().getName());
       }
@@ -48,17 +59,20 @@ public class BackfillRegistry {
       if (cap != null && cap < 1) {
         throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
       }
+      if (keyed.key() == null) {
+        throw new IllegalStateException("backfill " + name + " declares no key");
+      }
     }
     this.byName = Collections.unmodifiableMap(map);
   }
 
   /** Every hosted definition, ordered by name. */
-  public Collection<BackfillDefinition> all() {
+  public Collection<KeyedBackfill> all() {
     return byName.values();
   }
 
   /** The definition registered under {@code name}, if this process hosts it. */
-  public Optional<BackfillDefinition> find(String name) {
+  public Optional<KeyedBackfill> find(String name) {
     return Optional.ofNullable(name).map(byName::get);
   }
 
@@ -68,7 +82,7 @@ public class BackfillRegistry {
    * @throws ApplicationFailure non-retryable, of type {@link DriplineFailure#UNKNOWN_BACKFILL}, if
    *     this worker hosts no such definition: retrying on the same worker cannot help
    */
-  public BackfillDefinition require(String name) {
+  public KeyedBackfill require(String name) {
     return find(name)
         .orElseThrow(
             () ->

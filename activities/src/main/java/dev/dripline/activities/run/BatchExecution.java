@@ -1,11 +1,10 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.activities.registry.BackfillRegistry;
+import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
-import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.PermanentBackfillException;
-import dev.dripline.spi.TransactionalBackfillDefinition;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
@@ -110,14 +109,14 @@ public class BatchExecution {
   }
 
   /** What an attempt needs from the batch row it marked running. */
-  private record Started(int number, KeyRange range, int size, String options) {
+  private record Started(int number, KeySpan range, int size, String options) {
     /** The batch a statement marked running; null if none. */
     static Started of(BatchStart start) {
       return start == null
           ? null
           : new Started(
               start.number(),
-              new KeyRange(start.startKey(), start.endKey()),
+              new KeySpan(start.startKey(), start.endKey()),
               start.size(),
               start.options());
     }
@@ -157,7 +156,7 @@ public class BatchExecution {
 
   private BatchResult processChain(BatchWork work, BatchAttempt attempt) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(work.chainMillis());
-    BackfillDefinition definition = registry.require(work.backfill());
+    KeyedBackfill definition = registry.require(work.backfill());
     BatchResult head = processHead(definition, work, attempt);
     if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
       return head;
@@ -220,7 +219,10 @@ public class BatchExecution {
             chained,
             chainedKeys,
             new BatchRef(
-                batch.number(), batch.range().startKey(), batch.range().endKey(), batch.size()),
+                batch.number(),
+                batch.range().startKey().toString(),
+                batch.range().endKey().toString(),
+                batch.size()),
             error,
             e instanceof PermanentBackfillException);
       }
@@ -367,24 +369,26 @@ public class BatchExecution {
    * Runs the definition on {@code batch}, then {@code record}, the statement that records it — or,
    * when the batch no longer held its slot, fails with {@link #SLOT_LOST} and records nothing
    * ({@link Recorded#completed()} null). Any other definition's batch is recorded by that one
-   * statement in auto-commit: one round trip. A {@link TransactionalBackfillDefinition} works
-   * inside a transaction ({@link DataTransactions}) that the record joins, so its writes commit
-   * with the record or not at all: its own statements, the record and the COMMIT (W2 in
-   * docs/benchmarks.md).
+   * statement in auto-commit: one round trip. A {@linkplain KeyedBackfill#transactional()
+   * transactional} one (a {@link dev.dripline.spi.TransactionalBackfillDefinition} or a table
+   * definition) works inside a transaction ({@link DataTransactions}) that the record joins, so its
+   * writes commit with the record or not at all: its own statements, the record and the COMMIT (W2
+   * in docs/benchmarks.md).
    *
    * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
    *     the batch was recorded
    */
   private Recorded runAndRecord(
-      BackfillDefinition definition, long runId, Started batch, BatchAttempt attempt, Record record)
+      KeyedBackfill definition, long runId, Started batch, BatchAttempt attempt, Record record)
       throws Exception {
-    BackfillContext context = optionsReader.context(runId, definition, batch.options());
+    BackfillContext context =
+        optionsReader.context(runId, definition.definition(), batch.options());
     // What failed inside the transaction: ending a transaction whose connection broke fails too
     // ("Connection is closed", no SQLState), and that failure replaces the first one, which says
     // what happened (e.g. a lost connection, which is an outage to wait out).
     RuntimeException[] inside = new RuntimeException[1];
     try {
-      if (!(definition instanceof TransactionalBackfillDefinition transactional)) {
+      if (!definition.transactional()) {
         definition.processBatch(context, batch.range());
         requireNotFenced(attempt);
         return record.run(null);
@@ -394,7 +398,7 @@ public class BatchExecution {
             // A fence cancels the definition's statement on this connection.
             attempt.statementConnection(connection);
             try {
-              transactional.processBatch(context, batch.range(), connection);
+              definition.processBatch(context, batch.range(), connection);
               requireNotFenced(attempt);
             } catch (Exception e) {
               throw inside[0] = new DefinitionFailed(e);
@@ -565,8 +569,7 @@ public class BatchExecution {
   }
 
   /** The head batch: the one the workflow claimed for this activity. */
-  private BatchResult processHead(
-      BackfillDefinition definition, BatchWork work, BatchAttempt attempt) {
+  private BatchResult processHead(KeyedBackfill definition, BatchWork work, BatchAttempt attempt) {
     long runId = work.runId();
     int number = work.batch().number();
     Started started = takeHead(runId, number, attempt);

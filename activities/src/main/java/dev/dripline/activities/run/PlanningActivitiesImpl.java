@@ -1,17 +1,20 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.activities.registry.BackfillRegistry;
+import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
+import dev.dripline.spi.Key;
+import dev.dripline.spi.KeySchema;
+import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
+import dev.dripline.store.keys.KeyCodec;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.PlanCursor;
 import dev.dripline.store.run.RunStore;
-import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
@@ -25,6 +28,7 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -137,7 +141,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       boolean stopRequested,
       int batchSize,
       Long maxRecords,
-      Long afterKey,
+      Key afterKey,
       boolean done,
       int nextBatchNumber,
       long plannedKeys,
@@ -252,30 +256,20 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         return new Planned(new PlanPage(0, false, null, pending), false);
       }
     }
-    BackfillDefinition definition = registry.require(cursor.backfill());
+    KeyedBackfill definition = registry.require(cursor.backfill());
 
-    int batchSize = cursor.batchSize();
-    int batchesWanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE / batchSize));
-    long limit = (long) batchSize * batchesWanted;
     Long remaining =
         cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();
-    if (remaining != null) {
-      limit = Math.min(limit, Math.max(0, remaining));
-    }
+    Page page =
+        definition instanceof KeyedBackfill.Windows windows
+            ? windowsPage(windows, request, cursor, remaining)
+            : keysPage(definition, request, cursor, remaining);
+    boolean done = page.done();
+    List<PlannedBatch> batches = page.batches();
+    int keysPlanned = batches.stream().mapToInt(PlannedBatch::size).sum();
 
-    List<Long> keys =
-        limit == 0 ? List.of() : keysAfter(definition, request.runId(), cursor, (int) limit);
-
-    boolean scopeExhausted = keys.size() < limit;
-    boolean maxRecordsReached = remaining != null && keys.size() >= remaining;
-    boolean done = scopeExhausted || maxRecordsReached;
-    List<BatchRef> batches = cut(keys, batchSize, cursor.nextBatchNumber(), done);
-    int keysPlanned = batches.stream().mapToInt(BatchRef::size).sum();
-
-    Long newAfterKey =
-        batches.isEmpty()
-            ? cursor.afterKey()
-            : Long.valueOf(batches.get(batches.size() - 1).endKey());
+    Key newAfterKey =
+        batches.isEmpty() ? cursor.afterKey() : batches.get(batches.size() - 1).endKey();
     long plannedKeys = cursor.plannedKeys() + keysPlanned;
     Long totalKeys = done ? plannedKeys : null;
     int nextBatchNumber = cursor.nextBatchNumber() + batches.size();
@@ -287,7 +281,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
               if (runs.advancePlan(
                       request.runId(),
                       cursor.nextBatchNumber(),
-                      newAfterKey,
+                      newAfterKey == null ? null : KeyCodec.encode(newAfterKey),
+                      asLong(newAfterKey),
                       nextBatchNumber,
                       plannedKeys,
                       done,
@@ -317,6 +312,57 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     return new Planned(new PlanPage(batches.size(), done, totalKeys), mayGoOn);
   }
 
+  /** A page of batches planned, and whether it reached the end of the run's scope. */
+  private record Page(List<PlannedBatch> batches, boolean done) {}
+
+  /**
+   * The next keys of the scope cut into batches of the run's size; as many as the request asks for,
+   * within {@link #MAX_KEYS_PER_PAGE} and the run's {@code maxRecords}.
+   */
+  private Page keysPage(
+      KeyedBackfill definition, PlanRequest request, Cursor cursor, Long remaining) {
+    int batchSize = cursor.batchSize();
+    int batchesWanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE / batchSize));
+    long limit = (long) batchSize * batchesWanted;
+    if (remaining != null) {
+      limit = Math.min(limit, Math.max(0, remaining));
+    }
+    List<Key> keys =
+        limit == 0 ? List.of() : keysAfter(definition, request.runId(), cursor, (int) limit);
+    boolean scopeExhausted = keys.size() < limit;
+    boolean maxRecordsReached = remaining != null && keys.size() >= remaining;
+    boolean done = scopeExhausted || maxRecordsReached;
+    return new Page(cut(keys, batchSize, cursor.nextBatchNumber(), done), done);
+  }
+
+  /**
+   * The next windows of a windowed definition (K4), one batch of size 1 each: nothing is scanned.
+   * {@code maxRecords} counts windows.
+   */
+  private Page windowsPage(
+      KeyedBackfill.Windows windows, PlanRequest request, Cursor cursor, Long remaining) {
+    long wanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE));
+    if (remaining != null) {
+      wanted = Math.min(wanted, Math.max(0, remaining));
+    }
+    List<KeySpan> spans;
+    try {
+      BackfillContext context =
+          optionsReader.context(request.runId(), windows.definition(), cursor.options());
+      spans =
+          wanted == 0 ? List.of() : windows.windowsAfter(context, cursor.afterKey(), (int) wanted);
+    } catch (Exception e) {
+      throw planningFailure(e);
+    }
+    List<PlannedBatch> batches = new ArrayList<>(spans.size());
+    int number = cursor.nextBatchNumber();
+    for (KeySpan span : spans) {
+      batches.add(new PlannedBatch(number++, span.startKey(), span.endKey(), 1));
+    }
+    boolean done = spans.size() < wanted || (remaining != null && spans.size() >= remaining);
+    return new Page(batches, done);
+  }
+
   /**
    * Pending batches of the run, counted up to twice {@link PlanRequest#keepPending()}: beyond what
    * decides whether to plan, so the workflow sees how fast the window drains even while it is full.
@@ -325,41 +371,56 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     return (int) batchStore.countPending(request.runId(), 2 * request.keepPending());
   }
 
-  private List<Long> keysAfter(
-      BackfillDefinition definition, long runId, Cursor cursor, int limit) {
-    List<Long> keys;
+  private List<Key> keysAfter(KeyedBackfill definition, long runId, Cursor cursor, int limit) {
+    List<Key> keys;
     try {
-      BackfillContext context = optionsReader.context(runId, definition, cursor.options());
+      BackfillContext context =
+          optionsReader.context(runId, definition.definition(), cursor.options());
       keys = definition.keysAfter(context, cursor.afterKey(), limit);
-    } catch (PermanentBackfillException e) {
-      throw ApplicationFailure.newNonRetryableFailureWithCause(
-          ErrorText.of(e), DriplineFailure.PLANNING_PERMANENT.name(), e);
     } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      throw ApplicationFailure.newFailureWithCause(
-          ErrorText.of(e), DriplineFailure.PLANNING_FAILED.name(), e);
+      throw planningFailure(e);
     }
-    checkOrder(definition, cursor.afterKey(), keys, limit);
-    return keys;
+    return checked(definition, cursor.afterKey(), keys, limit);
+  }
+
+  /** What a definition threw while planning, as the activity's failure: permanent or retried. */
+  private static ApplicationFailure planningFailure(Exception e) {
+    if (e instanceof PermanentBackfillException) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(
+          ErrorText.of(e), DriplineFailure.PLANNING_PERMANENT.name(), e);
+    }
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    return ApplicationFailure.newFailureWithCause(
+        ErrorText.of(e), DriplineFailure.PLANNING_FAILED.name(), e);
   }
 
   /**
-   * A definition that returns keys out of order, repeated, or more than asked would make batches
-   * overlap or planning loop forever; that is a bug no retry fixes.
+   * {@code keys}, each conformed to the definition's key ({@link KeySchema#conform}). A definition
+   * that returns keys of another type, out of order, repeated, or more than asked would make
+   * batches overlap or planning loop forever; that is a bug no retry fixes.
    */
-  private static void checkOrder(
-      BackfillDefinition definition, Long afterKey, List<Long> keys, int limit) {
+  private static List<Key> checked(
+      KeyedBackfill definition, Key afterKey, List<Key> keys, int limit) {
     String problem = null;
+    List<Key> conformed = new ArrayList<>(keys == null ? 0 : keys.size());
     if (keys == null) {
       problem = "returned null";
     } else if (keys.size() > limit) {
       problem = "returned " + keys.size() + " keys when asked for at most " + limit;
     } else {
-      Long previous = afterKey;
-      for (Long key : keys) {
-        if (key == null || (previous != null && key <= previous)) {
+      Key previous = afterKey;
+      for (Key returned : keys) {
+        Key key;
+        try {
+          key = returned == null ? null : definition.key().conform(returned);
+        } catch (IllegalArgumentException e) {
+          problem = "returned key " + returned + " that does not fit its key: " + e.getMessage();
+          break;
+        }
+        if (key == null
+            || (previous != null && definition.checksKeyOrder() && key.compareTo(previous) <= 0)) {
           problem =
               "returned key "
                   + key
@@ -368,6 +429,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
                   + "; keys must be strictly ascending and after the cursor";
           break;
         }
+        conformed.add(key);
         previous = key;
       }
     }
@@ -376,6 +438,15 @@ public class PlanningActivitiesImpl implements PlanningActivities {
           "keysAfter of backfill " + definition.name() + " " + problem,
           DriplineFailure.PLANNING_PERMANENT.name());
     }
+    return conformed;
+  }
+
+  /** A batch cut from a page of keys: its number and inclusive key range. */
+  record PlannedBatch(int number, Key startKey, Key endKey, int size) {}
+
+  /** A {@code long} key's value, for the bigint columns the release before typed keys reads. */
+  static Long asLong(Key key) {
+    return key != null && key.size() == 1 && key.get(0) instanceof Long value ? value : null;
   }
 
   /**
@@ -383,15 +454,15 @@ public class PlanningActivitiesImpl implements PlanningActivities {
    * planning is done; otherwise its keys are asked for again next time, so that every batch but the
    * run's last is full.
    */
-  static List<BatchRef> cut(List<Long> keys, int batchSize, int firstNumber, boolean done) {
-    List<BatchRef> batches = new ArrayList<>();
+  static List<PlannedBatch> cut(List<Key> keys, int batchSize, int firstNumber, boolean done) {
+    List<PlannedBatch> batches = new ArrayList<>();
     int number = firstNumber;
     for (int from = 0; from < keys.size(); from += batchSize) {
       int to = Math.min(from + batchSize, keys.size());
       if (to - from < batchSize && !done) {
         break;
       }
-      batches.add(new BatchRef(number++, keys.get(from), keys.get(to - 1), to - from));
+      batches.add(new PlannedBatch(number++, keys.get(from), keys.get(to - 1), to - from));
     }
     return batches;
   }
@@ -419,22 +490,27 @@ public class PlanningActivitiesImpl implements PlanningActivities {
    * Inserts a page's batches as one statement ({@link BatchStore#insertPage}: arrays unnested), not
    * one per batch.
    */
-  private void insert(long runId, List<BatchRef> page) {
+  private void insert(long runId, List<PlannedBatch> page) {
     if (page.isEmpty()) {
       return;
     }
     int n = page.size();
     int[] numbers = new int[n];
-    long[] starts = new long[n];
-    long[] ends = new long[n];
+    String[] starts = new String[n];
+    String[] ends = new String[n];
+    Long[] startLongs = new Long[n];
+    Long[] endLongs = new Long[n];
     int[] sizes = new int[n];
+    HexFormat hex = HexFormat.of();
     for (int i = 0; i < n; i++) {
-      BatchRef batch = page.get(i);
+      PlannedBatch batch = page.get(i);
       numbers[i] = batch.number();
-      starts[i] = batch.startKey();
-      ends[i] = batch.endKey();
+      starts[i] = hex.formatHex(KeyCodec.encode(batch.startKey()));
+      ends[i] = hex.formatHex(KeyCodec.encode(batch.endKey()));
+      startLongs[i] = asLong(batch.startKey());
+      endLongs[i] = asLong(batch.endKey());
       sizes[i] = batch.size();
     }
-    batchStore.insertPage(runId, numbers, starts, ends, sizes);
+    batchStore.insertPage(runId, numbers, starts, ends, startLongs, endLongs, sizes);
   }
 }

@@ -210,7 +210,8 @@ public class RunActivitiesImpl implements RunActivities {
   }
 
   private static BatchRef batchRef(BatchRange batch) {
-    return new BatchRef(batch.number(), batch.startKey(), batch.endKey(), batch.size());
+    return new BatchRef(
+        batch.number(), batch.startKey().toString(), batch.endKey().toString(), batch.size());
   }
 
   /**

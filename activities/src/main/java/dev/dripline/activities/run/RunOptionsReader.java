@@ -2,8 +2,8 @@ package dev.dripline.activities.run;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.OptionsValidator;
@@ -50,13 +50,13 @@ public class RunOptionsReader {
    *
    * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
    */
-  public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
+  public BackfillContext context(long runId, Backfill definition, String optionsJson) {
     return recent.get(
         new Key(runId, definition.name(), optionsJson),
         key -> parse(runId, definition, optionsJson));
   }
 
-  private BackfillContext parse(long runId, BackfillDefinition definition, String optionsJson) {
+  private BackfillContext parse(long runId, Backfill definition, String optionsJson) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);

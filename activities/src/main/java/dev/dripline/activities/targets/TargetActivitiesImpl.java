@@ -1,9 +1,10 @@
 package dev.dripline.activities.targets;
 
 import dev.dripline.activities.registry.BackfillRegistry;
+import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.ErrorText;
+import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.OptionSpec;
@@ -109,8 +110,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Live batches are applied at least once</b>: a live batch is applied by the definition in
  * the definition's own transaction and marked applied in a second one, so a crash between the two
- * applies it again. Definitions must make {@link BackfillDefinition#applyLive} idempotent, as the
- * SPI requires.
+ * applies it again. Definitions must make {@link Backfill#applyLive} idempotent, as the SPI
+ * requires.
  */
 @Singleton
 public class TargetActivitiesImpl implements TargetActivities {
@@ -489,12 +490,13 @@ public class TargetActivitiesImpl implements TargetActivities {
       // The failed run can no longer be retried (deleted, or nothing in it to do again): a new
       // run, which does not reset the streak (TargetTransitions.planned).
     }
-    BackfillDefinition definition = definition(snapshot.backfill(), name);
+    KeyedBackfill keyed = keyed(snapshot.backfill(), name);
+    Backfill definition = keyed.definition();
     ValidatedOptions options = effectiveOptions(definition, name, row.options());
     BackfillContext context =
         new BackfillContext(0, definition.name(), new BackfillOptions(options.asMap()));
     try {
-      definition.keysAfter(context, null, 1);
+      keyed.checkPlannable(context);
     } catch (PermanentBackfillException e) {
       throw ApplicationFailure.newNonRetryableFailureWithCause(
           "backfill " + definition.name() + " can never plan target " + name + ": " + message(e),
@@ -668,7 +670,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     return Decision.of(run);
   }
 
-  private Decision saveRun(String name, BackfillDefinition definition, ValidatedOptions options) {
+  private Decision saveRun(String name, Backfill definition, ValidatedOptions options) {
     TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -767,7 +769,7 @@ public class TargetActivitiesImpl implements TargetActivities {
     }
   }
 
-  private BackfillDefinition definition(String backfill, String target) {
+  private KeyedBackfill keyed(String backfill, String target) {
     // Another worker may host the definition (a rolling deploy): retryable, unlike for a run.
     return registry
         .find(backfill)
@@ -789,7 +791,7 @@ public class TargetActivitiesImpl implements TargetActivities {
    * @throws ApplicationFailure non-retryable, {@code TARGET_PLANNING_PERMANENT}, if they do not fit
    */
   private ValidatedOptions effectiveOptions(
-      BackfillDefinition definition, String target, String optionsJson) {
+      Backfill definition, String target, String optionsJson) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);
@@ -972,7 +974,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   public LiveDrain applyLiveBatches(LiveDrainRequest request) {
     String name = request.name();
     int applied = 0;
-    BackfillDefinition definition = null;
+    Backfill definition = null;
     BackfillOptions options = null;
     while (applied < request.max()) {
       NextLive next = transactions.inTransaction(connection -> nextLive(name));
@@ -1034,9 +1036,10 @@ public class TargetActivitiesImpl implements TargetActivities {
         .orElseGet(() -> new NextLive(t, row.options(), null, null));
   }
 
-  private BackfillDefinition liveDefinition(TargetSnapshot target) {
+  private Backfill liveDefinition(TargetSnapshot target) {
     return registry
         .find(target.backfill())
+        .map(KeyedBackfill::definition)
         .orElseThrow(
             () ->
                 ApplicationFailure.newFailure(

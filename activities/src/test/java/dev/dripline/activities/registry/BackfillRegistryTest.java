@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -56,12 +57,11 @@ class BackfillRegistryTest {
     BackfillRegistry registry =
         new BackfillRegistry(List.of(named("b.two", 1, null), named("a.one", 5, 2)));
 
-    assertThat(registry.all())
-        .extracting(BackfillDefinition::name)
-        .containsExactly("a.one", "b.two");
+    assertThat(registry.all()).extracting(KeyedBackfill::name).containsExactly("a.one", "b.two");
     assertThat(registry.find("b.two")).isPresent();
     assertThat(registry.find("c.three")).isEmpty();
-    assertThat(registry.require("a.one").defaultBatchSize()).isEqualTo(5);
+    assertThat(registry.require("a.one").definition().defaultBatchSize()).isEqualTo(5);
+    assertThat(registry.require("a.one").key()).isEqualTo(KeySchema.LONG);
   }
 
   @Test

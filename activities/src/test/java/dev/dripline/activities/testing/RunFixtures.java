@@ -24,6 +24,12 @@ public class RunFixtures {
 
   /** A run of {@link KeysBackfill} with the given options JSON. */
   public long run(String status, String optionsJson, int batchSize, Long maxRecords) {
+    return run(KeysBackfill.NAME, status, optionsJson, batchSize, maxRecords);
+  }
+
+  /** A run of {@code backfill} with the given options JSON. */
+  public long run(
+      String backfill, String status, String optionsJson, int batchSize, Long maxRecords) {
     long id =
         database.inTransaction(
             connection -> {
@@ -33,7 +39,7 @@ public class RunFixtures {
                           + " max_parallel_batches, status, started_at)"
                           + " values (?, ?::jsonb, ?, ?, ?, 5, ?,"
                           + " case when ? = 'pending' then null else now() end) returning id")) {
-                insert.setString(1, KeysBackfill.NAME);
+                insert.setString(1, backfill);
                 insert.setString(2, optionsJson);
                 // Unique so that the one-active-run index never couples tests.
                 insert.setString(3, UUID.randomUUID().toString());

@@ -1,5 +1,6 @@
 package dev.dripline.app.catalogue;
 
+import dev.dripline.spi.KeyColumn;
 import dev.dripline.spi.OptionSpec;
 import java.util.List;
 
@@ -11,10 +12,12 @@ import java.util.List;
  * @param options its option schema
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
+ * @param key its key's columns and types (K1)
  */
 public record BackfillDefinition(
     String name,
     String description,
     List<OptionSpec> options,
     int defaultBatchSize,
-    Integer maxParallelBatches) {}
+    Integer maxParallelBatches,
+    List<KeyColumn> key) {}

@@ -1,6 +1,7 @@
 package dev.dripline.app.catalogue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.dripline.spi.KeyColumn;
 import dev.dripline.spi.OptionSpec;
 import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.List;
  * @param options the option schema
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, {@code null} for none
+ * @param key its key's columns, in order: {@code [{name, type}]} (K1)
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -21,7 +23,8 @@ public record BackfillResponse(
     String description,
     List<OptionSpec> options,
     int defaultBatchSize,
-    Integer maxParallelBatches) {
+    Integer maxParallelBatches,
+    List<KeyColumn> key) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -29,6 +32,7 @@ public record BackfillResponse(
         definition.description(),
         definition.options(),
         definition.defaultBatchSize(),
-        definition.maxParallelBatches());
+        definition.maxParallelBatches(),
+        definition.key());
   }
 }

@@ -1,11 +1,16 @@
 package dev.dripline.app.catalogue;
 
+import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.spi.Key;
+import dev.dripline.spi.KeyColumn;
+import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.store.catalogue.CatalogueEntry;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.catalogue.OptionsValidator;
 import dev.dripline.store.catalogue.ValidatedOptions;
+import dev.dripline.store.keys.KeyJson;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;
@@ -23,6 +28,7 @@ import java.util.Optional;
 @Singleton
 public class Catalogue {
   private static final Argument<List<OptionSpec>> SCHEMA = Argument.listOf(OptionSpec.class);
+  private static final Argument<List<KeyColumn>> KEY = Argument.listOf(KeyColumn.class);
 
   /**
    * The most a run's or target's options may take as canonical JSON. Runs index them ({@code
@@ -54,7 +60,52 @@ public class Catalogue {
         entry.description(),
         schema(entry.name(), entry.optionsSchema()),
         entry.defaultBatchSize(),
-        entry.maxParallelBatches());
+        entry.maxParallelBatches(),
+        key(entry.name(), entry.key()));
+  }
+
+  /**
+   * {@code text}, a key as the API shows it (JSON: {@code 42}, {@code "0b6a…"}, {@code [1042, 3]};
+   * a bare string that is no JSON is taken as a string), as a key of backfill {@code backfill}.
+   *
+   * @throws ValidationProblem with one error of field {@code key} when it is not one, or the
+   *     backfill is not in the catalogue
+   */
+  public Key parseKey(String backfill, String text) {
+    BackfillDefinition definition =
+        find(backfill)
+            .orElseThrow(
+                () ->
+                    new ValidationProblem(
+                        List.of(
+                            new FieldError(
+                                "key",
+                                "backfill "
+                                    + backfill
+                                    + " is not in the catalogue: its key's type is unknown"))));
+    Object parsed;
+    try {
+      parsed = json.readValue(text, Object.class);
+    } catch (IOException | RuntimeException e) {
+      parsed = text;
+    }
+    try {
+      return KeyJson.fromJson(parsed, new KeySchema(definition.key()));
+    } catch (IllegalArgumentException e) {
+      throw new ValidationProblem(List.of(new FieldError("key", e.getMessage())));
+    }
+  }
+
+  /** A published key; a worker from before typed keys published none, and hosted long keys only. */
+  private List<KeyColumn> key(String name, String text) {
+    if (text == null) {
+      return KeySchema.LONG.columns();
+    }
+    try {
+      return List.copyOf(json.readValue(text, KEY));
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreadable key of backfill " + name, e);
+    }
   }
 
   private List<OptionSpec> schema(String name, String text) {

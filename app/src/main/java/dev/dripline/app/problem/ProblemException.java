@@ -5,7 +5,11 @@ package dev.dripline.app.problem;
  * {@link ProblemExceptionHandler} is the one place that turns them into responses.
  */
 public abstract sealed class ProblemException extends RuntimeException
-    permits ValidationProblem, NotFoundProblem, ConflictProblem, UnavailableProblem {
+    permits ValidationProblem,
+        NotFoundProblem,
+        ConflictProblem,
+        UnavailableProblem,
+        UnprocessableProblem {
   private static final long serialVersionUID = 1L;
 
   protected ProblemException(String detail) {

@@ -8,4 +8,4 @@ import dev.dripline.workflows.run.BatchStatus;
  * @param status only batches of this status, or {@code null} for all
  * @param paging the page asked for
  */
-record BatchQuery(BatchStatus status, PageRequest paging) {}
+record BatchQuery(BatchStatus status, PageRequest paging, String key) {}

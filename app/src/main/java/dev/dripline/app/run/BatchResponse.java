@@ -1,11 +1,13 @@
 package dev.dripline.app.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.dripline.store.keys.KeyJson;
 import io.micronaut.serde.annotation.Serdeable;
 import java.time.Instant;
 
 /**
- * One batch of a run as the API shows it: the inclusive key range {@code [startKey, endKey]}.
+ * One batch of a run as the API shows it: the inclusive key range {@code [startKey, endKey]}, each
+ * key as JSON of its type ({@link KeyJson}: {@code 42}, {@code "0b6a…"}, {@code [1042, 3]}).
  *
  * @param number 1-based, in key order
  * @param startKey first key of the range
@@ -21,8 +23,8 @@ import java.time.Instant;
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record BatchResponse(
     int number,
-    long startKey,
-    long endKey,
+    Object startKey,
+    Object endKey,
     int size,
     String status,
     int attempts,
@@ -33,8 +35,8 @@ public record BatchResponse(
   static BatchResponse of(BatchRow batch) {
     return new BatchResponse(
         batch.number(),
-        batch.startKey(),
-        batch.endKey(),
+        KeyJson.toJson(batch.startKey()),
+        KeyJson.toJson(batch.endKey()),
         batch.size(),
         batch.status().wire(),
         batch.attempts(),

@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;
 
@@ -12,4 +13,5 @@ import java.util.List;
  * @param total rows matching in all pages
  */
 @Serdeable
+@JsonInclude(JsonInclude.Include.ALWAYS)
 public record PageResponse<T>(List<T> items, int page, int size, long total) {}

@@ -48,10 +48,14 @@ public class RunController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
-  public HttpResponse<RunResponse> create(
+  public HttpResponse<?> create(
       @Body @Nullable String body,
       @Header("Idempotency-Key") @Nullable String idempotencyKey,
+      @QueryValue @Nullable String dryRun,
       Authentication caller) {
+    if (requests.dryRun(dryRun)) {
+      return HttpResponse.ok(service.dryRun(requests.create(body, null)));
+    }
     CreatedRun created =
         service.create(requests.create(body, idempotencyKey), idempotencyKey, caller.getName());
     URI location = URI.create("/api/runs/" + created.run().id());
@@ -83,9 +87,10 @@ public class RunController {
       @PathVariable String id,
       @QueryValue @Nullable String status,
       @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size) {
+      @QueryValue @Nullable String size,
+      @QueryValue @Nullable String key) {
     return service.batches(
-        runId(id), requests.batchQuery(request.getParameters().names(), status, page, size));
+        runId(id), requests.batchQuery(request.getParameters().names(), status, page, size, key));
   }
 
   @Post("/{id}/stop")

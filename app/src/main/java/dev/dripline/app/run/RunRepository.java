@@ -1,6 +1,8 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.catalogue.StoredOptions;
+import dev.dripline.spi.Key;
+import dev.dripline.store.keys.KeyCodec;
 import dev.dripline.store.run.BatchCount;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.BatchView;
@@ -136,6 +138,17 @@ public class RunRepository {
         batches.page(runId, status == null ? null : status.wire(), Pageable.from(page, size));
     return new Page<>(
         found.getContent().stream().map(RunRepository::batch).toList(), found.getTotalSize());
+  }
+
+  /**
+   * The batch of run {@code runId} whose range holds {@code key}: the last that starts at or before
+   * it (in the records' key order, docs/keys.md), if it does not end before it.
+   */
+  Optional<BatchRow> batchHolding(long runId, Key key) {
+    return batches
+        .lastStartingAtOrBefore(runId, KeyCodec.encode(key))
+        .filter(batch -> batch.endKey().compareTo(key) >= 0)
+        .map(RunRepository::batch);
   }
 
   /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */

@@ -24,7 +24,7 @@ import java.util.Set;
 @Singleton
 public class RunRequests {
   private static final Set<String> LIST_PARAMETERS = Set.of("status", "backfill", "page", "size");
-  private static final Set<String> BATCH_PARAMETERS = Set.of("status", "page", "size");
+  private static final Set<String> BATCH_PARAMETERS = Set.of("status", "page", "size", "key");
 
   /** Idempotency keys are unique-indexed; a btree entry holds at most about 2.7 kB. */
   static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -91,7 +91,8 @@ public class RunRequests {
    *
    * @param parameters the names of all query parameters given
    */
-  BatchQuery batchQuery(Collection<String> parameters, String status, String page, String size) {
+  BatchQuery batchQuery(
+      Collection<String> parameters, String status, String page, String size, String key) {
     List<FieldError> errors = new ArrayList<>();
     QueryParameters.unknown(parameters, BATCH_PARAMETERS, errors);
     BatchStatus batchStatus = null;
@@ -106,7 +107,23 @@ public class RunRequests {
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);
     }
-    return new BatchQuery(batchStatus, paging);
+    return new BatchQuery(batchStatus, paging, key);
+  }
+
+  /**
+   * Whether {@code POST /api/runs} asks for a dry run: {@code dryRun=true} (K5); {@code false} or
+   * absent is a create.
+   *
+   * @throws ValidationProblem for any other value
+   */
+  boolean dryRun(String value) {
+    if (value == null || value.equals("false")) {
+      return false;
+    }
+    if (value.equals("true")) {
+      return true;
+    }
+    throw new ValidationProblem(List.of(new FieldError("dryRun", "must be true or false")));
   }
 
   /** A run id from a path; anything that is not one names no run. */

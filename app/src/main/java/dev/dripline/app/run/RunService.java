@@ -5,13 +5,17 @@ import dev.dripline.app.catalogue.Catalogue;
 import dev.dripline.app.problem.ConflictProblem;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
+import dev.dripline.app.problem.UnprocessableProblem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.BoundBody;
 import dev.dripline.app.run.RunRepository.Insertion;
 import dev.dripline.app.run.RunWorkflows.Signal;
+import dev.dripline.spi.Key;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.dryrun.DryRunAnswer;
+import dev.dripline.store.dryrun.DryRunRequest;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapPolicy;
@@ -23,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +44,17 @@ public class RunService {
   private final RunRepository runs;
   private final Catalogue catalogue;
   private final RunWorkflows workflows;
+  private final DryRuns dryRuns;
   private final EngineConfig engine;
 
   public RunService(
-      RunRepository runs, Catalogue catalogue, RunWorkflows workflows, EngineConfig engine) {
+      RunRepository runs,
+      Catalogue catalogue,
+      RunWorkflows workflows,
+      DryRuns dryRuns,
+      EngineConfig engine) {
     this.runs = runs;
+    this.dryRuns = dryRuns;
     this.catalogue = catalogue;
     this.workflows = workflows;
     this.engine = engine;
@@ -144,6 +155,52 @@ public class RunService {
         idempotencyKey);
   }
 
+  /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */
+  static final long DRY_RUN_BOUND = 1_000_000;
+
+  /**
+   * A dry run (K5): validated exactly as {@link #create} validates — a 400, or a 409 while an
+   * identical run is active —, then planned by a worker that hosts the definition; nothing is saved
+   * and no workflow started.
+   *
+   * @throws UnprocessableProblem when the definition fails to plan
+   */
+  DryRunResponse dryRun(BoundBody<CreateRunRequest> request) {
+    NewRun run = validate(request, null, null);
+    runs.findActiveDuplicate(run.backfill(), run.optionsJson(), run.maxRecords())
+        .ifPresent(
+            existing -> {
+              throw new ConflictProblem(
+                  "an active run of "
+                      + run.backfill()
+                      + " with the same options and maxRecords exists: run "
+                      + existing,
+                  existing);
+            });
+    DryRunAnswer answer =
+        dryRuns.ask(
+            new DryRunRequest(
+                UUID.randomUUID().toString(),
+                run.backfill(),
+                run.optionsJson(),
+                run.batchSize(),
+                run.maxRecords(),
+                DRY_RUN_BOUND));
+    if (answer.error() != null) {
+      throw new UnprocessableProblem(
+          "backfill " + run.backfill() + " could not plan this run: " + answer.error());
+    }
+    return new DryRunResponse(
+        true,
+        answer.totalKeys(),
+        answer.totalKeysExact(),
+        answer.batches(),
+        answer.firstKey(),
+        answer.lastKey(),
+        answer.sampleBatches(),
+        run.maxParallelBatches());
+  }
+
   /** The run with its batch counts and progress. */
   RunResponse get(long id) {
     return view(find(id));
@@ -163,10 +220,24 @@ public class RunService {
     return new PageResponse<>(items, paging.page(), paging.size(), page.total());
   }
 
-  /** A page of the run's batches in number order. */
+  /**
+   * A page of the run's batches in number order; with a key, the batch that holds it (none or one,
+   * found by an index scan on the batches' keys).
+   */
   PageResponse<BatchResponse> batches(long id, BatchQuery query) {
-    find(id);
+    RunRow run = find(id);
     PageRequest paging = query.paging();
+    if (query.key() != null) {
+      Key key = catalogue.parseKey(run.backfill(), query.key());
+      List<BatchResponse> items =
+          runs
+              .batchHolding(id, key)
+              .filter(batch -> query.status() == null || batch.status() == query.status())
+              .map(BatchResponse::of)
+              .stream()
+              .toList();
+      return new PageResponse<>(items, paging.page(), paging.size(), items.size());
+    }
     Page<BatchRow> page = runs.batches(id, query.status(), paging.page(), paging.size());
     return new PageResponse<>(
         page.items().stream().map(BatchResponse::of).toList(),

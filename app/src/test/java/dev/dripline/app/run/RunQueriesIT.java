@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
+import dev.dripline.spi.Key;
 import dev.dripline.store.db.Database;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
@@ -13,6 +14,7 @@ import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -167,6 +169,58 @@ class RunQueriesIT {
         .containsEntry("error", "boom")
         .containsEntry("attempts", 3);
     assertThat(second.items()).extracting(b -> b.get("number")).containsExactly(2);
+  }
+
+  /**
+   * Keys of other types show as K1 says (a tuple as an array, a uuid as its string), batches
+   * written before typed keys (bigint columns only) still show theirs, and {@code ?key=} finds the
+   * batch that holds a key — 400 for a key of the wrong type.
+   */
+  @Test
+  void showsTypedKeysAndFindsTheBatchThatHoldsAKey() {
+    String tuples = TestData.uniqueName();
+    data.definition(
+        tuples,
+        "[{\"name\":\"order_id\",\"type\":\"bigint\"},{\"name\":\"line_no\",\"type\":\"integer\"}]");
+    long id = data.run(tuples, "running", "{\"items\":30}");
+    data.batch(id, 1, Key.of(1041L, 1), Key.of(1042L, 2), 5);
+    data.batch(id, 2, Key.of(1042L, 3), Key.of(1050L, 1), 5);
+    String uuids = TestData.uniqueName();
+    data.definition(uuids, "[{\"name\":\"id\",\"type\":\"uuid\"}]");
+    long uuidRun = data.run(uuids, "running", "{\"items\":30}");
+    UUID low = UUID.fromString("0b6a3c4e-1f2d-4c5b-8a9e-0123456789ab");
+    UUID high = UUID.fromString("f0000000-0000-0000-0000-000000000000");
+    data.batch(uuidRun, 1, Key.of(low), Key.of(high), 2);
+
+    Api.Reply all = api.get("/api/runs/" + id + "/batches");
+    Api.Reply holding = api.get("/api/runs/" + id + "/batches?key=%5B1042,5%5D");
+    Api.Reply between = api.get("/api/runs/" + id + "/batches?key=%5B1051,1%5D");
+    Api.Reply wrongType = api.get("/api/runs/" + id + "/batches?key=%5B1042,%22x%22%5D");
+    Api.Reply uuid = api.get("/api/runs/" + uuidRun + "/batches");
+    Api.Reply catalogue = api.get("/api/backfills");
+
+    assertThat(all.items().get(0))
+        .containsEntry("startKey", List.of(1041, 1))
+        .containsEntry("endKey", List.of(1042, 2));
+    assertThat(holding.items()).extracting(b -> b.get("number")).containsExactly(2);
+    assertThat(between.items()).as("%s", between).isEmpty();
+    assertThat(wrongType.status()).isEqualTo(400);
+    assertThat(wrongType.errorFields()).containsExactly("key");
+    assertThat(wrongType.object().get("errors").toString()).contains("line_no");
+    assertThat(uuid.items().get(0))
+        .containsEntry("startKey", low.toString())
+        .containsEntry("endKey", high.toString());
+    assertThat(catalogue.list())
+        .filteredOn(definition -> tuples.equals(definition.get("name")))
+        .singleElement()
+        .satisfies(
+            definition ->
+                assertThat(definition.get("key"))
+                    .isEqualTo(
+                        List.of(
+                            Map.of("name", "order_id", "type", "bigint"),
+                            Map.of("name", "line_no", "type", "integer"))));
+    data.cleanUp(tuples, uuids);
   }
 
   @ParameterizedTest(name = "GET {0}")

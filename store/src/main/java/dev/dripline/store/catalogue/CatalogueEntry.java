@@ -15,6 +15,8 @@ import java.time.Instant;
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
  * @param publishedAt when a worker last published it
+ * @param key its key's columns as JSON text ({@code [{name, type}]}); null if published by a worker
+ *     from before typed keys, whose definitions all have one bigint key
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -23,4 +25,5 @@ public record CatalogueEntry(
     String optionsSchema,
     int defaultBatchSize,
     @Nullable Integer maxParallelBatches,
-    Instant publishedAt) {}
+    Instant publishedAt,
+    @Nullable String key) {}

@@ -1,5 +1,7 @@
 package dev.dripline.store.catalogue;
 
+import dev.dripline.spi.KeyColumn;
+import dev.dripline.spi.KeyType;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import io.micronaut.serde.annotation.SerdeImport;
@@ -10,6 +12,8 @@ import io.micronaut.serde.annotation.SerdeImport;
  */
 @SerdeImport(OptionSpec.class)
 @SerdeImport(OptionType.class)
+@SerdeImport(KeyColumn.class)
+@SerdeImport(KeyType.class)
 final class OptionSerde {
   private OptionSerde() {}
 }

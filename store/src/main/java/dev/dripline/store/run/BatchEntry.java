@@ -12,8 +12,12 @@ import java.time.Instant;
  * to the run's workflow activities; the API reads pages of it as {@link BatchView}.
  *
  * @param key the run and the batch's number in it
- * @param startKey first key of the range
- * @param endKey last key of the range
+ * @param startKey first key of the range when it is one bigint, for the release before typed keys
+ *     (migration V13); null otherwise
+ * @param endKey last key of the range, likewise
+ * @param startKeyBytes first key of the range ({@link dev.dripline.store.keys.KeyCodec}); null in
+ *     rows written before migration V13, whose key is {@code startKey}
+ * @param endKeyBytes last key of the range, likewise
  * @param size keys in the range
  * @param status pending, enqueued, running, completed, failed or stopped
  * @param attempts attempts so far
@@ -25,8 +29,10 @@ import java.time.Instant;
 @MappedEntity("batches")
 public record BatchEntry(
     @EmbeddedId Key key,
-    long startKey,
-    long endKey,
+    @Nullable Long startKey,
+    @Nullable Long endKey,
+    @Nullable byte[] startKeyBytes,
+    @Nullable byte[] endKeyBytes,
     int size,
     String status,
     int attempts,

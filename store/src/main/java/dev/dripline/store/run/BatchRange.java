@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 
 /**
@@ -12,4 +13,4 @@ import io.micronaut.core.annotation.Introspected;
  * @param size keys in the range
  */
 @Introspected
-public record BatchRange(int number, long startKey, long endKey, int size) {}
+public record BatchRange(int number, Key startKey, Key endKey, int size) {}

@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 
 /**
@@ -13,4 +14,4 @@ import io.micronaut.core.annotation.Introspected;
  * @param options the run's options, as JSON text
  */
 @Introspected
-public record BatchStart(int number, long startKey, long endKey, int size, String options) {}
+public record BatchStart(int number, Key startKey, Key endKey, int size, String options) {}

@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.store.keys.KeyCodec;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
@@ -22,14 +23,27 @@ import java.util.Optional;
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
+  /**
+   * The first and last keys of {@code batches} as {@link dev.dripline.spi.Key}s (bytes that {@link
+   * dev.dripline.store.keys.KeyConverters} reads), in a statement where the table is {@code b}: the
+   * bytes, or for a row written before migration V13 the bytes of its bigint.
+   */
+  String KEYS =
+      "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)) as start_key,"
+          + " coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)) as end_key";
+
+  /** The expression {@code batches_run_key_idx} indexes: a batch's first key, as bytes. */
+  String KEY_ORDER = "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key))";
+
   /** A run's batches, of one status ({@code null}: any). */
   String FILTER = " where run_id = :runId and (cast(:status as text) is null or status = :status)";
 
   /** A page of run {@code runId}'s batches in number order, of one status ({@code null}: any). */
   @Query(
       value =
-          "select number, start_key, end_key, size, status, attempts, error, started_at,"
-              + " finished_at from batches"
+          "select number, "
+              + KEYS
+              + ", size, status, attempts, error, started_at, finished_at from batches b"
               + FILTER
               + " order by number",
       countQuery = "select count(*) from batches" + FILTER)
@@ -60,6 +74,23 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " from run_key_counts where run_id = any (cast(array[:runIds] as bigint[]))"
           + " group by run_id having sum(completed_batches) > 0")
   List<BatchCount> counts(List<Long> runIds);
+
+  /**
+   * Run {@code runId}'s last batch, in the records' key order, that starts at or before {@code key}
+   * ({@link dev.dripline.store.keys.KeyCodec} bytes): the one that holds the key, unless it ends
+   * before it. A backward index scan on {@code batches_run_key_idx} (migration V13), however many
+   * batches the run has.
+   */
+  @Query(
+      "select number, "
+          + KEYS
+          + ", size, status, attempts, error, started_at, finished_at from batches b"
+          + " where run_id = :runId and "
+          + KEY_ORDER
+          + " <= :key order by "
+          + KEY_ORDER
+          + " desc limit 1")
+  Optional<BatchView> lastStartingAtOrBefore(long runId, byte[] key);
 
   // --- a run's batches, written by its workflow's activities (RunActivities) ---------------
 
@@ -127,13 +158,23 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * @return the batches inserted
    */
   @Query(
-      "insert into batches (run_id, number, start_key, end_key, size, status)"
-          + " select :runId, t.number, t.start_key, t.end_key, t.size, 'pending'"
-          + " from unnest(cast(:numbers as int[]), cast(:starts as bigint[]),"
-          + " cast(:ends as bigint[]), cast(:sizes as int[]))"
-          + " as t(number, start_key, end_key, size)"
+      "insert into batches (run_id, number, start_key_bytes, end_key_bytes, start_key, end_key,"
+          + " size, status)"
+          + " select :runId, t.number, decode(t.start_hex, 'hex'), decode(t.end_hex, 'hex'),"
+          + " t.start_key, t.end_key, t.size, 'pending'"
+          + " from unnest(cast(:numbers as int[]), cast(:startKeys as text[]),"
+          + " cast(:endKeys as text[]), cast(:startLongs as bigint[]),"
+          + " cast(:endLongs as bigint[]), cast(:sizes as int[]))"
+          + " as t(number, start_hex, end_hex, start_key, end_key, size)"
           + " on conflict (run_id, number) do nothing")
-  int insertPage(long runId, int[] numbers, long[] starts, long[] ends, int[] sizes);
+  int insertPage(
+      long runId,
+      int[] numbers,
+      String[] startKeys,
+      String[] endKeys,
+      Long[] startLongs,
+      Long[] endLongs,
+      int[] sizes);
 
   /**
    * Slot holders (batches enqueued or running) per backfill: a row for every backfill of the
@@ -173,7 +214,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * Columns of {@link BatchStart}, returned by an update of {@code batches b} from {@code runs r}.
    */
   String STARTED =
-      " returning/**/b.number, b.start_key, b.end_key, b.size, cast(r.options as text) as options";
+      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options";
 
   /**
    * Seconds a batch of {@code batches b} held its slot, for the {@code returning} clause of its
@@ -433,8 +474,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           row.getString("backfill"),
           NamedSql.doubleOrNull(row, "slot_seconds"),
           claimed ? next : null,
-          claimed ? row.getLong("start_key") : null,
-          claimed ? row.getLong("end_key") : null,
+          KeyCodec.decodeOrNull(row.getBytes("start_key")),
+          KeyCodec.decodeOrNull(row.getBytes("end_key")),
           claimed ? row.getInt("size") : null,
           row.getString("options"));
     }
@@ -469,8 +510,9 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * claim is answered from them.
    */
   @Query(
-      "select number, start_key, end_key, size from batches where run_id = :runId"
-          + " and claim_token = :token and status in ('enqueued', 'running') order by number")
+      "select number, "
+          + KEYS
+          + ", size from batches b where run_id = :runId and claim_token = :token and status in ('enqueued', 'running') order by number")
   List<BatchRange> claimedBy(long runId, long token);
 
   /**
@@ -489,11 +531,13 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * @return the batches enqueued
    */
   @Query(
-      "update/**/batches set status = 'enqueued', claim_token = :token, chain_head = null,"
+      "update/**/batches b set status = 'enqueued', claim_token = :token, chain_head = null,"
           + " holder = null, lease_until = null, enqueued_at = now()"
           + " where run_id = :runId and number = any (cast(array[:numbers] as integer[]))"
           + " and status = 'pending'"
-          + " returning/**/number, start_key, end_key, size")
+          + " returning/**/number, "
+          + KEYS
+          + ", size")
   List<BatchRange> enqueue(long runId, long token, List<Integer> numbers);
 
   /**

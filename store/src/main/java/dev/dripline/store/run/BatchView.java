@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Instant;
@@ -20,8 +21,8 @@ import java.time.Instant;
 @Introspected
 public record BatchView(
     int number,
-    long startKey,
-    long endKey,
+    Key startKey,
+    Key endKey,
     int size,
     String status,
     int attempts,

@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 import io.micronaut.core.annotation.Nullable;
 
@@ -21,8 +22,8 @@ public record ChainStep(
     String backfill,
     @Nullable Double slotSeconds,
     @Nullable Integer number,
-    @Nullable Long startKey,
-    @Nullable Long endKey,
+    @Nullable Key startKey,
+    @Nullable Key endKey,
     @Nullable Integer size,
     @Nullable String options) {
   /** The next batch, or null if the chain claimed none. */

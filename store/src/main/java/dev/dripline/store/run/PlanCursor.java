@@ -1,5 +1,6 @@
 package dev.dripline.store.run;
 
+import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 import io.micronaut.core.annotation.Nullable;
 
@@ -26,7 +27,7 @@ public record PlanCursor(
     boolean stopRequested,
     int batchSize,
     @Nullable Long maxRecords,
-    @Nullable Long planCursor,
+    @Nullable Key planCursor,
     boolean planDone,
     int nextBatchNumber,
     long plannedKeys,

@@ -239,7 +239,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query(
       "select backfill, cast(options as text) as options, status,"
           + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
-          + " plan_cursor, plan_done, next_batch_number, planned_keys, total_keys"
+          + " coalesce(plan_cursor_key, dripline_bigint_key(plan_cursor)) as plan_cursor,"
+          + " plan_done, next_batch_number, planned_keys, total_keys"
           + " from runs where id = :id")
   Optional<PlanCursor> findPlanCursor(long id);
 
@@ -249,10 +250,14 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    * of two attempts that planned the same page one wins, and the loser, which waited on the row
    * lock this takes, matches no row and must not insert its batches.
    *
+   * <p>The cursor is {@code planCursorKey}'s bytes ({@link dev.dripline.store.keys.KeyCodec}), and
+   * {@code planCursor} too while the key is one bigint, for the release before typed keys.
+   *
    * @return 0 if the cursor moved on (or the run ended or is gone): nothing was written
    */
   @Query(
-      "update runs set plan_cursor = :planCursor, next_batch_number = :nextBatchNumber,"
+      "update runs set plan_cursor_key = :planCursorKey, plan_cursor = :planCursor,"
+          + " next_batch_number = :nextBatchNumber,"
           + " planned_keys = :plannedKeys, plan_done = :done, total_keys = :totalKeys,"
           + " updated_at = now()"
           + " where id = :id and next_batch_number = :expectedNextBatchNumber and not plan_done"
@@ -260,6 +265,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   int advancePlan(
       long id,
       int expectedNextBatchNumber,
+      @Nullable byte[] planCursorKey,
       @Nullable Long planCursor,
       int nextBatchNumber,
       long plannedKeys,

@@ -1,0 +1,30 @@
+package dev.dripline.app.run;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.dripline.store.dryrun.DryRunAnswer;
+import io.micronaut.serde.annotation.Serdeable;
+import java.util.List;
+
+/**
+ * The answer to {@code POST /api/runs?dryRun=true} (K5 in docs/spec.md): what the run would plan.
+ *
+ * @param wouldCreate true: the request is valid and no identical run is active
+ * @param totalKeys keys in scope, up to the bound
+ * @param totalKeysExact false when counting stopped at the bound
+ * @param batches batches those keys make
+ * @param firstKey the first key, null for an empty scope
+ * @param lastKey the last key counted
+ * @param sampleBatches the first five batches
+ * @param effectiveMaxParallelBatches the cap the run would have (R5)
+ */
+@Serdeable
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record DryRunResponse(
+    boolean wouldCreate,
+    long totalKeys,
+    boolean totalKeysExact,
+    long batches,
+    Object firstKey,
+    Object lastKey,
+    List<DryRunAnswer.SampleBatch> sampleBatches,
+    int effectiveMaxParallelBatches) {}

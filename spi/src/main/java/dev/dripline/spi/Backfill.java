@@ -1,0 +1,53 @@
+package dev.dripline.spi;
+
+import java.util.List;
+
+/**
+ * What every backfill declares, whatever its keys: a name, a description, typed options, a batch
+ * size and caps, and optionally how to apply a target's live batches. Implement one of its kinds
+ * and register it as a Micronaut {@code @Singleton} in the worker; the worker publishes it to the
+ * catalogue at start-up:
+ *
+ * <ul>
+ *   <li>{@link TableBackfillDefinition}: a table, its key columns and a scope; the engine pages the
+ *       keys itself and you write {@code processBatch} alone (K3 in docs/spec.md);
+ *   <li>{@link WindowedBackfillDefinition}: a time range cut into windows, one batch each (K4);
+ *   <li>{@link KeyedBackfillDefinition}: keys of any {@link KeyType}, listed by your own code;
+ *   <li>{@link BackfillDefinition}: {@code long} keys listed by your own code.
+ * </ul>
+ */
+public interface Backfill {
+
+  /** Stable name, e.g. {@code example.sleep}; runs refer to it. */
+  String name();
+
+  /** One sentence an operator reads in the catalogue. */
+  String description();
+
+  /** Typed options a run may or must give. */
+  List<OptionSpec> options();
+
+  /** Batch size used when a run gives none. */
+  int defaultBatchSize();
+
+  /**
+   * Most batches of one run that may hold a slot at once, for work that serialises on a shared
+   * resource; {@code null} for no definition-level cap.
+   */
+  default Integer maxParallelBatches() {
+    return null;
+  }
+
+  /**
+   * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
+   * applied one at a time in arrival order; applying one twice must be harmless.
+   *
+   * @param context the target and its options
+   * @param payloadJson the live batch's payload as JSON
+   * @throws PermanentBackfillException when the batch can never apply: the target needs a resync
+   * @throws Exception any other failure, retried by the engine
+   */
+  default void applyLive(LiveContext context, String payloadJson) throws Exception {
+    throw new PermanentBackfillException(name() + " does not accept live batches");
+  }
+}
