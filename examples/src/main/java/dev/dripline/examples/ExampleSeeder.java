@@ -23,7 +23,8 @@ import java.util.List;
  */
 public final class ExampleSeeder {
   private static final String USAGE =
-      "usage: ExampleSeeder [--users N] [--events N --tenants a,b,c]";
+      "usage: ExampleSeeder [--users N] [--events N --tenants a,b,c] [--accounts N]"
+          + " [--order-lines ORDERS] [--page-views N]";
 
   private final Connection connection;
 
@@ -38,13 +39,26 @@ public final class ExampleSeeder {
    * @param users least number of rows {@code example_users} must hold, or {@code null}
    * @param events number of events each tenant must have, or {@code null}
    * @param tenants the tenants for {@code events}
+   * @param accounts least number of rows {@code example_accounts} must hold, or {@code null}
+   * @param orders orders {@code 1..orders} whose lines {@code example_order_lines} must hold, or
+   *     {@code null}
+   * @param pageViews least number of rows {@code example_page_views} must hold, or {@code null}
    */
-  public record Request(Long users, Long events, List<String> tenants) {
+  public record Request(
+      Long users, Long events, List<String> tenants, Long accounts, Long orders, Long pageViews) {
+
+    /** Users and events only. */
+    public Request(Long users, Long events, List<String> tenants) {
+      this(users, events, tenants, null, null, null);
+    }
 
     /** Parses the command line; throws {@link IllegalArgumentException} with a usage message. */
     public static Request parse(String... args) {
       Long users = null;
       Long events = null;
+      Long accounts = null;
+      Long orders = null;
+      Long pageViews = null;
       List<String> tenants = List.of();
       for (int i = 0; i < args.length; i++) {
         String flag = args[i];
@@ -55,6 +69,9 @@ public final class ExampleSeeder {
         switch (flag) {
           case "--users" -> users = count(flag, value);
           case "--events" -> events = count(flag, value);
+          case "--accounts" -> accounts = count(flag, value);
+          case "--order-lines" -> orders = count(flag, value);
+          case "--page-views" -> pageViews = count(flag, value);
           case "--tenants" ->
               tenants =
                   Arrays.stream(value.split(","))
@@ -67,10 +84,14 @@ public final class ExampleSeeder {
       if (events != null && tenants.isEmpty()) {
         throw new IllegalArgumentException("--events needs --tenants\n" + USAGE);
       }
-      if (users == null && events == null) {
+      if (users == null
+          && events == null
+          && accounts == null
+          && orders == null
+          && pageViews == null) {
         throw new IllegalArgumentException("nothing to seed\n" + USAGE);
       }
-      return new Request(users, events, tenants);
+      return new Request(users, events, tenants, accounts, orders, pageViews);
     }
 
     private static long count(String flag, String value) {
@@ -133,7 +154,107 @@ public final class ExampleSeeder {
               + String.join(",", request.tenants())
               + ")");
     }
+    if (request.accounts() != null) {
+      long inserted = ensureAccounts(request.accounts());
+      done.add(
+          "example_accounts: inserted " + inserted + " rows (at least " + request.accounts() + ")");
+    }
+    if (request.orders() != null) {
+      long inserted = ensureOrderLines(request.orders());
+      done.add(
+          "example_order_lines: inserted "
+              + inserted
+              + " rows (orders 1.."
+              + request.orders()
+              + ", 1 to 5 lines each)");
+    }
+    if (request.pageViews() != null) {
+      long inserted = ensurePageViews(request.pageViews());
+      done.add(
+          "example_page_views: inserted "
+              + inserted
+              + " rows (at least "
+              + request.pageViews()
+              + ", from 2026-11-01, one every 37 minutes)");
+    }
     return done;
+  }
+
+  /**
+   * Ensures {@code example_accounts} holds at least {@code atLeast} rows: account {@code g} has the
+   * uuid {@code md5('account-' || g)}, so ids are spread over the key space as random ones are;
+   * nine in ten new handles are messy (padded, mixed case) for {@code example.normalize-handles}.
+   *
+   * @return rows inserted
+   */
+  public long ensureAccounts(long atLeast) throws SQLException {
+    return topUp(
+        "example_accounts",
+        atLeast,
+        "insert into example_accounts (id, handle)"
+            + " select cast(md5('account-' || g) as uuid), case when g % 10 = 0"
+            + " then 'handle' || g else '  Handle' || g || ' ' end"
+            + " from generate_series(?::bigint, ?::bigint) g on conflict (id) do nothing");
+  }
+
+  /**
+   * Ensures orders {@code 1..orders} have their lines in {@code example_order_lines}: order {@code
+   * o} has {@code 1 + o % 5} lines, numbered from 1, with messy SKUs for {@code
+   * example.order-lines}.
+   *
+   * @return rows inserted
+   */
+  public long ensureOrderLines(long orders) throws SQLException {
+    return inTransaction(
+        () -> {
+          try (PreparedStatement statement =
+              connection.prepareStatement(
+                  "insert into example_order_lines (order_id, line_no, sku)"
+                      + " select o, l, ' sku-' || o || '-' || l || ' '"
+                      + " from generate_series(1, ?::bigint) o"
+                      + " cross join lateral generate_series(1, 1 + cast(o % 5 as int)) l"
+                      + " on conflict (order_id, line_no) do nothing")) {
+            statement.setLong(1, orders);
+            return (long) statement.executeUpdate();
+          }
+        });
+  }
+
+  /**
+   * Ensures {@code example_page_views} holds at least {@code atLeast} rows: view {@code g} at
+   * 2026-11-01T00:00Z plus {@code g} times 37 minutes, for {@code example.daily-views}.
+   *
+   * @return rows inserted
+   */
+  public long ensurePageViews(long atLeast) throws SQLException {
+    return topUp(
+        "example_page_views",
+        atLeast,
+        "insert into example_page_views (viewed_at, path)"
+            + " select timestamptz '2026-11-01 00:00:00+00' + g * interval '37 minutes',"
+            + " '/page/' || (g % 17) from generate_series(?::bigint, ?::bigint) g");
+  }
+
+  /** Inserts rows {@code count + 1 .. atLeast} of {@code table} with {@code insert}, if short. */
+  private long topUp(String table, long atLeast, String insert) throws SQLException {
+    return inTransaction(
+        () -> {
+          lock();
+          long existing;
+          try (Statement statement = connection.createStatement();
+              ResultSet rows = statement.executeQuery("select count(*) from " + table)) {
+            rows.next();
+            existing = rows.getLong(1);
+          }
+          if (existing >= atLeast) {
+            return 0L;
+          }
+          try (PreparedStatement statement = connection.prepareStatement(insert)) {
+            statement.setLong(1, existing + 1);
+            statement.setLong(2, atLeast);
+            return (long) statement.executeUpdate();
+          }
+        });
   }
 
   /**
@@ -194,7 +315,8 @@ public final class ExampleSeeder {
         ResultSet rows =
             statement.executeQuery(
                 "select to_regclass('example_users') is not null"
-                    + " and to_regclass('example_events') is not null")) {
+                    + " and to_regclass('example_events') is not null"
+                    + " and to_regclass('example_order_lines') is not null")) {
       rows.next();
       if (!rows.getBoolean(1)) {
         throw new IllegalStateException(

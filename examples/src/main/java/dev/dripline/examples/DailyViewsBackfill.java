@@ -1,0 +1,94 @@
+package dev.dripline.examples;
+
+import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.Key;
+import dev.dripline.spi.KeyColumn;
+import dev.dripline.spi.KeySchema;
+import dev.dripline.spi.KeySpan;
+import dev.dripline.spi.KeyType;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
+import dev.dripline.spi.PermanentBackfillException;
+import dev.dripline.spi.TimeWindow;
+import dev.dripline.spi.TimeWindows;
+import dev.dripline.spi.WindowedBackfillDefinition;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * {@code example.daily-views}: for each day from option {@code from} to option {@code to}
+ * (inclusive dates, UTC), counts that day's rows of {@code example_page_views} into {@code
+ * example_daily_views} — an upsert, so a day counted twice keeps the right count (K6 in
+ * docs/spec.md). A windowed definition (K4): each batch is one day, planned without scanning rows.
+ */
+@Singleton
+public class DailyViewsBackfill implements WindowedBackfillDefinition {
+  public static final String NAME = "example.daily-views";
+
+  private static final KeyColumn DAY = KeyColumn.of("day", KeyType.DATE);
+  private static final KeySchema KEY = KeySchema.of(DAY);
+
+  private final FaultInjection faults;
+
+  public DailyViewsBackfill(FaultInjection faults) {
+    this.faults = faults;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "Counts example_page_views per UTC day from `from` to `to` into example_daily_views.";
+  }
+
+  @Override
+  public List<OptionSpec> options() {
+    return List.of(
+        OptionSpec.required("from", OptionType.DATE, "First day to count (UTC)."),
+        OptionSpec.required("to", OptionType.DATE, "Last day to count (UTC), inclusive."),
+        FaultInjection.FAULT_TAG_SPEC);
+  }
+
+  @Override
+  public KeyColumn key() {
+    return DAY;
+  }
+
+  @Override
+  public TimeWindows windows(BackfillContext context) throws PermanentBackfillException {
+    faults.checkPlan(FaultInjection.tagOf(context));
+    LocalDate from = context.options().requireDate("from");
+    LocalDate to = context.options().requireDate("to");
+    if (to.isBefore(from)) {
+      throw new PermanentBackfillException("to (" + to + ") is before from (" + from + ")");
+    }
+    return TimeWindows.days(from, to.plusDays(1), 1);
+  }
+
+  @Override
+  public void processBatch(BackfillContext context, TimeWindow window, Connection transaction)
+      throws SQLException {
+    LocalDate day = window.startDate();
+    faults.checkBatch(FaultInjection.tagOf(context), KEY, new KeySpan(Key.of(day), Key.of(day)));
+    try (PreparedStatement upsert =
+        transaction.prepareStatement(
+            "insert into example_daily_views (day, views)"
+                + " select ?, count(*) from example_page_views"
+                + " where viewed_at >= ? and viewed_at < ?"
+                + " on conflict (day) do update set views = excluded.views")) {
+      upsert.setObject(1, day);
+      upsert.setObject(2, OffsetDateTime.of(day.atStartOfDay(), ZoneOffset.UTC));
+      upsert.setObject(3, OffsetDateTime.of(window.endDate().atStartOfDay(), ZoneOffset.UTC));
+      upsert.executeUpdate();
+    }
+  }
+}
