@@ -20,7 +20,8 @@ import java.util.List;
  * example_order_lines}, keyed by the tuple {@code (order_id, line_no)} (K6 in docs/spec.md). A
  * batch boundary may fall inside an order: the batch's row comparison, {@code (order_id, line_no)
  * >= (?, ?) and (order_id, line_no) <= (?, ?)}, takes exactly the lines between its first and last
- * key.
+ * key. Like {@code example.sleep} it keeps the cap's witness ({@link ConcurrencyWitness}), so the
+ * fault suite checks the cap over a tuple key too.
  */
 @Singleton
 public class OrderLinesBackfill implements TableBackfillDefinition {
@@ -34,9 +35,11 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
           KeyColumn.of("order_id", KeyType.BIGINT), KeyColumn.of("line_no", KeyType.INTEGER));
 
   private final FaultInjection faults;
+  private final ConcurrencyWitness witness;
 
-  public OrderLinesBackfill(FaultInjection faults) {
+  public OrderLinesBackfill(FaultInjection faults, ConcurrencyWitness witness) {
     this.faults = faults;
+    this.witness = witness;
   }
 
   @Override
@@ -84,10 +87,13 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
   public void processBatch(BackfillContext context, TableBatch batch, Connection transaction)
       throws SQLException {
     faults.checkBatch(FaultInjection.tagOf(context), KEY, batch.span());
-    try (PreparedStatement update =
-        transaction.prepareStatement(
-            "update example_order_lines set sku_normalized = upper(trim(sku)) where "
-                + batch.where())) {
+    // The cap's witness (as example.sleep keeps it), labelled with the batch's first order.
+    try (ConcurrencyWitness.Execution execution =
+            witness.enter(context.runId(), batch.span().startKey().getLong(0));
+        PreparedStatement update =
+            transaction.prepareStatement(
+                "update example_order_lines set sku_normalized = upper(trim(sku)) where "
+                    + batch.where())) {
       batch.bind(update, 1);
       update.executeUpdate();
     }

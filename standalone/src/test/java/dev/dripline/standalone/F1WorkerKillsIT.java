@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
  * F1 — worker kills. Injects: {@code kill -9} (SIGKILL) of the worker JVM at random moments of a
  * run, {@link FaultSizes#kills()} times (10 in the full variant), starting a new worker after each
  * kill; once over a run of {@code example.normalize-emails} (real UPDATEs on {@code example_users},
- * 2,000 batches of 5 rows in the full variant) and once over a witness run of {@code example.sleep}
- * (same number of batches and kills), both at cap 8. The moments are random but spread over the
- * run: kill k happens once a random number of batches in the k-th stretch of the run has completed,
- * so every kill lands while the run is under way.
+ * 2,000 batches of 5 rows in the full variant), once over {@code example.order-lines} (a tuple key,
+ * 5 lines per batch, batch boundaries inside orders, with the witness) and once over a witness run
+ * of {@code example.sleep} (same number of batches and kills), all at cap 8. The moments are random
+ * but spread over the run: kill k happens once a random number of batches in the k-th stretch of
+ * the run has completed, so every kill lands while the run is under way.
  *
  * <p>Asserts afterwards ({@link FaultRun#assertExact}): the run completed; every batch completed
  * and was recorded and counted exactly once (API, batch rows, sharded counters, outcome counters);
@@ -59,6 +60,24 @@ class F1WorkerKillsIT {
       String figures = run.assertExact("F1", killedAt.size());
       FaultRun.record(
           "F1 normalize-emails kills at completed batches "
+              + killedAt
+              + " (seed "
+              + seed
+              + "); "
+              + figures);
+    }
+  }
+
+  /** The same over a tuple key (issue 20): its lines once each, its witness within the cap. */
+  @Test
+  void orderLinesCompletesExactlyThroughWorkerKills() throws Exception {
+    FaultStack stack = start();
+    try (FaultRun run = FaultRun.orderLines(stack, tag + "-o", SIZES.batches())) {
+      List<Integer> killedAt = killDuring(run);
+      run.awaitCompleted(Duration.ofMinutes(10));
+      String figures = run.assertExact("F1", killedAt.size());
+      FaultRun.record(
+          "F1 order-lines kills at completed batches "
               + killedAt
               + " (seed "
               + seed

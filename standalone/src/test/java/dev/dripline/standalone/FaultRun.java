@@ -94,6 +94,42 @@ final class FaultRun implements AutoCloseable {
             FaultSizes.CAP));
   }
 
+  /**
+   * Seeds {@code batches × 5} order lines with messy SKUs in {@code example_order_lines}, three per
+   * order so that batch boundaries fall inside orders (after normalising whatever else is there, so
+   * the run's scope is exactly these lines), and starts {@code example.order-lines} over them at
+   * the cap: the fault suite over a tuple key (issue 20).
+   */
+  static FaultRun orderLines(FaultStack stack, String tag, int batches) {
+    Sql sql = stack.sql();
+    sql.execute(
+        "update example_order_lines set sku_normalized = upper(trim(sku))"
+            + " where sku_normalized is distinct from upper(trim(sku))");
+    long lines = (long) batches * NORMALIZE_BATCH_SIZE;
+    sql.execute(
+        "insert into example_order_lines (order_id, line_no, sku)"
+            + " select b.base + (g - 1) / 3 + 1, cast((g - 1) % 3 + 1 as int),"
+            + " ' fault-' || ? || '-' || g || ' '"
+            + " from generate_series(1, ?::bigint) g,"
+            + " (select coalesce(max(order_id), 0) as base from example_order_lines) b",
+        tag, lines);
+    return new FaultRun(
+        stack,
+        "example.order-lines",
+        tag,
+        batches,
+        lines,
+        Map.of(
+            "backfill",
+            "example.order-lines",
+            "options",
+            Map.of("faultTag", tag),
+            "batchSize",
+            NORMALIZE_BATCH_SIZE,
+            "maxParallelBatches",
+            FaultSizes.CAP));
+  }
+
   /** Starts {@code example.sleep} over {@code batches} keys, one per batch, at the cap. */
   static FaultRun sleep(FaultStack stack, String tag, int batches, int sleepMs) {
     return new FaultRun(
@@ -243,7 +279,7 @@ final class FaultRun implements AutoCloseable {
         .isBetween(1, FaultSizes.CAP);
 
     String witness = "";
-    if ("example.sleep".equals(backfill)) {
+    if ("example.sleep".equals(backfill) || "example.order-lines".equals(backfill)) {
       long maxSeen = sql.queryLong("select max_seen from example_concurrency where run_id = ?", id);
       assertThat(maxSeen)
           .as("example_concurrency.max_seen (the witness)")
@@ -256,7 +292,23 @@ final class FaultRun implements AutoCloseable {
           .as("batches still executing per the witness")
           .isZero();
       witness = ", max_seen " + maxSeen;
-    } else {
+    }
+    if ("example.order-lines".equals(backfill)) {
+      assertThat(
+              sql.queryLong(
+                  "select count(*) from example_order_lines where sku like ?"
+                      + " and sku_normalized = upper(trim(sku))",
+                  " fault-" + tag + "-%"))
+          .as("seeded lines normalised")
+          .isEqualTo(keys);
+      assertThat(
+              sql.queryLong(
+                  "select count(*) from example_order_lines"
+                      + " where sku_normalized is distinct from upper(trim(sku))"))
+          .as("lines left unnormalised")
+          .isZero();
+      witness += ", lines normalised " + keys;
+    } else if ("example.normalize-emails".equals(backfill)) {
       assertThat(
               sql.queryLong(
                   "select count(*) from example_users where email like ?",

@@ -6,9 +6,10 @@ import java.time.Duration;
 import java.util.Random;
 
 /**
- * The shape shared by F2 and F3: two runs at once on one stack — {@code example.normalize-emails}
- * and an {@code example.sleep} witness run that lasts longer — and one fault injected once the
- * normalize run has done a random 20–50 % of its batches, while both are still under way.
+ * The shape shared by F2 and F3: three runs at once on one stack — {@code
+ * example.normalize-emails}, {@code example.order-lines} (a tuple key, issue 20) and an {@code
+ * example.sleep} witness run that lasts longer — and one fault injected once the normalize run has
+ * done a random 20–50 % of its batches, while the runs are still under way.
  */
 final class FaultScenario {
   private FaultScenario() {}
@@ -25,7 +26,8 @@ final class FaultScenario {
     Random random = new Random();
     // 100 ms per witness batch: at cap 8 it lasts batches/80 s, longer than the normalize run.
     try (FaultRun witness = FaultRun.sleep(stack, tag + "-s", sizes.batches(), 100);
-        FaultRun normalize = FaultRun.normalizeEmails(stack, tag + "-n", sizes.batches())) {
+        FaultRun normalize = FaultRun.normalizeEmails(stack, tag + "-n", sizes.batches());
+        FaultRun lines = FaultRun.orderLines(stack, tag + "-o", sizes.batches())) {
       int threshold = (int) (normalize.batches() * (0.2 + 0.3 * random.nextDouble()));
       long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       while (normalize.completed() < threshold) {
@@ -42,16 +44,18 @@ final class FaultScenario {
       fault.inject();
       double faultSeconds = (System.nanoTime() - faultStart) / 1e9;
       normalize.awaitCompleted(Duration.ofMinutes(10));
+      lines.awaitCompleted(Duration.ofMinutes(10));
       witness.awaitCompleted(Duration.ofMinutes(10));
       String a = normalize.assertExact(testCase, 1);
       String b = witness.assertExact(testCase, 1);
+      String c = lines.assertExact(testCase, 1);
       assertThat(stack.worker().alive())
           .as("worker survived:\n%s", stack.worker().tail(40))
           .isTrue();
       assertThat(stack.app().alive()).as("app survived:\n%s", stack.app().tail(40)).isTrue();
       FaultRun.record(
           String.format(
-              "%s fault at %d/%d normalize and %d/%d witness batches, lasted %.1f s; %s | %s",
+              "%s fault at %d/%d normalize and %d/%d witness batches, lasted %.1f s; %s | %s | %s",
               testCase,
               normalizeAt,
               normalize.batches(),
@@ -59,7 +63,8 @@ final class FaultScenario {
               witness.batches(),
               faultSeconds,
               a,
-              b));
+              b,
+              c));
     }
   }
 }
