@@ -124,8 +124,16 @@ class TypedKeysExamplesIT implements TestPropertyProvider {
     List<JsonNode> batches = batches(id);
     assertThat(batches).hasSize((int) ((messy + 99) / 100));
     assertThat(batches.get(0).path("startKey").isTextual()).isTrue();
-    assertThat(UUID.fromString(batches.get(0).path("startKey").asText()).toString())
-        .isEqualTo(dry.body().path("firstKey").asText());
+    for (int i = 0; i < 5; i++) {
+      JsonNode sample = dry.body().path("sampleBatches").get(i);
+      assertThat(sample.path("startKey"))
+          .as("sample %d", i)
+          .isEqualTo(batches.get(i).path("startKey"));
+      assertThat(sample.path("endKey")).as("sample %d", i).isEqualTo(batches.get(i).path("endKey"));
+      assertThat(sample.path("size").asInt()).as("sample %d", i).isEqualTo(100);
+    }
+    assertThat(dry.body().path("lastKey"))
+        .isEqualTo(batches.get(batches.size() - 1).path("endKey"));
     assertThat(TestDb.queryLong("select max_seen from example_concurrency where run_id = ?", id))
         .isLessThanOrEqualTo(3);
   }

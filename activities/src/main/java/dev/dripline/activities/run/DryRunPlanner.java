@@ -65,22 +65,33 @@ public class DryRunPlanner {
     long counted = 0;
     Key first = null;
     Key last = null;
-    List<Key> head = new ArrayList<>();
-    int headKeys = SAMPLE_BATCHES * request.batchSize();
+    // The first batches as the planner would cut them, kept as their ends and sizes only: a batch
+    // may be larger than a page, and a dry run holds no more keys than planning does.
+    List<Key> sampleStarts = new ArrayList<>();
+    List<Key> sampleEnds = new ArrayList<>();
+    List<Integer> sampleSizes = new ArrayList<>();
+    long sampledKeys = (long) SAMPLE_BATCHES * request.batchSize();
     boolean exhausted = false;
     while (counted < wanted) {
       int limit = (int) Math.min(PAGE, wanted - counted);
       List<Key> page = definition.keysAfter(context, last, limit);
       for (Key key : page) {
+        long index = counted++;
         if (first == null) {
           first = key;
         }
-        if (head.size() < headKeys) {
-          head.add(key);
+        if (index < sampledKeys) {
+          if (index % request.batchSize() == 0) {
+            sampleStarts.add(key);
+            sampleEnds.add(key);
+            sampleSizes.add(0);
+          }
+          int at = sampleEnds.size() - 1;
+          sampleEnds.set(at, key);
+          sampleSizes.set(at, sampleSizes.get(at) + 1);
         }
         last = key;
       }
-      counted += page.size();
       if (page.size() < limit) {
         exhausted = true;
         break;
@@ -90,11 +101,12 @@ public class DryRunPlanner {
     // more keys may follow.
     boolean exact = exhausted || counted >= cap;
     List<SampleBatch> samples = new ArrayList<>();
-    for (int from = 0; from < head.size(); from += request.batchSize()) {
-      int to = Math.min(from + request.batchSize(), head.size());
+    for (int i = 0; i < sampleStarts.size(); i++) {
       samples.add(
           new SampleBatch(
-              KeyJson.toJson(head.get(from)), KeyJson.toJson(head.get(to - 1)), to - from));
+              KeyJson.toJson(sampleStarts.get(i)),
+              KeyJson.toJson(sampleEnds.get(i)),
+              sampleSizes.get(i)));
     }
     long batches = (counted + request.batchSize() - 1) / request.batchSize();
     return new DryRunAnswer(
