@@ -51,7 +51,12 @@ public final class BenchMain {
       for (String workload : config.workloads()) {
         switch (workload) {
           case "W1" -> verdicts.put("W1", new W1(config, services).run());
-          case "W2" -> verdicts.put("W2", new W2Workload(config, services).run());
+          case "W2" -> {
+            for (W2Example example : W2Workload.examples(config)) {
+              verdicts.put(
+                  W2Workload.verdictName(example), new W2Workload(config, services, example).run());
+            }
+          }
           case "W3" -> verdicts.put("W3", new W3Workload(config, services).run());
           case "W4" -> verdicts.put("W4", new W4Workload(config, services).run());
           case "W5" -> verdicts.put("W5", new W5(config, services).run());

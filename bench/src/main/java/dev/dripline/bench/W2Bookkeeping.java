@@ -159,8 +159,8 @@ final class W2Bookkeeping {
                 + HOLDER
                 + "', now() + interval '30 seconds')")) {
       insert.setInt(1, number);
-      insert.setLong(2, range.start());
-      insert.setLong(3, range.end());
+      insert.setLong(2, range.start().getLong(0));
+      insert.setLong(3, range.end().getLong(0));
       insert.executeUpdate();
     }
   }

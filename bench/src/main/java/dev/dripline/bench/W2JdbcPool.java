@@ -2,10 +2,8 @@ package dev.dripline.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.dripline.examples.NormalizeEmailsBackfill;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * W2's first baseline: a plain JDBC thread pool, inside the bench JVM. A fixed pool of {@code
  * threads} threads and a HikariCP pool of as many connections (opened before the clock starts, as
- * Dripline's pool is warm) run {@link NormalizeEmailsBackfill#BATCH_SQL} once per batch, in
- * auto-commit, exactly as {@code example.normalize-emails} does in a Dripline batch. The bench's
- * thread plans on its own connection, page by page with {@link W2Ranges#plan}, and submits each
- * batch as soon as its page is read. Timed from the first planning query to the last batch's
- * completion.
+ * Dripline's pool is warm) run the example's UPDATE ({@link W2Example#process}) once per batch, in
+ * auto-commit, exactly as the example does in a Dripline batch. The bench's thread plans on its own
+ * connection, page by page with {@link W2Ranges#plan}, and submits each batch as soon as its page
+ * is read. Timed from the first planning query to the last batch's completion.
  */
 final class W2JdbcPool {
   private W2JdbcPool() {}
@@ -32,17 +29,18 @@ final class W2JdbcPool {
   record Result(
       double seconds, int batches, long rowsUpdated, W2Ranges.Fingerprint ranges, int threads) {}
 
-  static Result run(String url, String user, String password, int threads, int batchSize)
-      throws Exception {
-    return run(url, user, password, threads, batchSize, false);
-  }
-
   /**
    * {@code book}: system B ({@link W2Bookkeeping}) — each batch in a transaction with Dripline's
    * bookkeeping statement, its row inserted by the planner.
    */
   static Result run(
-      String url, String user, String password, int threads, int batchSize, boolean book)
+      String url,
+      String user,
+      String password,
+      W2Example example,
+      int threads,
+      int batchSize,
+      boolean book)
       throws Exception {
     HikariConfig hikari = new HikariConfig();
     hikari.setJdbcUrl(url);
@@ -74,6 +72,7 @@ final class W2JdbcPool {
       int batches =
           W2Ranges.plan(
               planner,
+              example,
               batchSize,
               range -> {
                 ranges.add(range);
@@ -90,8 +89,8 @@ final class W2JdbcPool {
                         () ->
                             updated.addAndGet(
                                 book
-                                    ? processAndRecord(dataSource, range, number)
-                                    : process(dataSource, range))));
+                                    ? processAndRecord(dataSource, example, range, number)
+                                    : process(dataSource, example, range))));
               });
       for (Future<?> future : futures) {
         try {
@@ -108,30 +107,21 @@ final class W2JdbcPool {
   }
 
   /** One batch: the example's own statement over the batch's range, auto-commit. */
-  private static long process(HikariDataSource dataSource, W2Ranges.Range range)
+  private static long process(HikariDataSource dataSource, W2Example example, W2Ranges.Range range)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement statement =
-            connection.prepareStatement(NormalizeEmailsBackfill.BATCH_SQL)) {
-      statement.setLong(1, range.start());
-      statement.setLong(2, range.end());
-      return statement.executeUpdate();
+    try (Connection connection = dataSource.getConnection()) {
+      return example.process(connection, range);
     }
   }
 
   /** System B's batch: the UPDATE and Dripline's bookkeeping statement in one transaction. */
   private static long processAndRecord(
-      HikariDataSource dataSource, W2Ranges.Range range, int number) throws SQLException {
+      HikariDataSource dataSource, W2Example example, W2Ranges.Range range, int number)
+      throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {
-        long rows;
-        try (PreparedStatement statement =
-            connection.prepareStatement(NormalizeEmailsBackfill.BATCH_SQL)) {
-          statement.setLong(1, range.start());
-          statement.setLong(2, range.end());
-          rows = statement.executeUpdate();
-        }
+        long rows = example.process(connection, range);
         W2Bookkeeping.record(connection, number);
         connection.commit();
         return rows;

@@ -175,11 +175,11 @@ final class W2SpringBatch implements AutoCloseable {
         gridSize -> {
           try (Connection connection = dataSource.getConnection()) {
             Map<String, ExecutionContext> partitions = new LinkedHashMap<>();
-            for (W2Ranges.Range range : W2Ranges.planAll(connection, batchSize)) {
+            for (W2Ranges.Range range : W2Ranges.planAll(connection, W2Example.EMAILS, batchSize)) {
               planned.add(range);
               ExecutionContext context = new ExecutionContext();
-              context.putLong("startKey", range.start());
-              context.putLong("endKey", range.end());
+              context.putLong("startKey", range.start().getLong(0));
+              context.putLong("endKey", range.end().getLong(0));
               context.putInt("size", range.size());
               context.putInt("index", partitions.size());
               partitions.put("partition" + partitions.size(), context);

@@ -18,9 +18,9 @@ import java.util.Map;
  *       before each measured run), grouped by the text of each normalised statement into {@link
  *       #CATEGORIES};
  *   <li>{@code pg_stat_database}: commits and rollbacks of this database;
- *   <li>{@code pg_stat_user_tables}: rows written to tables other than {@code example_users} (the
- *       systems' bookkeeping: Dripline's {@code runs}, {@code batches}, counters; Spring Batch's
- *       {@code batch_*}) and rows updated in {@code example_users}.
+ *   <li>{@code pg_stat_user_tables}: rows written to tables other than the examples' {@link
+ *       #DATA_TABLES} (the systems' bookkeeping: Dripline's {@code runs}, {@code batches},
+ *       counters; Spring Batch's {@code batch_*}) and rows updated in those.
  * </ul>
  *
  * The last two are flushed by each backend at most once a second and by an idle one after ~10 s, so
@@ -39,6 +39,9 @@ final class W2Stats {
   static final List<String> CATEGORIES =
       List.of("data", "plan", "txctl", "spring", "other", "bench");
 
+  /** The tables W2's examples update ({@link W2Example}): their writes are the data, not books. */
+  static final String DATA_TABLES = "('example_users', 'example_accounts')";
+
   /** Marks the bench's own statements so they fall into {@code bench}. */
   static final String BENCH_MARK = "/* w2-bench */ ";
 
@@ -46,8 +49,9 @@ final class W2Stats {
       "case"
           + " when query ~* '(w2-bench|pg_stat_statements|pg_stat_database|pg_stat_user_tables)'"
           + " then 'bench'"
-          + " when query ~* '^\\s*update\\s+example_users\\s' then 'data'"
-          + " when query ~* '^\\s*select\\s+id\\s+from\\s+example_users\\s' then 'plan'"
+          + " when query ~* '^\\s*update\\s+example_(users|accounts)\\s' then 'data'"
+          + " when query ~* '^\\s*select\\s+id\\s+from\\s+example_(users|accounts)\\s'"
+          + " then 'plan'"
           + " when query ~* '^\\s*(begin|commit|rollback|start\\s+transaction|savepoint|release"
           + "|set\\s|show\\s|reset\\s)' then 'txctl'"
           + " when query ~* 'batch_(job|step)_' or query ~* '^\\s*select\\s+nextval\\('"
@@ -194,9 +198,12 @@ final class W2Stats {
             statement.executeQuery(
                 "select d.xact_commit, d.xact_rollback,"
                     + " (select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)"
-                    + " from pg_stat_user_tables where relname <> 'example_users'),"
-                    + " (select coalesce(sum(n_tup_upd), 0)"
-                    + " from pg_stat_user_tables where relname = 'example_users')"
+                    + " from pg_stat_user_tables where relname not in "
+                    + DATA_TABLES
+                    + "), (select coalesce(sum(n_tup_upd), 0)"
+                    + " from pg_stat_user_tables where relname in "
+                    + DATA_TABLES
+                    + ")"
                     + " from pg_stat_database d where d.datname = current_database()")) {
       rs.next();
       return new Counters(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));

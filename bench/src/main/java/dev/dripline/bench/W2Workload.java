@@ -7,6 +7,7 @@ import static dev.dripline.bench.BenchMain.sleep;
 
 import dev.dripline.examples.ExampleSeeder;
 import dev.dripline.examples.NormalizeEmailsBackfill;
+import dev.dripline.store.keys.KeyCodec;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
@@ -29,7 +30,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * W2, real work: {@code example.normalize-emails} over {@code --w2-rows} seeded rows, batch {@code
+ * W2, real work: {@code example.normalize-emails} (or, with {@code --w2-example handles}, {@code
+ * example.normalize-handles}: a uuid key, K3) over {@code --w2-rows} seeded rows, batch {@code
  * --w2-batch-size}, cap {@code --w2-cap}, on three systems in the same invocation:
  *
  * <ul>
@@ -40,13 +42,14 @@ import java.util.Map;
  *       and its JobRepository in the same database.
  * </ul>
  *
- * All three run the example's own statements ({@link NormalizeEmailsBackfill#KEYS_AFTER_SQL} to
- * plan, {@link NormalizeEmailsBackfill#BATCH_SQL} per batch) over the same ranges ({@link
- * W2Ranges}: checked against a reference plan after every run). Before every run the data is reset
- * to the same state (truncate, {@link ExampleSeeder#ensureUsers} — ids 1..N, nine in ten emails
- * messy —, {@code VACUUM (FREEZE, ANALYZE)}, {@code CHECKPOINT} when the role may); after every run
- * every row must hold its normalised email, or W2 fails. Autovacuum is switched off for {@code
- * example_users} (the reset vacuums it), so it cannot land in one system's run and not another's.
+ * All three run the statements Dripline runs for the example ({@link W2Example}: for emails {@link
+ * NormalizeEmailsBackfill#KEYS_AFTER_SQL} to plan, {@link NormalizeEmailsBackfill#BATCH_SQL} per
+ * batch) over the same ranges ({@link W2Ranges}: checked against a reference plan after every run).
+ * Before every run the data is reset to the same state (truncate, {@link ExampleSeeder#ensureUsers}
+ * — ids 1..N, nine in ten emails messy — or {@link ExampleSeeder#ensureAccounts}, {@code VACUUM
+ * (FREEZE, ANALYZE)}, {@code CHECKPOINT} when the role may); after every run every row must hold
+ * its normalised value, or W2 fails. Autovacuum is switched off for the example's table (the reset
+ * vacuums it), so it cannot land in one system's run and not another's.
  *
  * <p>Order: an optional warm-up run of each system (not counted), then repetitions whose order
  * rotates (D,J,S / J,S,D / S,D,J …). Printed: every run, medians, ratios D/J and D/S, and
@@ -55,7 +58,9 @@ import java.util.Map;
  * <p>Options ({@code --w2-<name> value}):
  *
  * <ul>
- *   <li>{@code rows} (1000000): rows seeded into {@code example_users} for each run;
+ *   <li>{@code example} (emails): {@code emails}, {@code handles} or both ({@code emails,handles}:
+ *       W2 runs once for each); handles runs D and J only (summary line {@code W2 uuid});
+ *   <li>{@code rows} (1000000): rows seeded into the example's table for each run;
  *   <li>{@code batch-size} (1000), {@code cap} (4): keys per batch, parallel batches / threads;
  *   <li>{@code systems} (D,J,S): which systems to run; B ({@link W2Bookkeeping}) when named;
  *   <li>{@code warmup-rows} (1000000; 0 = none): rows of the warm-up run of each system;
@@ -132,6 +137,7 @@ final class W2Workload {
   private final int settleMs;
   private final int top;
   private final List<String> systems;
+  private final W2Example example;
   private boolean checkpoint;
 
   private Connection db;
@@ -144,7 +150,24 @@ final class W2Workload {
   private CpuPinning pinning;
   private W3History history;
 
-  W2Workload(BenchConfig config, Services services) {
+  /** The examples {@code --w2-example} names, in order: W2 runs once for each. */
+  static List<W2Example> examples(BenchConfig config) {
+    List<W2Example> examples = new ArrayList<>();
+    for (String name : config.option("w2-example", "emails").split(",")) {
+      W2Example example = W2Example.named(name.trim());
+      if (!examples.contains(example)) {
+        examples.add(example);
+      }
+    }
+    return examples;
+  }
+
+  /** The summary line's name: {@code W2} for emails, {@code W2 uuid} for handles. */
+  static String verdictName(W2Example example) {
+    return example == W2Example.EMAILS ? "W2" : "W2 uuid";
+  }
+
+  W2Workload(BenchConfig config, Services services, W2Example example) {
     this.config = config;
     this.services = services;
     this.rows = config.intOption("w2-rows", 1_000_000);
@@ -165,11 +188,14 @@ final class W2Workload {
       if (!ALL_SYSTEMS.contains(system)) {
         throw new IllegalArgumentException("--w2-systems takes D, J, S and B, not " + s);
       }
-      if (!chosen.contains(system)) {
+      // Spring Batch's job and system B's bookkeeping are written for bigint keys: emails only.
+      boolean runs = example == W2Example.EMAILS || system.equals("D") || system.equals("J");
+      if (runs && !chosen.contains(system)) {
         chosen.add(system);
       }
     }
     this.systems = List.copyOf(chosen);
+    this.example = example;
     if (rows < 1 || batchSize < 1 || prewarmBatchSize < 1 || cap < 1 || systems.isEmpty()) {
       throw new IllegalArgumentException(
           "--w2-rows, --w2-batch-size, --w2-prewarm-batch-size, --w2-cap must be at least 1 and"
@@ -228,7 +254,7 @@ final class W2Workload {
         f(
             "== W2 real work: %s over %,d rows, batch %d, cap %d; systems %s; %d reps"
                 + " (rotating order; pre-warm-up %s, warm-up %d x %,d rows each)",
-            NormalizeEmailsBackfill.NAME,
+            example.backfill,
             rows,
             batchSize,
             cap,
@@ -314,8 +340,9 @@ final class W2Workload {
     }
     try (Statement statement = db.createStatement()) {
       statement.execute(
-          "alter table example_users set (autovacuum_enabled = false,"
-              + " toast.autovacuum_enabled = false)");
+          "alter table "
+              + example.table
+              + " set (autovacuum_enabled = false, toast.autovacuum_enabled = false)");
     }
     if (checkpoint) {
       try (Statement statement = db.createStatement()) {
@@ -327,8 +354,11 @@ final class W2Workload {
       }
     }
     System.out.println(
-        "reset before every run: truncate example_users, ExampleSeeder.ensureUsers, vacuum"
-            + " (freeze, analyze)"
+        "reset before every run: truncate "
+            + example.table
+            + ", ExampleSeeder."
+            + (example == W2Example.EMAILS ? "ensureUsers" : "ensureAccounts")
+            + ", vacuum (freeze, analyze)"
             + (checkpoint ? ", checkpoint" : " (no checkpoint)"));
     stopActiveRuns();
   }
@@ -340,7 +370,7 @@ final class W2Workload {
         db.prepareStatement(
             "select id from runs where backfill = ?"
                 + " and status in ('pending', 'running', 'paused')")) {
-      statement.setString(1, NormalizeEmailsBackfill.NAME);
+      statement.setString(1, example.backfill);
       try (ResultSet rs = statement.executeQuery()) {
         while (rs.next()) {
           active.add(rs.getLong(1));
@@ -350,8 +380,7 @@ final class W2Workload {
       throw new IllegalStateException(e);
     }
     for (long id : active) {
-      System.out.println(
-          "stopping run " + id + " of " + NormalizeEmailsBackfill.NAME + " left active");
+      System.out.println("stopping run " + id + " of " + example.backfill + " left active");
       services.post("/api/runs/" + id + "/stop", Map.of());
       BenchMain.awaitTerminal(services, id, Duration.ofMinutes(5), 200);
     }
@@ -519,8 +548,8 @@ final class W2Workload {
   // Data
 
   /**
-   * Resets example_users to {@code n} un-normalised rows and plans the reference ranges, in batches
-   * of {@code batchSize} keys.
+   * Resets the example's table to {@code n} rows, nine in ten not normalised, and plans the
+   * reference ranges, in batches of {@code batchSize} keys.
    */
   private Reference reset(int n, int batchSize) throws SQLException {
     // Its own connection, closed at the end: its backend's statistics are flushed when it exits,
@@ -535,11 +564,11 @@ final class W2Workload {
         backend = rs.getLong(1);
       }
       try (Statement statement = connection.createStatement()) {
-        statement.execute("truncate example_users restart identity");
+        statement.execute("truncate " + example.table + " restart identity");
       }
-      new ExampleSeeder(connection).ensureUsers(n);
+      example.seed(new ExampleSeeder(connection), n);
       try (Statement statement = connection.createStatement()) {
-        statement.execute("vacuum (freeze, analyze) example_users");
+        statement.execute("vacuum (freeze, analyze) " + example.table);
         // Dripline's own tables as well, as Spring Batch's are emptied before each of its runs:
         // without it every run of D would work among the dead rows of the runs before it.
         statement.execute("vacuum (analyze) batches, runs, run_key_counts, batch_outcome_counters");
@@ -549,14 +578,12 @@ final class W2Workload {
       }
       long scope;
       try (Statement statement = connection.createStatement();
-          ResultSet rs =
-              statement.executeQuery(
-                  "select count(*) from example_users where email <> lower(trim(email))")) {
+          ResultSet rs = statement.executeQuery(example.scopeSql())) {
         rs.next();
         scope = rs.getLong(1);
       }
       W2Ranges.Fingerprint ranges =
-          W2Ranges.Fingerprint.of(W2Ranges.planAll(connection, batchSize));
+          W2Ranges.Fingerprint.of(W2Ranges.planAll(connection, example, batchSize));
       if (ranges.keys() != scope) {
         throw new IllegalStateException(
             "W2 reference plan covers " + ranges.keys() + " keys, scope is " + scope);
@@ -577,23 +604,18 @@ final class W2Workload {
     }
   }
 
-  /** Fails loudly unless every row holds its normalised email. */
+  /** Fails loudly unless every row holds its normalised value. */
   private void verifyData(String system, Reference reference) throws SQLException {
     try (Statement statement = db.createStatement();
-        ResultSet rs =
-            statement.executeQuery(
-                W2Stats.BENCH_MARK
-                    + "select count(*), count(*) filter"
-                    + " (where email <> 'user' || id || '@example.com') from example_users")) {
+        ResultSet rs = statement.executeQuery(W2Stats.BENCH_MARK + example.wrongRowsSql())) {
       rs.next();
       long count = rs.getLong(1);
       long wrong = rs.getLong(2);
       if (count != reference.rows() || wrong != 0) {
         throw new IllegalStateException(
             f(
-                "W2 %s: after the run example_users has %d rows (expected %d), %d of them not"
-                    + " normalised",
-                NAMES.get(system), count, reference.rows(), wrong));
+                "W2 %s: after the run %s has %d rows (expected %d), %d of them not normalised",
+                NAMES.get(system), example.table, count, reference.rows(), wrong));
       }
     }
   }
@@ -666,6 +688,7 @@ final class W2Workload {
                 config.dbUrl(),
                 config.dbUser(),
                 config.dbPassword(),
+                example,
                 cap,
                 reference.batchSize(),
                 system.equals("B"));
@@ -724,9 +747,9 @@ final class W2Workload {
     if (delta.usersUpdated() != reference.scope()) {
       System.out.println(
           f(
-              "     note: pg_stat_user_tables counts %d rows updated in example_users (expected %d;"
+              "     note: pg_stat_user_tables counts %d rows updated in %s (expected %d;"
                   + " statistics may lag)",
-              delta.usersUpdated(), reference.scope()));
+              delta.usersUpdated(), example.table, reference.scope()));
     }
     return new Run(
         system,
@@ -745,7 +768,7 @@ final class W2Workload {
 
   private long createRun(int batchSize) {
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("backfill", NormalizeEmailsBackfill.NAME);
+    body.put("backfill", example.backfill);
     body.put("options", Map.of());
     body.put("batchSize", batchSize);
     body.put("maxParallelBatches", cap);
@@ -782,7 +805,8 @@ final class W2Workload {
     try (PreparedStatement statement =
         db.prepareStatement(
             W2Stats.BENCH_MARK
-                + "select start_key, end_key, size, status from batches where run_id = ?"
+                + "select start_key_bytes, end_key_bytes, size, status from batches"
+                + " where run_id = ?"
                 + " order by number")) {
       statement.setLong(1, runId);
       try (ResultSet rs = statement.executeQuery()) {
@@ -791,7 +815,9 @@ final class W2Workload {
             throw new IllegalStateException(
                 "W2 Dripline run " + runId + " has a batch " + rs.getString(4));
           }
-          ranges.add(new W2Ranges.Range(rs.getLong(1), rs.getLong(2), rs.getInt(3)));
+          ranges.add(
+              new W2Ranges.Range(
+                  KeyCodec.decode(rs.getBytes(1)), KeyCodec.decode(rs.getBytes(2)), rs.getInt(3)));
         }
       }
     }
@@ -1028,7 +1054,7 @@ final class W2Workload {
     System.out.println(
         "PostgreSQL per batch (medians over the reps; statements: pg_stat_statements, top-level,"
             + " this database, timed window; commits: pg_stat_database xact_commit, bench's own"
-            + " subtracted; book_rows: rows written to tables other than example_users)");
+            + " subtracted; book_rows: rows written to tables other than the example's)");
     System.out.println(
         "sys  upd_calls  upd_ms  plan_calls  book_calls  book_ms  txctl  other  commits  net_commits"
             + "  book_rows  slot_use");

@@ -28,7 +28,12 @@ public class NormalizeHandlesBackfill implements TableBackfillDefinition {
   /** The rows in scope: handles not normalised yet. */
   public static final String SCOPE = "handle <> lower(trim(handle))";
 
-  private static final KeySchema KEY = KeySchema.of(KeyColumn.of("id", KeyType.UUID));
+  /** The key: {@code id uuid}. */
+  public static final KeySchema KEY = KeySchema.of(KeyColumn.of("id", KeyType.UUID));
+
+  /** A batch's statement, before its {@link TableBatch#where()}. */
+  public static final String UPDATE =
+      "update example_accounts set handle = lower(trim(handle)) where ";
 
   private final FaultInjection faults;
 
@@ -81,9 +86,7 @@ public class NormalizeHandlesBackfill implements TableBackfillDefinition {
       throws SQLException {
     String tag = FaultInjection.tagOf(context);
     faults.checkBatch(tag, KEY, batch.span());
-    try (PreparedStatement update =
-        transaction.prepareStatement(
-            "update example_accounts set handle = lower(trim(handle)) where " + batch.where())) {
+    try (PreparedStatement update = transaction.prepareStatement(UPDATE + batch.where())) {
       batch.bind(update, 1);
       update.executeUpdate();
     }
