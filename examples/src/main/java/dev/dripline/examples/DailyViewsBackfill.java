@@ -16,6 +16,7 @@ import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -25,7 +26,8 @@ import java.util.List;
  * {@code example.daily-views}: for each day from option {@code from} to option {@code to}
  * (inclusive dates, UTC), counts that day's rows of {@code example_page_views} into {@code
  * example_daily_views} — an upsert, so a day counted twice keeps the right count (K6 in
- * docs/spec.md). A windowed definition (K4): each batch is one day, planned without scanning rows.
+ * docs/spec.md). A windowed definition (K4): each batch is one window of option {@code window} (a
+ * duration, whole days; one day by default), planned without scanning rows.
  */
 @Singleton
 public class DailyViewsBackfill implements WindowedBackfillDefinition {
@@ -33,6 +35,7 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
 
   private static final KeyColumn DAY = KeyColumn.of("day", KeyType.DATE);
   private static final KeySchema KEY = KeySchema.of(DAY);
+  private static final Duration ONE_DAY = Duration.ofDays(1);
 
   private final FaultInjection faults;
 
@@ -55,6 +58,8 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
     return List.of(
         OptionSpec.required("from", OptionType.DATE, "First day to count (UTC)."),
         OptionSpec.required("to", OptionType.DATE, "Last day to count (UTC), inclusive."),
+        OptionSpec.withDefault(
+            "window", OptionType.DURATION, "P1D", "Days per batch, e.g. P1D or P7D (whole days)."),
         FaultInjection.FAULT_TAG_SPEC);
   }
 
@@ -71,24 +76,34 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
     if (to.isBefore(from)) {
       throw new PermanentBackfillException("to (" + to + ") is before from (" + from + ")");
     }
-    return TimeWindows.days(from, to.plusDays(1), 1);
+    Duration window = context.options().requireDuration("window");
+    if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.getNano() != 0) {
+      throw new PermanentBackfillException(
+          "window (" + window + ") is not a whole number of days: the key is a date");
+    }
+    return TimeWindows.days(from, to.plusDays(1), Math.toIntExact(window.toDays()));
   }
 
   @Override
   public void processBatch(BackfillContext context, TimeWindow window, Connection transaction)
       throws SQLException {
-    LocalDate day = window.startDate();
-    faults.checkBatch(FaultInjection.tagOf(context), KEY, new KeySpan(Key.of(day), Key.of(day)));
+    LocalDate first = window.startDate();
+    LocalDate end = window.endDate();
+    faults.checkBatch(
+        FaultInjection.tagOf(context), KEY, new KeySpan(Key.of(first), Key.of(end.minusDays(1))));
     try (PreparedStatement upsert =
         transaction.prepareStatement(
             "insert into example_daily_views (day, views)"
                 + " select ?, count(*) from example_page_views"
                 + " where viewed_at >= ? and viewed_at < ?"
                 + " on conflict (day) do update set views = excluded.views")) {
-      upsert.setObject(1, day);
-      upsert.setObject(2, OffsetDateTime.of(day.atStartOfDay(), ZoneOffset.UTC));
-      upsert.setObject(3, OffsetDateTime.of(window.endDate().atStartOfDay(), ZoneOffset.UTC));
-      upsert.executeUpdate();
+      for (LocalDate day = first; day.isBefore(end); day = day.plusDays(1)) {
+        upsert.setObject(1, day);
+        upsert.setObject(2, OffsetDateTime.of(day.atStartOfDay(), ZoneOffset.UTC));
+        upsert.setObject(3, OffsetDateTime.of(day.plusDays(1).atStartOfDay(), ZoneOffset.UTC));
+        upsert.addBatch();
+      }
+      upsert.executeBatch();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.dripline.spi;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Collections;
@@ -57,6 +58,15 @@ public final class BackfillOptions {
 
   public Optional<Instant> instant(String name) {
     return string(name).map(Instant::parse);
+  }
+
+  /** A {@link OptionType#DURATION} option: positive, as the schema's validation ensured. */
+  public Optional<Duration> duration(String name) {
+    return string(name).map(Duration::parse);
+  }
+
+  public Duration requireDuration(String name) {
+    return duration(name).orElseThrow(() -> missing(name));
   }
 
   private static IllegalStateException missing(String name) {

@@ -15,6 +15,8 @@ public enum OptionType {
   BOOLEAN,
   DATE,
   DATETIME,
+  /** An ISO-8601 duration such as {@code PT1H} or {@code P1D}, positive: e.g. a time window. */
+  DURATION,
   ENUM;
 
   /** The lower-case name used in JSON. */

@@ -187,6 +187,39 @@ class TypedKeysExamplesIT implements TestPropertyProvider {
   }
 
   @Test
+  void aWindowIsAPositiveDurationOfWholeDaysForADateKey() {
+    Map<String, Object> options = new java.util.HashMap<>();
+    options.put("from", "2026-11-01");
+    options.put("to", "2026-11-20");
+    options.put("window", "PT0S");
+    long runsBefore = TestDb.queryLong("select count(*) from runs");
+
+    Api.Response zero = api.post("/api/runs", run("example.daily-views", 1, options));
+    options.put("window", "-P1D");
+    Api.Response negative =
+        api.post("/api/runs?dryRun=true", run("example.daily-views", 1, options));
+    options.put("window", "PT12H");
+    Api.Response halfDay =
+        api.post("/api/runs?dryRun=true", run("example.daily-views", 1, options));
+    options.put("window", "P7D");
+    Api.Response week = api.post("/api/runs?dryRun=true", run("example.daily-views", 1, options));
+
+    assertThat(zero.status()).isEqualTo(400);
+    assertThat(zero.body().toString()).contains("\"field\":\"options.window\"");
+    assertThat(negative.status()).isEqualTo(400);
+    assertThat(negative.body().toString()).contains("\"field\":\"options.window\"");
+    assertThat(halfDay.status()).as("%s", halfDay.body()).isEqualTo(422);
+    assertThat(halfDay.body().toString()).contains("not a whole number of days");
+    assertThat(week.status()).as("%s", week.body()).isEqualTo(200);
+    assertThat(week.body().path("batches").asLong()).isEqualTo(3);
+    JsonNode first = week.body().path("sampleBatches").get(0);
+    assertThat(first.path("startKey").asText()).isEqualTo("2026-11-01");
+    assertThat(first.path("endKey").asText()).isEqualTo("2026-11-07");
+    assertThat(week.body().path("lastKey").asText()).isEqualTo("2026-11-20");
+    assertThat(TestDb.queryLong("select count(*) from runs")).isEqualTo(runsBefore);
+  }
+
+  @Test
   void aDryRunIsValidatedAsACreateIs() {
     Api.Response unknown =
         api.post(

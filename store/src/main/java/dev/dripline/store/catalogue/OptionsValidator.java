@@ -3,6 +3,7 @@ package dev.dripline.store.catalogue;
 import dev.dripline.spi.OptionSpec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -112,6 +113,7 @@ public final class OptionsValidator {
           }
         }
       }
+      case DURATION -> duration(value);
       case ENUM -> {
         List<String> allowed = spec.allowedValues() == null ? List.of() : spec.allowedValues();
         if (!(value instanceof String s) || !allowed.contains(s)) {
@@ -120,6 +122,25 @@ public final class OptionsValidator {
         yield s;
       }
     };
+  }
+
+  /**
+   * A positive ISO-8601 duration of at least a microsecond (timestamptz's precision), in canonical
+   * form: whole days as {@code P<n>D}, else {@link Duration#toString()} ({@code PT1H30M}).
+   */
+  private static String duration(Object value) {
+    String expected = "a positive ISO-8601 duration such as PT1H or P1D";
+    Duration duration;
+    try {
+      duration = Duration.parse(text(value, expected));
+    } catch (DateTimeParseException | ArithmeticException e) {
+      throw new IllegalArgumentException("must be " + expected);
+    }
+    if (duration.compareTo(Duration.ofNanos(1_000)) < 0) {
+      throw new IllegalArgumentException("must be " + expected + ", not " + value);
+    }
+    boolean wholeDays = duration.toNanos() % Duration.ofDays(1).toNanos() == 0;
+    return wholeDays ? "P" + duration.toDays() + "D" : duration.toString();
   }
 
   private static String text(Object value, String expected) {

@@ -20,6 +20,7 @@ class OptionsValidatorTest {
           OptionSpec.optional("dryRun", OptionType.BOOLEAN, "no writes"),
           OptionSpec.optional("since", OptionType.DATE, "first day"),
           OptionSpec.optional("until", OptionType.DATETIME, "last instant"),
+          OptionSpec.optional("window", OptionType.DURATION, "a window"),
           OptionSpec.oneOf("mode", List.of("fast", "safe"), "safe", "how"));
 
   private static ValidatedOptions validate(Map<String, Object> raw) {
@@ -74,6 +75,26 @@ class OptionsValidatorTest {
             "options.until",
             "options.mode",
             "options.colour");
+  }
+
+  @Test
+  void aWindowIsAPositiveDurationKeptInCanonicalForm() {
+    assertThat(validate(Map.of("items", 1, "window", "P1D")).values())
+        .containsEntry("window", "P1D");
+    assertThat(validate(Map.of("items", 1, "window", "PT48H")).values())
+        .containsEntry("window", "P2D");
+    assertThat(validate(Map.of("items", 1, "window", "PT90M")).values())
+        .containsEntry("window", "PT1H30M");
+    for (Object bad : List.of("PT0S", "-PT1H", "P-1D", "PT0.0000001S", "1 day", 3600, true)) {
+      assertThat(validate(Map.of("items", 1, "window", bad)).errors())
+          .as("window %s", bad)
+          .singleElement()
+          .satisfies(
+              error -> {
+                assertThat(error.field()).isEqualTo("options.window");
+                assertThat(error.message()).contains("positive ISO-8601 duration");
+              });
+    }
   }
 
   @Test
