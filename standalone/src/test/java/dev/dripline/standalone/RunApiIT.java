@@ -17,6 +17,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
@@ -192,6 +193,37 @@ class RunApiIT implements TestPropertyProvider {
                 workflow.describe().getStatus()
                     == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
     assertThat(api.post("/api/runs/" + id + "/retry", Map.of()).status()).isEqualTo(409);
+  }
+
+  @Test
+  void anUpdateIsCountedInPrometheusBesideTheOtherCallsOfItsMetric() {
+    Map<String, Object> body = sleepRun(40, 100, "update-metrics");
+    body.put("batchSize", 4);
+    body.put("maxParallelBatches", 1);
+    long id = create(body).id();
+
+    Api.Response changed = api.patch("/api/runs/" + id, Map.of("maxParallelBatches", 2));
+
+    assertThat(changed.status()).as("%s", changed.body()).isEqualTo(200);
+    // The SDK's metrics reach the registry every 10 s: the Update's call (update_name) and the
+    // create's StartWorkflowExecution (no update_name) are both in the same scrape.
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              String scrape = api.getText("/prometheus");
+              assertThat(scrape).contains("update_name=\"changeCap\"");
+              assertThat(scrape).containsPattern("temporal_request[^\\n]*StartWorkflowExecution");
+            });
+    // Leave nothing running for the tests after this one (the run may have completed already).
+    api.post("/api/runs/" + id + "/stop", Map.of());
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () ->
+                List.of("stopped", "completed")
+                    .contains(api.get("/api/runs/" + id).body().path("status").asText()));
   }
 
   @Test

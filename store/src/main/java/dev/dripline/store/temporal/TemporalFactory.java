@@ -5,6 +5,7 @@ import com.uber.m3.tally.Scope;
 import com.uber.m3.util.Duration;
 import dev.dripline.store.config.TemporalConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.temporal.client.WorkflowClient;
@@ -38,6 +39,12 @@ public class TemporalFactory {
                     .setExpiration(config.rpcRetryExpiration())
                     .validateBuildWithDefaults())
             .build());
+  }
+
+  /** Applied by Micronaut to every registry before the SDK registers its first meter. */
+  @Singleton
+  MeterFilter temporalUpdateNameTag() {
+    return new TemporalMeterFilter();
   }
 
   @Singleton
