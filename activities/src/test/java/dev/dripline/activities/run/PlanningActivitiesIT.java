@@ -122,6 +122,30 @@ class PlanningActivitiesIT {
   }
 
   /**
+   * K2: the release before typed keys, serving beside this one during a rolling upgrade, plans
+   * pages too, moving only the bigint cursor and writing only the bigint keys. This release plans
+   * on from where that one left off, not from the bytes of the cursor it saved itself before.
+   */
+  @Test
+  void plansOnFromWhereTheReleaseBeforeTypedKeysLeftOff() {
+    long runId = fixtures.runningRun(50, 10);
+    planning.planNextPage(new PlanRequest(runId, 2));
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status)"
+            + " values (?, 3, 21, 30, 10, 'pending'), (?, 4, 31, 40, 10, 'pending')",
+        runId,
+        runId);
+    fixtures.update(
+        "update runs set plan_cursor = 40, next_batch_number = 5, planned_keys = 40 where id = ?",
+        runId);
+
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 10));
+
+    assertThat(page).isEqualTo(new PlanPage(1, true, 50L));
+    assertCoversExactly(runId, 50, 10);
+  }
+
+  /**
    * A page whose save loses its connection (its backend terminated, as a PostgreSQL restart does)
    * is an outage: the call waits for PostgreSQL and plans the page again from the persisted cursor.
    * The failed transaction's rollback fails too ("Connection is closed", which alone tells no

@@ -235,11 +235,17 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " as processed_keys from runs r where r.id = :id")
   Optional<RunOutcome> findOutcome(long id);
 
-  /** Run {@code id}'s planning state ({@link PlanCursor}). */
+  /**
+   * Run {@code id}'s planning state ({@link PlanCursor}). The cursor is the bigint {@code
+   * plan_cursor} whenever it is set, else the bytes: while a run's key is one bigint every writer
+   * sets the bigint, this release and the one before typed keys alike, but only this release sets
+   * the bytes — so during a rolling upgrade the bytes may lag behind pages the earlier release
+   * planned since (K2; {@code UpgradeIT}). A key of any other type leaves the bigint null.
+   */
   @Query(
       "select backfill, cast(options as text) as options, status,"
           + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
-          + " coalesce(plan_cursor_key, dripline_bigint_key(plan_cursor)) as plan_cursor,"
+          + " coalesce(dripline_bigint_key(plan_cursor), plan_cursor_key) as plan_cursor,"
           + " plan_done, next_batch_number, planned_keys, total_keys"
           + " from runs where id = :id")
   Optional<PlanCursor> findPlanCursor(long id);
