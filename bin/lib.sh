@@ -557,3 +557,36 @@ sources_newer_than() {
     \( -path "$DRIPLINE_ROOT/.git" -o -path "$DRIPLINE_STATE" -o -name target -o -name node_modules \) -prune \
     -o \( -name pom.xml -o -path '*/src/*' \) -type f -newer "$stamp" -print -quit)" ]]
 }
+
+# build_previous_release REV: builds the standalone JVM of commit REV (the release an upgrade starts
+# from) from git history, offline, into .dripline/upgrade/<commit>/src (git archive: no worktree to
+# register or prune), and prints the path of its standalone jar; its runtime classpath is the
+# classpath.txt beside it. Built once per commit: a later call finds the jar and returns at once.
+build_previous_release() {
+  local rev="$1" commit dir jar build_log
+  command -v git >/dev/null 2>&1 || die "git is needed to build the previous release $rev"
+  commit="$(git -C "$DRIPLINE_ROOT" rev-parse --verify --quiet "$rev^{commit}")" ||
+    die "commit $rev (the previous release) is not in this clone's history; a shallow clone needs 'git fetch --unshallow', or set DRIPLINE_UPGRADE_FROM_JAR to its standalone jar"
+  dir="$DRIPLINE_STATE/upgrade/$commit"
+  jar="$dir/src/standalone/target/dripline-standalone-$DRIPLINE_VERSION.jar"
+  build_log="$DRIPLINE_LOGS/upgrade-build-${commit:0:12}.log"
+  if [[ -f "$dir/built" && -f "$jar" && -f "$dir/src/standalone/target/classpath.txt" ]]; then
+    log "previous release ${commit:0:12} already built (${jar#"$DRIPLINE_ROOT"/})"
+    printf '%s\n' "$jar"
+    return 0
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir/src"
+  git -C "$DRIPLINE_ROOT" archive "$commit" | tar -x -C "$dir/src"
+  log "building the previous release ${commit:0:12}: mvn -o package -pl standalone -am (log: ${build_log#"$DRIPLINE_ROOT"/})"
+  # Offline: the local Maven repository holds every dependency. Tests are neither compiled nor run;
+  # package writes nothing to the local repository (no install), so other builds never see it.
+  if ! (cd "$dir/src" && mvn -B -o -q -T 2 -Dmaven.test.skip=true -Dspotless.check.skip=true \
+    package -pl standalone -am) >"$build_log" 2>&1 </dev/null; then
+    tail_log "$build_log" 60
+    die "the build of the previous release ${commit:0:12} failed; see ${build_log#"$DRIPLINE_ROOT"/}"
+  fi
+  [[ -f "$jar" ]] || die "the build of ${commit:0:12} made no ${jar#"$dir/src/"}"
+  touch "$dir/built"
+  printf '%s\n' "$jar"
+}

@@ -58,6 +58,27 @@ final class DriplineProcess implements AutoCloseable {
     return new DriplineProcess(name, command, env);
   }
 
+  /**
+   * A standalone JVM ({@code StandaloneApplication}: the API on {@code port} of 127.0.0.1 and a
+   * worker) running on {@code classpath}: this tree's (the test classpath) or an earlier release's.
+   */
+  static DriplineProcess standalone(
+      String name, String classpath, int port, Map<String, String> env) throws IOException {
+    Map<String, String> all = new HashMap<>(env);
+    all.put("DRIPLINE_HTTP_PORT", Integer.toString(port));
+    all.put("DRIPLINE_HTTP_HOST", "127.0.0.1");
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx384m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            classpath,
+            "dev.dripline.standalone.StandaloneApplication");
+    return new DriplineProcess(name, command, all);
+  }
+
   /** A worker-only JVM ({@code WorkerApplication}); no HTTP port, no reconciler. */
   static DriplineProcess worker(String name, Map<String, String> env) throws IOException {
     Map<String, String> all = new HashMap<>();
@@ -124,6 +145,11 @@ final class DriplineProcess implements AutoCloseable {
     }
     LIVE.remove(process);
     System.out.println(name + " killed (pid " + process.pid() + ")");
+  }
+
+  /** The running process's pid; -1 before the first start. */
+  synchronized long pid() {
+    return process == null ? -1 : process.pid();
   }
 
   synchronized boolean alive() {

@@ -25,7 +25,8 @@ final class FaultRun implements AutoCloseable {
   /** Keys per {@code example.normalize-emails} batch: small, so runs are fast. */
   static final int NORMALIZE_BATCH_SIZE = 5;
 
-  private final FaultStack stack;
+  private final RunHost stack;
+  private final int cap;
   private final String backfill;
   private final String tag;
   private final int batches;
@@ -41,13 +42,15 @@ final class FaultRun implements AutoCloseable {
   private long finishedAtNanos;
 
   private FaultRun(
-      FaultStack stack,
+      RunHost stack,
+      int cap,
       String backfill,
       String tag,
       int batches,
       long keys,
       Map<String, Object> body) {
     this.stack = stack;
+    this.cap = cap;
     this.backfill = backfill;
     this.tag = tag;
     this.batches = batches;
@@ -68,6 +71,11 @@ final class FaultRun implements AutoCloseable {
    * example.normalize-emails} over them at the cap.
    */
   static FaultRun normalizeEmails(FaultStack stack, String tag, int batches) {
+    return normalizeEmails(stack, tag, batches, FaultSizes.CAP);
+  }
+
+  /** {@link #normalizeEmails(FaultStack, String, int)} on any host, at {@code cap}. */
+  static FaultRun normalizeEmails(RunHost stack, String tag, int batches, int cap) {
     Sql sql = stack.sql();
     sql.execute(
         "update example_users set email = lower(trim(email)) where email <> lower(trim(email))");
@@ -79,6 +87,7 @@ final class FaultRun implements AutoCloseable {
         rows);
     return new FaultRun(
         stack,
+        cap,
         "example.normalize-emails",
         tag,
         batches,
@@ -91,7 +100,7 @@ final class FaultRun implements AutoCloseable {
             "batchSize",
             NORMALIZE_BATCH_SIZE,
             "maxParallelBatches",
-            FaultSizes.CAP));
+            cap));
   }
 
   /**
@@ -115,6 +124,7 @@ final class FaultRun implements AutoCloseable {
         tag, lines);
     return new FaultRun(
         stack,
+        FaultSizes.CAP,
         "example.order-lines",
         tag,
         batches,
@@ -132,8 +142,14 @@ final class FaultRun implements AutoCloseable {
 
   /** Starts {@code example.sleep} over {@code batches} keys, one per batch, at the cap. */
   static FaultRun sleep(FaultStack stack, String tag, int batches, int sleepMs) {
+    return sleep(stack, tag, batches, sleepMs, FaultSizes.CAP);
+  }
+
+  /** {@link #sleep(FaultStack, String, int, int)} on any host, at {@code cap}. */
+  static FaultRun sleep(RunHost stack, String tag, int batches, int sleepMs, int cap) {
     return new FaultRun(
         stack,
+        cap,
         "example.sleep",
         tag,
         batches,
@@ -146,7 +162,7 @@ final class FaultRun implements AutoCloseable {
             "batchSize",
             1,
             "maxParallelBatches",
-            FaultSizes.CAP));
+            cap));
   }
 
   long id() {
@@ -274,16 +290,14 @@ final class FaultRun implements AutoCloseable {
         .as("repeated attempts: fewer than one per batch")
         .isBetween(0L, (long) batches - 1);
 
-    assertThat(maxSlotHolders.get())
-        .as("slot holders sampled while it ran")
-        .isBetween(1, FaultSizes.CAP);
+    assertThat(maxSlotHolders.get()).as("slot holders sampled while it ran").isBetween(1, cap);
 
     String witness = "";
     if ("example.sleep".equals(backfill) || "example.order-lines".equals(backfill)) {
       long maxSeen = sql.queryLong("select max_seen from example_concurrency where run_id = ?", id);
       assertThat(maxSeen)
           .as("example_concurrency.max_seen (the witness)")
-          .isBetween(1L, (long) FaultSizes.CAP);
+          .isBetween(1L, (long) cap);
       assertThat(
               sql.queryLong(
                   "select count(*) from example_executing where run_id = ? and backend_pid in"

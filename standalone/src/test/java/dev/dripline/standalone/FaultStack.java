@@ -13,7 +13,7 @@ import java.util.Map;
  * Temporal server, polling a task queue of their own. The test kills and restarts them, or the
  * services under them, and checks the outcome over the app's API and with SQL.
  */
-final class FaultStack implements AutoCloseable {
+final class FaultStack implements RunHost, AutoCloseable {
   private final Sql sql;
   private final DriplineProcess app;
   private final DriplineProcess worker;
@@ -70,11 +70,13 @@ final class FaultStack implements AutoCloseable {
     return this;
   }
 
-  Api api() {
+  @Override
+  public Api api() {
     return api;
   }
 
-  Sql sql() {
+  @Override
+  public Sql sql() {
     return sql;
   }
 
