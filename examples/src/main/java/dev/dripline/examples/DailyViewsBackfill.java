@@ -81,7 +81,9 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
       throw new PermanentBackfillException(
           "window (" + window + ") is not a whole number of days: the key is a date");
     }
-    return TimeWindows.days(from, to.plusDays(1), Math.toIntExact(window.toDays()));
+    // A window longer than the whole range is one window: cap the days at what an int holds.
+    int days = (int) Math.min(window.toDays(), Integer.MAX_VALUE);
+    return TimeWindows.days(from, to.plusDays(1), days);
   }
 
   @Override

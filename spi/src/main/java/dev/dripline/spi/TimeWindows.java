@@ -32,7 +32,13 @@ public final class TimeWindows {
   public static TimeWindows of(Instant from, Instant to, Duration length) {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
-    long micros = length.truncatedTo(ChronoUnit.MICROS).toNanos() / 1_000;
+    // A window longer than ~292,000 years covers any range: as long as a long of microseconds.
+    long micros;
+    try {
+      micros = micros(length);
+    } catch (ArithmeticException e) {
+      micros = Long.MAX_VALUE;
+    }
     if (micros <= 0) {
       throw new IllegalArgumentException("a window is a positive duration, not " + length);
     }
@@ -72,7 +78,7 @@ public final class TimeWindows {
   /** How many windows there are. */
   public long count() {
     long span = units(to);
-    return (span + step - 1) / step;
+    return span == 0 ? 0 : (span - 1) / step + 1;
   }
 
   /** Window {@code index} (from 0). */
@@ -99,10 +105,15 @@ public final class TimeWindows {
 
   private long units(Object value) {
     if (from instanceof Instant start) {
-      Duration between = Duration.between(start, (Instant) value);
-      return Math.floorDiv(between.toNanos(), 1_000L);
+      return micros(Duration.between(start, (Instant) value));
     }
     return ChronoUnit.DAYS.between((LocalDate) from, (LocalDate) value);
+  }
+
+  /** Whole microseconds, rounded down: seconds and nanos, as toNanos() overflows past 292 years. */
+  private static long micros(Duration duration) {
+    return Math.addExact(
+        Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
   }
 
   private Object at(long units) {

@@ -38,6 +38,16 @@ class TimeWindowsTest {
   }
 
   @Test
+  void aWindowLongerThanTheRangeIsOneWindowHoweverLong() {
+    Instant from = Instant.parse("1900-01-01T00:00:00Z");
+    Instant to = Instant.parse("2400-01-01T00:00:00Z");
+
+    assertThat(TimeWindows.of(from, to, Duration.ofDays(365L * 1000)).count()).isEqualTo(1);
+    assertThat(TimeWindows.of(from, to, Duration.ofSeconds(Long.MAX_VALUE)).count()).isEqualTo(1);
+    assertThat(TimeWindows.of(from, to, Duration.ofDays(365L * 100)).count()).isEqualTo(6);
+  }
+
+  @Test
   void anEmptyRangeHasNoWindowsAndABadWindowIsRefused() {
     LocalDate day = LocalDate.of(2026, 11, 30);
 

@@ -139,7 +139,9 @@ public final class OptionsValidator {
     if (duration.compareTo(Duration.ofNanos(1_000)) < 0) {
       throw new IllegalArgumentException("must be " + expected + ", not " + value);
     }
-    boolean wholeDays = duration.toNanos() % Duration.ofDays(1).toNanos() == 0;
+    // Seconds and nanos, not toNanos(): a duration beyond 292 years does not fit in a long of
+    // nanos.
+    boolean wholeDays = duration.getNano() == 0 && duration.getSeconds() % 86_400 == 0;
     return wholeDays ? "P" + duration.toDays() + "D" : duration.toString();
   }
 

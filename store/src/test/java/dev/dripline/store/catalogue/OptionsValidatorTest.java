@@ -85,6 +85,8 @@ class OptionsValidatorTest {
         .containsEntry("window", "P2D");
     assertThat(validate(Map.of("items", 1, "window", "PT90M")).values())
         .containsEntry("window", "PT1H30M");
+    assertThat(validate(Map.of("items", 1, "window", "P1000000D")).values())
+        .containsEntry("window", "P1000000D");
     for (Object bad : List.of("PT0S", "-PT1H", "P-1D", "PT0.0000001S", "1 day", 3600, true)) {
       assertThat(validate(Map.of("items", 1, "window", bad)).errors())
           .as("window %s", bad)
