@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -241,26 +240,10 @@ class RunHistoryRecording implements TestPropertyProvider {
     write(file, temporal.fetchHistory(RunWorkflowIds.forRun(id)));
   }
 
-  /** Every execution of the run's workflow id, first to last, following continue-as-new. */
+  /** Every execution of the run's workflow id, first to last, once it has closed. */
   private List<WorkflowExecutionHistory> executions(long id) {
     awaitClosed(id);
-    String runId =
-        temporal
-            .fetchHistory(RunWorkflowIds.forRun(id))
-            .getEvents()
-            .get(0)
-            .getWorkflowExecutionStartedEventAttributes()
-            .getFirstExecutionRunId();
-    List<WorkflowExecutionHistory> forward = new ArrayList<>();
-    while (true) {
-      WorkflowExecutionHistory history = temporal.fetchHistory(RunWorkflowIds.forRun(id), runId);
-      forward.add(history);
-      var last = history.getLastEvent();
-      if (!last.hasWorkflowExecutionContinuedAsNewEventAttributes()) {
-        return forward;
-      }
-      runId = last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId();
-    }
+    return RunExecutions.all(temporal, id);
   }
 
   /** Writes a history once: one already checked in is never recorded again. */

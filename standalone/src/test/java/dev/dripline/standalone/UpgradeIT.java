@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.dripline.workflows.run.RunWorkflowIds;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -478,7 +477,7 @@ class UpgradeIT {
     boolean oldPlannedAfterNew = false;
     int carriedOn = 0;
     List<String> failedTasks = new ArrayList<>();
-    List<WorkflowExecutionHistory> executions = executions(temporal, run.id());
+    List<WorkflowExecutionHistory> executions = RunExecutions.all(temporal, run.id());
     for (WorkflowExecutionHistory execution : executions) {
       Map<Long, String> activityTypes = new HashMap<>();
       boolean oldTask = false;
@@ -542,27 +541,5 @@ class UpgradeIT {
         carriedOn,
         failedTasks,
         completed);
-  }
-
-  /** Every execution of the run's workflow, first to last, following continue-as-new. */
-  private static List<WorkflowExecutionHistory> executions(WorkflowClient temporal, long runId) {
-    String workflowId = RunWorkflowIds.forRun(runId);
-    String executionId =
-        temporal
-            .fetchHistory(workflowId)
-            .getEvents()
-            .get(0)
-            .getWorkflowExecutionStartedEventAttributes()
-            .getFirstExecutionRunId();
-    List<WorkflowExecutionHistory> forward = new ArrayList<>();
-    while (true) {
-      WorkflowExecutionHistory history = temporal.fetchHistory(workflowId, executionId);
-      forward.add(history);
-      HistoryEvent last = history.getLastEvent();
-      if (!last.hasWorkflowExecutionContinuedAsNewEventAttributes()) {
-        return forward;
-      }
-      executionId = last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId();
-    }
   }
 }

@@ -75,7 +75,10 @@ public sealed interface KeyedBackfill {
     return true;
   }
 
-  /** Processes a batch on its own (in a transaction of its own, if {@link #transactional()}). */
+  /**
+   * Processes a batch on its own, committing what it writes itself; the engine calls it only when
+   * not {@link #transactional()}.
+   */
   void processBatch(BackfillContext context, KeySpan span) throws Exception;
 
   /** Processes a batch inside {@code transaction}; only if {@link #transactional()}. */
@@ -93,7 +96,7 @@ public sealed interface KeyedBackfill {
       return new TableKeys(table, database);
     }
     if (definition instanceof WindowedBackfillDefinition windowed) {
-      return new Windows(windowed, database);
+      return new Windows(windowed);
     }
     throw new IllegalStateException(
         "backfill "
@@ -105,23 +108,18 @@ public sealed interface KeyedBackfill {
   }
 
   /**
-   * Runs a transactional definition's batch in a transaction of its own on {@code database}:
-   * committed if it returns, rolled back if it throws (callers outside a batch attempt).
+   * A definition whose batches run in Dripline's transaction only (table and windowed ones): the
+   * engine never runs one on its own.
    */
-  private static void inOwnTransaction(
-      KeyedBackfill definition, Database database, BackfillContext context, KeySpan span)
-      throws Exception {
-    try (Connection connection = database.dataSource().getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        definition.processBatch(context, span, connection);
-        connection.commit();
-      } catch (Exception e) {
-        Database.rollbackQuietly(connection, e);
-        throw e;
-      } finally {
-        Database.resetAutoCommit(connection, true);
-      }
+  sealed interface InTransaction extends KeyedBackfill permits TableKeys, Windows {
+    @Override
+    default boolean transactional() {
+      return true;
+    }
+
+    @Override
+    default void processBatch(BackfillContext context, KeySpan span) {
+      throw new UnsupportedOperationException(name() + " runs in Dripline's transaction only");
     }
   }
 
@@ -200,7 +198,7 @@ public sealed interface KeyedBackfill {
    * A {@link TableBackfillDefinition}: the engine lists the keys with a row comparison on the key
    * columns (K3), which an index on them serves; its batches run in Dripline's transaction.
    */
-  record TableKeys(TableBackfillDefinition definition, Database database) implements KeyedBackfill {
+  record TableKeys(TableBackfillDefinition definition, Database database) implements InTransaction {
     private static final Pattern TABLE = Pattern.compile("([a-z_][a-z0-9_]*\\.)?[a-z_][a-z0-9_]*");
 
     public TableKeys {
@@ -272,16 +270,6 @@ public sealed interface KeyedBackfill {
     }
 
     @Override
-    public boolean transactional() {
-      return true;
-    }
-
-    @Override
-    public void processBatch(BackfillContext context, KeySpan span) throws Exception {
-      inOwnTransaction(this, database, context, span);
-    }
-
-    @Override
     public void processBatch(BackfillContext context, KeySpan span, Connection transaction)
         throws Exception {
       definition.processBatch(
@@ -293,8 +281,7 @@ public sealed interface KeyedBackfill {
    * A {@link WindowedBackfillDefinition} (K4): each batch is one window, planned by arithmetic, not
    * by listing keys; its batches run in Dripline's transaction.
    */
-  record Windows(WindowedBackfillDefinition definition, Database database)
-      implements KeyedBackfill {
+  record Windows(WindowedBackfillDefinition definition) implements InTransaction {
     public Windows {
       KeyType type = definition.key().type();
       if (type != KeyType.TIMESTAMPTZ && type != KeyType.DATE) {
@@ -376,16 +363,6 @@ public sealed interface KeyedBackfill {
     @Override
     public void checkPlannable(BackfillContext context) throws Exception {
       windowsAfter(context, null, 1);
-    }
-
-    @Override
-    public boolean transactional() {
-      return true;
-    }
-
-    @Override
-    public void processBatch(BackfillContext context, KeySpan span) throws Exception {
-      inOwnTransaction(this, database, context, span);
     }
 
     @Override
