@@ -559,7 +559,7 @@ sources_newer_than() {
 }
 
 # build_previous_release REV: builds the standalone JVM of commit REV (the release an upgrade starts
-# from) from git history, offline, into .dripline/upgrade/<commit>/src (git archive: no worktree to
+# from) from git history into .dripline/upgrade/<commit>/src (git archive: no worktree to
 # register or prune), and prints the path of its standalone jar; its runtime classpath is the
 # classpath.txt beside it. Built once per commit: a later call finds the jar and returns at once.
 build_previous_release() {
@@ -578,10 +578,11 @@ build_previous_release() {
   rm -rf "$dir"
   mkdir -p "$dir/src"
   git -C "$DRIPLINE_ROOT" archive "$commit" | tar -x -C "$dir/src"
-  log "building the previous release ${commit:0:12}: mvn -o package -pl standalone -am (log: ${build_log#"$DRIPLINE_ROOT"/})"
-  # Offline: the local Maven repository holds every dependency. Tests are neither compiled nor run;
-  # package writes nothing to the local repository (no install), so other builds never see it.
-  if ! (cd "$dir/src" && mvn -B -o -q -T 2 -Dmaven.test.skip=true -Dspotless.check.skip=true \
+  log "building the previous release ${commit:0:12}: mvn package -pl standalone -am (log: ${build_log#"$DRIPLINE_ROOT"/})"
+  # Not offline: on a fresh machine the local Maven repository is still empty (this build comes
+  # before the suite's own). Tests are neither compiled nor run; package writes nothing to the
+  # local repository (no install), so other builds never see it.
+  if ! (cd "$dir/src" && mvn -B -q -T 2 -Dmaven.test.skip=true -Dspotless.check.skip=true \
     package -pl standalone -am) >"$build_log" 2>&1 </dev/null; then
     tail_log "$build_log" 60
     die "the build of the previous release ${commit:0:12} failed; see ${build_log#"$DRIPLINE_ROOT"/}"
