@@ -17,6 +17,7 @@ import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.ChainStep;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchOutcome;
+import dev.dripline.workflows.run.BatchPolicy;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.BatchResult;
 import dev.dripline.workflows.run.BatchStatus;
@@ -87,6 +88,7 @@ public class BatchExecution {
   private final BatchMetrics metrics;
   private final Duration outageWait;
   private final Duration defaultLease;
+  private final BatchPolicy policy;
 
   public BatchExecution(
       Database database,
@@ -106,6 +108,7 @@ public class BatchExecution {
     this.metrics = metrics;
     this.outageWait = engine.databaseOutageWait();
     this.defaultLease = engine.batchHeartbeatTimeout();
+    this.policy = engine.batchPolicy();
   }
 
   /** What an attempt needs from the batch row it marked running. */
@@ -142,8 +145,9 @@ public class BatchExecution {
    * @param attempt who holds the batches, and whether it may go on (false once it was fenced:
    *     cancelled, timed out, or its lease not renewed)
    * @throws ApplicationFailure of type {@link DriplineFailure#BATCH_PERMANENT} (non-retryable) or
-   *     {@link DriplineFailure#BATCH_FAILED} (retryable) when the definition fails on the head
-   *     batch; a chained batch that fails is handed back in the result instead
+   *     {@link DriplineFailure#BATCH_FAILED} (retryable; not on its last attempt) when the
+   *     definition fails on the head batch; a chained batch that fails is handed back in the result
+   *     instead
    */
   public BatchResult process(BatchWork work, BatchAttempt attempt) {
     attempt.begin(work.runId());
@@ -209,7 +213,7 @@ public class BatchExecution {
           }
           continue;
         }
-        String error = attemptFailed(runId, batch.number(), e, attempt);
+        Failed failed = attemptFailed(runId, batch.number(), e, attempt);
         // Its record may have committed unseen, with the claim of the next batch: that one goes
         // back to pending, or nobody would ever run it (F3 in docs/reliability.md).
         releaseHeld(runId, headNumber, batch.number(), attempt);
@@ -223,8 +227,8 @@ public class BatchExecution {
                 batch.range().startKey().toString(),
                 batch.range().endKey().toString(),
                 batch.size()),
-            error,
-            e instanceof PermanentBackfillException);
+            failed.error(),
+            e instanceof PermanentBackfillException || policy.exhaustedBy(failed.count()));
       }
       if (recorded.completed() == null) {
         // Lost its slot meanwhile (the run's slots were recovered): whoever holds it counts it.
@@ -553,19 +557,52 @@ public class BatchExecution {
     }
   }
 
-  /** Records a failed attempt's error on its batch; the error's text. */
-  private String attemptFailed(long runId, int number, Exception e, BatchAttempt attempt) {
-    if (!attempt.mayContinue()) {
-      Thread.interrupted(); // the fence's interrupt did its work; the records below must not fail
+  /**
+   * A failed attempt: its error's text, and the batch's failed attempts so far (0 if the failure
+   * could not be recorded).
+   */
+  private record Failed(String error, int count) {}
+
+  /**
+   * Records a failed attempt's error on its batch and counts it among its failed attempts, unless
+   * the attempt was interrupted without a fence of ours: its worker is shutting down (a deploy),
+   * which is no more the definition's failure than a killed worker is.
+   */
+  private Failed attemptFailed(long runId, int number, Exception e, BatchAttempt attempt) {
+    boolean workerStopping = attempt.mayContinue() && interrupted(e);
+    if (!attempt.mayContinue() || workerStopping) {
+      // The interrupt did its work; the records below must not fail on it.
+      Thread.interrupted();
     } else if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
     String error = ErrorText.of(e);
     if (!attempt.mayContinue()) {
       error = "attempt stopped (" + attempt.fenced() + "): " + error;
+    } else if (workerStopping) {
+      error = "attempt interrupted (worker stopping): " + error;
     }
-    recordAttemptError(runId, number, error, attempt);
-    return error;
+    int count = recordAttemptFailed(runId, number, error, !workerStopping, attempt);
+    if (workerStopping) {
+      Thread.currentThread().interrupt();
+    }
+    return new Failed(error, count);
+  }
+
+  /** Whether the thread was interrupted, or {@code e} says an interrupt ended it. */
+  private static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    Throwable cause = e;
+    for (int depth = 0; cause != null && depth < 32; depth++) {
+      if (cause instanceof InterruptedException
+          || cause instanceof java.nio.channels.ClosedByInterruptException) {
+        return true;
+      }
+      cause = cause.getCause() == cause ? null : cause.getCause();
+    }
+    return false;
   }
 
   /** The head batch: the one the workflow claimed for this activity. */
@@ -605,13 +642,9 @@ public class BatchExecution {
           attempt.release();
           return store(() -> notStarted(runId, number), null, attempt);
         }
-        String error = attemptFailed(runId, number, e, attempt);
+        Failed failed = attemptFailed(runId, number, e, attempt);
         attempt.release();
-        if (e instanceof PermanentBackfillException) {
-          throw ApplicationFailure.newNonRetryableFailureWithCause(
-              error, DriplineFailure.BATCH_PERMANENT.name(), e);
-        }
-        throw ApplicationFailure.newFailureWithCause(error, DriplineFailure.BATCH_FAILED.name(), e);
+        throw headFailure(failed, e);
       }
       attempt.release();
       if (recorded.completed() != null) {
@@ -780,14 +813,42 @@ public class BatchExecution {
   }
 
   /**
-   * Best effort: the error of the last attempt is what an operator sees while it retries. The
-   * attempt is over, so its lease ends with it: the next attempt need not wait for it to run out.
+   * The head batch's failed attempt as the activity's failure: non-retryable when the failure was
+   * declared permanent or the batch has no attempts left, else retried after the policy's backoff
+   * for its failed attempts. Temporal retries the activity without limit ({@code
+   * RunActivityOptions}): attempts that died with their worker are not counted here, nor spent.
    */
-  private void recordAttemptError(long runId, int number, String error, BatchAttempt attempt) {
+  private ApplicationFailure headFailure(Failed failed, Exception e) {
+    if (e instanceof PermanentBackfillException) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(
+          failed.error(), DriplineFailure.BATCH_PERMANENT.name(), e);
+    }
+    if (policy.exhaustedBy(failed.count())) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(
+          failed.error(), DriplineFailure.BATCH_FAILED.name(), e);
+    }
+    return ApplicationFailure.newFailureWithCauseAndDelay(
+        failed.error(),
+        DriplineFailure.BATCH_FAILED.name(),
+        e,
+        policy.retryDelay(Math.max(1, failed.count())));
+  }
+
+  /**
+   * Records the failed attempt's error and, if it {@code counts}, counts it (the error of the last
+   * attempt is what an operator sees while it retries). The attempt is over, so its lease ends with
+   * it: the next attempt need not wait for it to run out.
+   *
+   * @return the batch's failed attempts so far; 0 if the batch was not this attempt's any more, or
+   *     the record failed (best effort: the batch is then retried, as PostgreSQL answers again)
+   */
+  private int recordAttemptFailed(
+      long runId, int number, String error, boolean counts, BatchAttempt attempt) {
     try {
-      batches.recordAttemptError(runId, number, attempt.holder(), error);
+      return batches.recordAttemptFailed(runId, number, attempt.holder(), error, counts);
     } catch (RuntimeException e) {
       LOG.warn("Could not record the error of batch {} of run {}", number, runId, e);
+      return 0;
     }
   }
 }

@@ -15,6 +15,7 @@ import dev.dripline.store.keys.KeyCodec;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.PlanCursor;
 import dev.dripline.store.run.RunStore;
+import dev.dripline.workflows.run.BatchPolicy;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
@@ -34,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +67,10 @@ import org.slf4j.LoggerFactory;
  * <p>Run by Temporal, a call heartbeats from a background ticker (the workflow gives planning the
  * batches' heartbeat timeout), so a call whose worker was killed is retried within seconds rather
  * than after its whole start-to-close timeout, during which the run would stall (F1 in
- * docs/reliability.md).
+ * docs/reliability.md). Temporal retries a call without limit; the call counts its failed attempts
+ * itself, in its heartbeat details (which Temporal hands to the next attempt, and which the SDK
+ * sends with a failure), so only attempts that failed spend the policy's attempts, never one whose
+ * worker died ({@link BatchPolicy}).
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
@@ -84,6 +89,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
   private final Duration outageWait;
+  private final BatchPolicy policy;
   private final long callNanos;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(
@@ -130,6 +136,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     this.registry = registry;
     this.optionsReader = optionsReader;
     this.outageWait = engine.databaseOutageWait();
+    this.policy = engine.batchPolicy();
     this.callNanos = callTime.toNanos();
   }
 
@@ -149,29 +156,39 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   @Override
   public PlanPage planNextPage(PlanRequest request) {
-    ScheduledFuture<?> heartbeat = heartbeatWhileInAnActivity(request);
+    ActivityExecutionContext context = activityContext();
+    if (context == null) {
+      return planPages(request); // called directly (tests): no attempts to count
+    }
+    AtomicInteger failedAttempts =
+        new AtomicInteger(context.getHeartbeatDetails(Integer.class).orElse(0));
+    ScheduledFuture<?> heartbeat = heartbeat(context, failedAttempts, request);
     try {
       return planPages(request);
+    } catch (RuntimeException e) {
+      throw counted(context, failedAttempts, e);
     } finally {
-      if (heartbeat != null) {
-        heartbeat.cancel(false);
-      }
+      heartbeat.cancel(false);
     }
   }
 
-  /** Heartbeats while this call runs as a Temporal activity; null when called directly (tests). */
-  private ScheduledFuture<?> heartbeatWhileInAnActivity(PlanRequest request) {
-    ActivityExecutionContext context;
+  /** The context of the Temporal activity this thread runs; null when called directly (tests). */
+  private static ActivityExecutionContext activityContext() {
     try {
-      context = Activity.getExecutionContext();
+      return Activity.getExecutionContext();
     } catch (IllegalStateException notInAnActivity) {
       return null;
     }
+  }
+
+  /** Heartbeats, with the call's failed attempts as details, while the call runs. */
+  private ScheduledFuture<?> heartbeat(
+      ActivityExecutionContext context, AtomicInteger failedAttempts, PlanRequest request) {
     long every = BatchActivitiesImpl.tickMillis(context.getInfo().getHeartbeatTimeout());
     return ticker.scheduleAtFixedRate(
         () -> {
           try {
-            context.heartbeat(null);
+            context.heartbeat(failedAttempts.get());
           } catch (RuntimeException e) {
             LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
           }
@@ -179,6 +196,33 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         every,
         every,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A failed attempt of the call, counted: non-retryable failures as they are; any other is this
+   * call's next failed attempt, non-retryable once the policy allows no more, else retried after
+   * the policy's backoff. The count goes into the heartbeat details the SDK sends with the failure.
+   */
+  private RuntimeException counted(
+      ActivityExecutionContext context, AtomicInteger failedAttempts, RuntimeException e) {
+    if (e instanceof ApplicationFailure failure && failure.isNonRetryable()) {
+      return e;
+    }
+    int failed = failedAttempts.incrementAndGet();
+    try {
+      context.heartbeat(failed);
+    } catch (RuntimeException heartbeatFailure) {
+      e.addSuppressed(heartbeatFailure);
+    }
+    String message = e instanceof ApplicationFailure f ? f.getOriginalMessage() : ErrorText.of(e);
+    String type =
+        e instanceof ApplicationFailure f ? f.getType() : DriplineFailure.PLANNING_FAILED.name();
+    Throwable cause = e instanceof ApplicationFailure && e.getCause() != null ? e.getCause() : e;
+    if (policy.exhaustedBy(failed)) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(message, type, cause);
+    }
+    return ApplicationFailure.newFailureWithCauseAndDelay(
+        message, type, cause, policy.retryDelay(failed));
   }
 
   @PreDestroy

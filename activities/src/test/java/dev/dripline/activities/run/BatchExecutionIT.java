@@ -233,6 +233,79 @@ class BatchExecutionIT {
   }
 
   @Test
+  void onlyFailedAttemptsSpendTheBatchsAttemptsNeverOnesThatDiedWithTheirWorker() {
+    long runId = fixtures.run("running", "{\"items\":30,\"failKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    // Attempts the policy allows (the test environment's): 3.
+    ApplicationFailure[] failures = new ApplicationFailure[3];
+    for (int i = 0; i < failures.length; i++) {
+      // An attempt took the batch and died with its worker: Temporal timed it out, nobody reported
+      // a failure, and its lease ran out.
+      fixtures.update(
+          "update batches set status = 'running', holder = 'a dead attempt',"
+              + " attempts = attempts + 1, lease_until = now() - interval '1 second'"
+              + " where run_id = ? and number = 2",
+          runId);
+      failures[i] = failureOf(() -> execution.process(work(runId, 2, 10)));
+    }
+
+    assertThat(failures[0].isNonRetryable()).isFalse();
+    assertThat(failures[0].getNextRetryDelay()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(failures[1].isNonRetryable()).isFalse();
+    assertThat(failures[1].getNextRetryDelay()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(failures[2].isNonRetryable()).as("the third failed attempt is the last").isTrue();
+    assertThat(failures[2].getType()).isEqualTo(DriplineFailure.BATCH_FAILED.name());
+    assertThat(failures[2].getOriginalMessage()).isEqualTo("IllegalStateException: database busy");
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("attempts", 6)
+        .containsEntry("failed_attempts", 3);
+  }
+
+  @Test
+  void anAttemptInterruptedByItsWorkerStoppingSpendsNoAttempt() throws Exception {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    keysBackfill.whileProcessing(range -> awaitQuietly(inside, never));
+    CompletableFuture<Throwable> failure = new CompletableFuture<>();
+    // A worker shutting down interrupts the threads of its activities (no fence of the engine's).
+    Thread worker =
+        new Thread(
+            () -> {
+              try {
+                execution.process(work(runId, 1, 10));
+                failure.complete(null);
+              } catch (RuntimeException e) {
+                failure.complete(e);
+              }
+            });
+    worker.start();
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    worker.interrupt();
+
+    assertThat(failure.get(30, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class, f -> assertThat(f.isNonRetryable()).isFalse());
+    assertThat(fixtures.batchRows(runId).get(0))
+        .containsEntry("status", "running")
+        .containsEntry("attempts", 1)
+        .containsEntry("failed_attempts", 0);
+    assertThat((String) fixtures.batchRows(runId).get(0).get("error"))
+        .startsWith("attempt interrupted (worker stopping)");
+  }
+
+  private static ApplicationFailure failureOf(Runnable attempt) {
+    try {
+      attempt.run();
+    } catch (ApplicationFailure failure) {
+      return failure;
+    }
+    throw new AssertionError("the attempt did not fail");
+  }
+
+  @Test
   void aBatchThatLostItsDatabaseConnectionRunsAgainInTheSameAttempt() {
     long runId = fixtures.run("running", "{\"items\":30,\"connectionLostKey\":15}", 10, null);
     fixtures.batches(runId, 3, 10, "enqueued");

@@ -14,8 +14,13 @@ import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
+import dev.dripline.workflows.run.PlanningActivities;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
 import jakarta.inject.Inject;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -24,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -382,6 +388,54 @@ class PlanningActivitiesIT {
               assertThat(failure.getType()).isEqualTo(DriplineFailure.PLANNING_FAILED.name());
               assertThat(failure.isNonRetryable()).isFalse();
             });
+  }
+
+  @Test
+  void onlyFailedAttemptsSpendAPlanningCallsAttemptsNeverOnesThatDiedWithTheirWorker() {
+    long runId = fixtures.run("running", "{\"items\":10,\"planFailure\":\"transient\"}", 10, null);
+    TestActivityEnvironment temporal = TestActivityEnvironment.newInstance();
+    try {
+      temporal.registerActivitiesImplementations(planning);
+      List<Integer> heartbeats = new CopyOnWriteArrayList<>();
+      temporal.setActivityHeartbeatListener(Integer.class, heartbeats::add);
+      PlanningActivities call =
+          temporal.newActivityStub(
+              PlanningActivities.class,
+              ActivityOptions.newBuilder()
+                  .setStartToCloseTimeout(Duration.ofMinutes(1))
+                  .setHeartbeatTimeout(Duration.ofSeconds(30))
+                  .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                  .build());
+      // Attempts 1 and 2 died with their workers: they heartbeat no failed attempt, and Temporal
+      // hands the next attempt what they heartbeat last. The policy allows 3 failed attempts.
+      ApplicationFailure[] failures = new ApplicationFailure[3];
+      for (int failed = 0; failed < failures.length; failed++) {
+        temporal.setHeartbeatDetails(failed);
+        failures[failed] = planningFailureOf(() -> call.planNextPage(new PlanRequest(runId, 10)));
+      }
+
+      assertThat(failures[0].isNonRetryable()).isFalse();
+      assertThat(failures[0].getNextRetryDelay()).isEqualTo(Duration.ofSeconds(1));
+      assertThat(failures[1].isNonRetryable()).isFalse();
+      assertThat(failures[1].getNextRetryDelay()).isEqualTo(Duration.ofSeconds(2));
+      assertThat(failures[2].isNonRetryable()).as("the third failed attempt is the last").isTrue();
+      assertThat(failures[2].getType()).isEqualTo(DriplineFailure.PLANNING_FAILED.name());
+      assertThat(heartbeats).as("each failure heartbeats its count").contains(1, 2, 3);
+    } finally {
+      temporal.close();
+    }
+  }
+
+  private static ApplicationFailure planningFailureOf(Runnable call) {
+    try {
+      call.run();
+    } catch (ActivityFailure failure) {
+      if (failure.getCause() instanceof ApplicationFailure application) {
+        return application;
+      }
+      throw failure;
+    }
+    throw new AssertionError("the planning call did not fail");
   }
 
   @Test

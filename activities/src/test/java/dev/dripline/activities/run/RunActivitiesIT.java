@@ -238,8 +238,8 @@ class RunActivitiesIT {
 
   @Test
   void recordBatchFailureReleasesTheBatchItsChainStillHeld() {
-    // Batch 1's activity completed it, chained batch 2, then ran out of attempts (e.g. its worker
-    // was killed again and again) while holding batch 3: nothing would ever finish batch 3.
+    // Batch 1's activity completed it, chained batch 2, then failed for good while holding batch 3:
+    // nothing would ever finish batch 3.
     long runId = fixtures.runningRun(50, 10);
     fixtures.batches(runId, 5, 10, "pending");
     fixtures.update(
@@ -247,16 +247,17 @@ class RunActivitiesIT {
             + " where run_id = ? and number in (1, 2)",
         runId);
     fixtures.update(
-        "update batches set status = 'running', chain_head = 1, attempts = 1"
+        // Its attempts at batch 3 died with their workers again and again: they spend nothing.
+        "update batches set status = 'running', chain_head = 1, attempts = 7"
             + " where run_id = ? and number = 3",
         runId);
     fixtures.update(
-        "update batches set status = 'running', chain_head = 4, attempts = 3"
+        "update batches set status = 'running', chain_head = 4, attempts = 4, failed_attempts = 3"
             + " where run_id = ? and number = 5",
         runId);
 
     activities.recordBatchFailure(new BatchFailure(runId, 1, "heartbeat timeout"));
-    // Batch 4 completed; the batch its chain held has used its attempts (3 by default).
+    // Batch 4 completed; the batch its chain held has failed all its attempts (3 by default).
     fixtures.setBatchStatus(runId, 4, "completed");
     activities.recordBatchFailure(new BatchFailure(runId, 4, "heartbeat timeout"));
 
@@ -278,7 +279,8 @@ class RunActivitiesIT {
     fixtures.markPlanned(runId, 30);
     fixtures.batches(runId, 3, 10, "completed");
     fixtures.update(
-        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 2",
+        "update batches set status = 'failed', error = 'boom', failed_attempts = 3"
+            + " where run_id = ? and number = 2",
         runId);
 
     RequeueResult result = activities.requeue(new RunRef(runId));
@@ -287,7 +289,10 @@ class RunActivitiesIT {
     assertThat(result).isEqualTo(new RequeueResult(1, RunStatus.RUNNING));
     assertThat(again.requeued()).isZero();
     assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending", "completed");
-    assertThat(fixtures.batchRows(runId).get(1).get("error")).isNull();
+    assertThat(fixtures.batchRows(runId).get(1))
+        .as("a re-queued batch has its attempts again")
+        .containsEntry("error", null)
+        .containsEntry("failed_attempts", 0);
     assertThat(fixtures.runRow(runId).get("status")).isEqualTo("running");
   }
 

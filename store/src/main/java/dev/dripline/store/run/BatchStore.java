@@ -126,14 +126,14 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * Moves run {@code runId}'s batches in one of {@code statuses} back to pending with their error,
-   * end and claim cleared (a retry, R8). {@code statuses} must not be empty (its elements are bound
-   * one parameter each).
+   * end, claim and failed attempts cleared (a retry, R8: each gets its attempts again). {@code
+   * statuses} must not be empty (its elements are bound one parameter each).
    *
    * @return the batches moved back to pending
    */
   @Query(
       "update batches set status = 'pending', error = null, finished_at = null,"
-          + " claim_token = null, chain_head = null"
+          + " claim_token = null, chain_head = null, failed_attempts = 0"
           + " where run_id = :runId and status in (:statuses)")
   int requeue(long runId, List<String> statuses);
 
@@ -482,13 +482,14 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   }
 
   /**
-   * Records the error of an attempt that ended, and ends its lease, so the next attempt need not
-   * wait for it to run out. Guard: the batch is still running under {@code holder}.
+   * Records the error of an attempt that failed, counts it among the batch's failed attempts if it
+   * {@code counts} (migration V15), and ends its lease, so the next attempt need not wait for it to
+   * run out. Guard: the batch is still running under {@code holder}.
+   *
+   * @return the batch's failed attempts so far, 0 if the guard did not hold
    */
-  @Query(
-      "update batches set error = :error, lease_until = now() where run_id = :runId"
-          + " and number = :number and status = 'running' and holder = :holder")
-  int recordAttemptError(long runId, int number, String holder, String error);
+  @Query("select coalesce(dripline_attempt_failed(:runId, :number, :holder, :error, :counts), 0)")
+  int recordAttemptFailed(long runId, int number, String holder, String error, boolean counts);
 
   /**
    * Puts back to pending the batches the chain headed by {@code headNumber} holds under {@code
@@ -558,13 +559,14 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * The batches the chain headed by {@code headNumber} still holds once its holder's lease ran out:
-   * back to pending while they have attempts left ({@code attempts < maxAttempts}), failed with
-   * {@code error} once they have none. Guard: running, lease run out.
+   * back to pending while they have attempts left ({@code failed_attempts < maxAttempts}: an
+   * attempt that died with its worker spends none), failed with {@code error} once they have none.
+   * Guard: running, lease run out.
    */
   @Query(
-      "update/**/batches b set status = case when b.attempts < :maxAttempts then 'pending'"
+      "update/**/batches b set status = case when b.failed_attempts < :maxAttempts then 'pending'"
           + " else 'failed' end, error = :error, chain_head = null, claim_token = null,"
-          + " finished_at = case when b.attempts < :maxAttempts then null else now() end,"
+          + " finished_at = case when b.failed_attempts < :maxAttempts then null else now() end,"
           + " holder = null, lease_until = null"
           + " from runs r where r.id = b.run_id and b.run_id = :runId"
           + " and b.chain_head = :headNumber and b.status = 'running' and "

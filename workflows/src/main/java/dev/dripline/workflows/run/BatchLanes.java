@@ -29,7 +29,6 @@ final class BatchLanes {
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
-  private ActivityOptions handoffOptions;
 
   /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
   private boolean slotsFull;
@@ -52,7 +51,6 @@ final class BatchLanes {
     RunActivityOptions options =
         RunActivityOptions.of(settings.batchPolicy(), settings.chainMillis());
     batchOptions = options.batch();
-    handoffOptions = options.handoff();
     planning = Workflow.newActivityStub(PlanningActivities.class, options.planning());
   }
 
@@ -223,7 +221,8 @@ final class BatchLanes {
 
   /**
    * A chained batch failed its attempt and still holds the chain's slot: it goes on as a batch of
-   * its own in that lane, with the attempts it has left, or fails now if it has none.
+   * its own in that lane, with the attempts it has left (its failed attempts are counted in
+   * PostgreSQL), or fails now if it has none.
    */
   private void handOff(BatchResult result, int lane) {
     BatchRef batch = result.handoff();
@@ -233,6 +232,6 @@ final class BatchLanes {
           new BatchFailure(run.runId, batch.number(), result.handoffError()));
       return;
     }
-    start(batch, run.slots.take(batch, lane), handoffOptions);
+    start(batch, run.slots.take(batch, lane), batchOptions);
   }
 }

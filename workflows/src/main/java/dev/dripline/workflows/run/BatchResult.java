@@ -10,7 +10,8 @@ package dev.dripline.workflows.run;
  * @param handoff a chained batch whose attempt failed: it still holds the slot, and the workflow
  *     carries on with it as with any claimed batch (null if none)
  * @param handoffError the failed attempt's error
- * @param handoffPermanent the failure was declared permanent: the batch fails without retries
+ * @param handoffPermanent the batch fails now, without retries: the failure was declared permanent,
+ *     or it was the batch's last failed attempt the policy allows
  */
 public record BatchResult(
     BatchOutcome outcome,

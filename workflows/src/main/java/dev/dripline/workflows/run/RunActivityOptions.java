@@ -5,23 +5,26 @@ import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
 /**
- * The options of a run's activities, from its batch policy (R6): batches retried with backoff up to
- * the policy's attempts, a permanent failure not retried; planning calls retried likewise.
+ * The options of a run's activities, from its batch policy (R6). Temporal retries them without
+ * limit: the activities count the attempts that failed themselves and report the last one the
+ * policy allows as non-retryable, with the policy's backoff as each retryable failure's next-retry
+ * delay ({@link BatchPolicy}), so an attempt that died with its worker — a timeout, which no code
+ * of ours reports — costs nothing but the wait. Temporal's own backoff, from the policy's initial
+ * interval and capped at {@link BatchPolicy#LOST_ATTEMPT_MAX_INTERVAL}, spaces those out. A
+ * permanent failure is not retried.
  *
- * @param batch a batch activity (and the batches it chains)
- * @param handoff a batch a chain handed off after its first attempt: one attempt fewer
+ * @param batch a batch activity (and the batches it chains, or one a chain handed off)
  * @param planning a planning call
  */
-record RunActivityOptions(
-    ActivityOptions batch, ActivityOptions handoff, ActivityOptions planning) {
+record RunActivityOptions(ActivityOptions batch, ActivityOptions planning) {
 
   static RunActivityOptions of(BatchPolicy policy, long chainMillis) {
     RetryOptions batchRetry =
         RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(policy.initialIntervalMillis()))
+            .setInitialInterval(Duration.ofMillis(Math.max(1, policy.initialIntervalMillis())))
             .setBackoffCoefficient(2)
-            .setMaximumInterval(Duration.ofMillis(policy.maxIntervalMillis()))
-            .setMaximumAttempts(policy.maxAttempts())
+            .setMaximumInterval(BatchPolicy.LOST_ATTEMPT_MAX_INTERVAL)
+            .setMaximumAttempts(0)
             .setDoNotRetry(
                 DriplineFailure.BATCH_PERMANENT.name(), DriplineFailure.UNKNOWN_BACKFILL.name())
             .build();
@@ -31,14 +34,6 @@ record RunActivityOptions(
             .setStartToCloseTimeout(Duration.ofMillis(policy.startToCloseMillis() + chainMillis))
             .setHeartbeatTimeout(Duration.ofMillis(policy.heartbeatMillis()))
             .setRetryOptions(batchRetry)
-            .build();
-    ActivityOptions handoff =
-        batch.toBuilder()
-            .setRetryOptions(
-                batchRetry.toBuilder()
-                    .setMaximumAttempts(
-                        policy.maxAttempts() > 1 ? policy.maxAttempts() - 1 : policy.maxAttempts())
-                    .build())
             .build();
     ActivityOptions planning =
         ActivityOptions.newBuilder()
@@ -53,6 +48,6 @@ record RunActivityOptions(
                         DriplineFailure.UNKNOWN_BACKFILL.name())
                     .build())
             .build();
-    return new RunActivityOptions(batch, handoff, planning);
+    return new RunActivityOptions(batch, planning);
   }
 }
