@@ -1,0 +1,23 @@
+package dev.dripline.store.config;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.bind.annotation.Bindable;
+import java.time.Duration;
+
+/**
+ * How the start-up migration meets the engine's traffic of a release still running beside it
+ * ({@code SchemaMigration}; docs/design.md, "Migrations and the engine's locks").
+ *
+ * @param lockTimeout longest one statement of a migration waits for a lock, PostgreSQL's {@code
+ *     lock_timeout} on Flyway's connections, {@code DRIPLINE_MIGRATION_LOCK_TIMEOUT}; what queues
+ *     behind a waiting migration waits no longer
+ * @param retryInitialInterval delay before a migration that failed on a lock timeout, a deadlock or
+ *     a lost connection is tried again, {@code DRIPLINE_MIGRATION_RETRY_INITIAL_INTERVAL}
+ * @param retryMaxInterval cap on that delay, which doubles per failure, {@code
+ *     DRIPLINE_MIGRATION_RETRY_MAX_INTERVAL}
+ */
+@ConfigurationProperties("dripline.migration")
+public record MigrationConfig(
+    @Bindable(defaultValue = "3s") Duration lockTimeout,
+    @Bindable(defaultValue = "1s") Duration retryInitialInterval,
+    @Bindable(defaultValue = "30s") Duration retryMaxInterval) {}
