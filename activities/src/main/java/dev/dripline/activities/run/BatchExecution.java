@@ -565,8 +565,9 @@ public class BatchExecution {
 
   /**
    * Records a failed attempt's error on its batch and counts it among its failed attempts, unless
-   * the attempt was interrupted without a fence of ours: its worker is shutting down (a deploy),
-   * which is no more the definition's failure than a killed worker is.
+   * the attempt was interrupted without a fence of ours — its worker is shutting down (a deploy),
+   * which is no more the definition's failure than a killed worker is — or fenced for a reason
+   * other than its deadline.
    */
   private Failed attemptFailed(long runId, int number, Exception e, BatchAttempt attempt) {
     boolean workerStopping = attempt.mayContinue() && interrupted(e);
@@ -582,7 +583,12 @@ public class BatchExecution {
     } else if (workerStopping) {
       error = "attempt interrupted (worker stopping): " + error;
     }
-    int count = recordAttemptFailed(runId, number, error, !workerStopping, attempt);
+    // A fence counts only for the definition's own overrun (its deadline); a heartbeat Temporal
+    // rejected (the attempt was given up: cut off, or cancelled) or a lease PostgreSQL could not
+    // renew is no failure of the definition's.
+    boolean counts =
+        attempt.mayContinue() ? !workerStopping : attempt.fenced() == BatchAttempt.Fence.TIMED_OUT;
+    int count = recordAttemptFailed(runId, number, error, counts, attempt);
     if (workerStopping) {
       Thread.currentThread().interrupt();
     }

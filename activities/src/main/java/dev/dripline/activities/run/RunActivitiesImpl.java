@@ -298,9 +298,11 @@ public class RunActivitiesImpl implements RunActivities {
 
   @Override
   public void recordStatus(StatusChange change) {
-    if (change.status() != RunStatus.RUNNING && change.status() != RunStatus.PAUSED) {
+    if (change.status() != RunStatus.RUNNING
+        && change.status() != RunStatus.PAUSED
+        && change.status() != RunStatus.PENDING) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "recordStatus accepts running or paused, not " + change.status(),
+          "recordStatus accepts running, paused or pending, not " + change.status(),
           IllegalArgumentException.class.getName());
     }
     transactions.inTransaction(

@@ -123,10 +123,16 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " updated_at = now() where id = :id and status = 'pending'")
   int markRunning(long id);
 
-  /** Records a live run's status ({@code running} or {@code paused}); 0 if the run is not live. */
+  /**
+   * Records a live run's status: {@code running} or {@code paused} once it has started; {@code
+   * paused} or {@code pending} again before it started (R9: paused while pending, then resumed). 0
+   * if the run is not live, or the change does not fit whether it started.
+   */
   @Query(
-      "update runs set status = :status, updated_at = now()"
-          + " where id = :id and status in ('running', 'paused')")
+      "update runs set status = :status, updated_at = now() where id = :id and ((started_at is not"
+          + " null and status in ('running', 'paused') and :status in ('running', 'paused')) or"
+          + " (started_at is null and status in ('pending', 'paused')"
+          + " and :status in ('pending', 'paused')))")
   int recordStatus(long id, String status);
 
   /** Records that a live run is being stopped, the first time only; 0 if the run is not live. */

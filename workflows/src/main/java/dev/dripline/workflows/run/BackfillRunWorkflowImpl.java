@@ -67,7 +67,12 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       }
     } else {
       run.status = run.settings.status();
-      if (run.status == RunStatus.PENDING) {
+      if (run.status == RunStatus.PAUSED && run.settings.startedAt() == null) {
+        // Paused before it started (R9): a new execution of it waits as the first one did.
+        requests.paused = true;
+        requests.pauseRecorded = true;
+      }
+      if (run.status == RunStatus.PENDING || requests.paused && run.settings.startedAt() == null) {
         RunOutcome notStarted = start.await();
         if (notStarted != null) {
           return notStarted;

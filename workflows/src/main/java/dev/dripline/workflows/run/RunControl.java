@@ -34,8 +34,9 @@ public final class RunControl {
             yield stopping ? run + "stopping; retry it once it has stopped" : null;
           }
           case PAUSE -> {
-            if (status != RunStatus.RUNNING) {
-              yield run + status.wire() + "; only a running run can be paused";
+            // A pending run is pausable from its creation (R9): it then waits past its start.
+            if (status != RunStatus.RUNNING && status != RunStatus.PENDING) {
+              yield run + status.wire() + "; only a pending or running run can be paused";
             }
             yield stopping ? run + "stopping; it cannot be paused" : null;
           }

@@ -78,6 +78,13 @@ final class RunWorkflowVersions {
   static final String RETRY_OF_ENDED_RUN = "retry-of-ended-run";
 
   /**
+   * Change id: a pending run — due now but not started yet, or scheduled — takes a pause at once
+   * (recorded {@code paused}) and, paused, waits past its start time until resumed (R9); before, a
+   * pause signalled while it waited was applied only once it had started.
+   */
+  static final String PAUSE_WHILE_PENDING = "pause-while-pending";
+
+  /**
    * Whether this execution has change {@code changeId}: true in an execution that begins with it
    * (Temporal records the marker) and when replaying a history that recorded it; false when
    * replaying one from before it. Each call is a command of the workflow: where it is asked is part

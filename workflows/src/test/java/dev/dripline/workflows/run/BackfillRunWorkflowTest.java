@@ -577,6 +577,67 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void aScheduledRunPausedBeforeItsStartWaitsPastItUntilResumed() {
+    store.items = 3;
+    store.startAt = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofHours(2));
+    BackfillRunWorkflow run = startRun();
+    env.sleep(Duration.ofMinutes(1));
+
+    run.pause();
+    await().until(() -> store.status == RunStatus.PAUSED);
+    env.sleep(Duration.ofHours(3));
+
+    assertThat(store.status).isEqualTo(RunStatus.PAUSED);
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(store.batches).isEmpty();
+    assertThat(store.startedAt).isNull();
+    run.resume();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.statusChanges)
+        .containsExactly(
+            RunStatus.PAUSED, RunStatus.PENDING, RunStatus.RUNNING, RunStatus.COMPLETED);
+  }
+
+  /**
+   * A script creates a run due now and pauses it at once: the pause may reach the workflow before
+   * it has recorded the run running. It is paused from its creation (R9) and starts no batch.
+   */
+  @Test
+  void aRunDueNowPausedWithItsStartStartsNoBatchUntilResumed() {
+    store.items = 4;
+    store.requestedCap = 1;
+    BackfillRunWorkflow run = newRun();
+    BatchRequest start = client.newSignalWithStartRequest();
+    start.add(run::run, RunWorkflowInput.fresh(store.runId));
+    start.add(run::pause);
+
+    client.signalWithStart(start);
+
+    await().until(() -> store.status == RunStatus.PAUSED);
+    env.sleep(Duration.ofMinutes(5));
+    assertThat(store.batches).isEmpty();
+    assertThat(store.startedAt).isNull();
+    existingRun().resume();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
+  }
+
+  @Test
+  void aPausedRunThatNeverStartedWaitsForItsResumeInANewExecution() {
+    store.items = 2;
+    store.status = RunStatus.PAUSED; // paused before it started; its execution was lost
+    store.pausedBeforeStart = true;
+    BackfillRunWorkflow run = startRun();
+    env.sleep(Duration.ofMinutes(5));
+
+    assertThat(store.batches).isEmpty();
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
+    run.resume();
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.startedAt).isNotNull();
+  }
+
+  @Test
   void pendingRunStoppedBeforeItsStartTimeNeverStarts() {
     store.items = 3;
     store.startAt = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofDays(1));

@@ -104,6 +104,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   boolean chainsForgetTheirKeys;
 
   boolean exists = true;
+
+  /** Paused before it started (R9): it waits for its resume to start. */
+  boolean pausedBeforeStart;
+
   Long planCursor;
   boolean planDone;
   int nextNumber = 1;
@@ -218,7 +222,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         definitionCap,
         safetyCap,
         startAt,
-        startedAt,
+        started() && startedAt == null ? Instant.EPOCH : startedAt,
         totalKeys,
         processedKeys,
         planDone,
@@ -314,10 +318,27 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
 
   @Override
   public synchronized void recordStatus(StatusChange change) {
-    if (status == RunStatus.RUNNING || status == RunStatus.PAUSED) {
+    // As RunStore.recordStatus: running or paused once started; pending or paused before.
+    boolean started = started();
+    List<RunStatus> fits =
+        started
+            ? List.of(RunStatus.RUNNING, RunStatus.PAUSED)
+            : List.of(RunStatus.PENDING, RunStatus.PAUSED);
+    if (fits.contains(status) && fits.contains(change.status())) {
       status = change.status();
+      pausedBeforeStart = !started && status == RunStatus.PAUSED;
       statusChanges.add(status);
     }
+  }
+
+  /**
+   * Whether the run has started: a test that sets it running or paused without a start time means
+   * one that started, unless it was paused before it started.
+   */
+  private boolean started() {
+    return startedAt != null
+        || status == RunStatus.RUNNING
+        || status == RunStatus.PAUSED && !pausedBeforeStart;
   }
 
   @Override

@@ -27,7 +27,7 @@ class RunControlTest {
   @Test
   void eachStatusTakesTheRequestsTheSpecGivesIt() {
     assertThat(taken(RunStatus.PENDING, false))
-        .containsExactlyInAnyOrder(STOP, RETRY, CHANGE_CAP, DELETE);
+        .containsExactlyInAnyOrder(STOP, RETRY, PAUSE, CHANGE_CAP, DELETE);
     assertThat(taken(RunStatus.RUNNING, false))
         .containsExactlyInAnyOrder(STOP, RETRY, PAUSE, CHANGE_CAP);
     assertThat(taken(RunStatus.PAUSED, false))
