@@ -176,6 +176,16 @@ public class BatchExecution {
       next = claimOrAwait(runId, headNumber, work.lane(), deadline, attempt);
     }
     while (next != null) {
+      if (!attempt.mayContinue()) {
+        // Fenced while the round trip that claimed or resumed the batch was in flight: another
+        // attempt may take it over, so this one never starts it. It goes back to pending rather
+        // than wait for a retry to resume it: a fence before the deadline may still see this
+        // result accepted, and then no retry comes. The fence's interrupt must not fail the
+        // release.
+        Thread.interrupted();
+        releaseHeld(runId, headNumber, NO_BATCH, attempt);
+        break;
+      }
       Started batch = next;
       // The completion and the next claim are one statement and commit together: one commit per
       // chained batch (with a transactional definition, the batch's own writes too).
@@ -207,9 +217,6 @@ public class BatchExecution {
             attempt.unfence(sentAt);
           } else {
             attempt.release();
-          }
-          if (!attempt.mayContinue()) {
-            break;
           }
           continue;
         }
@@ -539,6 +546,9 @@ public class BatchExecution {
       LOG.warn("Could not renew the lease of {} after the outage: {}", attempt, e.toString());
     }
   }
+
+  /** No batch's number (batches are numbered from 1): {@link #releaseHeld} keeps none. */
+  private static final int NO_BATCH = 0;
 
   /** Best effort: puts back to pending any batch this chain holds other than {@code except}. */
   private void releaseHeld(long runId, int headNumber, int except, BatchAttempt attempt) {

@@ -1,19 +1,27 @@
 package dev.dripline.activities.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.db.Database;
 import dev.dripline.workflows.run.BatchOutcome;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.BatchResult;
 import dev.dripline.workflows.run.BatchWork;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +33,7 @@ class BatchChainIT {
   @Inject BatchExecution execution;
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
+  @Inject Database database;
 
   @AfterEach
   void cleanUp() {
@@ -198,6 +207,90 @@ class BatchChainIT {
                     runId)
                 .get("over"))
         .isEqualTo(true);
+  }
+
+  @Test
+  void aChainFencedWhileClaimingItsNextBatchNeverRunsIt() throws Exception {
+    long runId = runWithBatches("{\"items\":30}", 3, 1);
+    BatchAttempt attempt = BatchAttempt.standalone(Duration.ofMinutes(1));
+    // Batch 2's row is locked once its work is done, so its record (which completes it and claims
+    // batch 3) waits on the lock: the attempt is fenced while that statement is in flight.
+    AtomicReference<Connection> locker = new AtomicReference<>();
+    keysBackfill.whileProcessing(
+        range -> {
+          if (range.startKey() == 11) {
+            locker.set(lockBatch(runId, 2));
+          }
+        });
+    BatchResult fenced;
+    try {
+      CompletableFuture<BatchResult> chain =
+          CompletableFuture.supplyAsync(() -> execution.process(chain(runId, 1, 1), attempt));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> locker.get() != null && blockedBy(backendPid(locker.get())));
+      attempt.fence(BatchAttempt.Fence.REJECTED);
+      locker.get().rollback();
+      fenced = chain.get(30, TimeUnit.SECONDS);
+    } finally {
+      if (locker.get() != null) {
+        locker.get().close();
+      }
+    }
+
+    // Batch 2's record committed (it still held its slot) and claimed batch 3; the fenced attempt
+    // did not start the definition on it, and gave it back rather than hand it on.
+    assertThat(keysBackfill.timesProcessed(runId, 21)).isZero();
+    assertThat(fenced.chainedBatches()).isEqualTo(1);
+    assertThat(fenced.handoff()).isNull();
+    assertThat(statuses(runId)).containsExactly("completed", "completed", "pending");
+    assertThat(fixtures.batchRows(runId).get(2)).containsEntry("failed_attempts", 0);
+
+    // Temporal's retry of the activity runs batch 3, once.
+    BatchResult retried =
+        execution.process(chain(runId, 1, 1), BatchAttempt.standalone(Duration.ofMinutes(1)));
+
+    assertThat(retried.chainedBatches()).isEqualTo(1);
+    assertThat(keysBackfill.timesProcessed(runId, 21)).isEqualTo(1);
+    assertThat(statuses(runId)).containsOnly("completed");
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 30L);
+  }
+
+  /** A connection whose open transaction holds batch {@code number}'s row lock. */
+  private Connection lockBatch(long runId, int number) {
+    try {
+      Connection connection = database.dataSource().getConnection();
+      connection.setAutoCommit(false);
+      try (PreparedStatement lock =
+          connection.prepareStatement(
+              "select 1 from batches where run_id = ? and number = ? for update")) {
+        lock.setLong(1, runId);
+        lock.setInt(2, number);
+        lock.executeQuery().close();
+      }
+      return connection;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static int backendPid(Connection connection) throws SQLException {
+    try (PreparedStatement pid = connection.prepareStatement("select pg_backend_pid()");
+        ResultSet row = pid.executeQuery()) {
+      row.next();
+      return row.getInt(1);
+    }
+  }
+
+  /** Whether a session waits for a lock that backend {@code pid} holds. */
+  private boolean blockedBy(int pid) {
+    return (Long)
+            fixtures
+                .row(
+                    "select count(*) as n from pg_stat_activity where ? = any(pg_blocking_pids(pid))",
+                    pid)
+                .get("n")
+        > 0;
   }
 
   @Test
