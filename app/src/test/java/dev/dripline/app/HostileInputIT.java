@@ -337,12 +337,12 @@ class HostileInputIT {
         request("PUT pause", "PUT", "/api/runs/{run}/pause", "{}", 405, "not allowed"),
         request("GET resume", "GET", "/api/runs/{run}/resume", null, 405, "not allowed"),
         request(
-            "pause a run that is not running",
+            "pause a run that has ended",
             "POST",
-            "/api/runs/{pending}/pause",
+            "/api/runs/{ended}/pause",
             null,
             409,
-            "only a running run"),
+            "only a pending or running run"),
         request(
             "resume a run that is not paused",
             "POST",
@@ -582,10 +582,10 @@ class HostileInputIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("corpus")
   void isRejectedWithAProblemAndChangesNothing(Case hostile) throws Exception {
-    long pending = data.run(backfill, "pending", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
+    long ended = data.run(backfill, "completed", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
     Map<String, String> before = snapshot();
 
-    HttpResponse<String> response = send(hostile, pending);
+    HttpResponse<String> response = send(hostile, ended);
 
     assertThat(response.statusCode())
         .as("status; body: %s", abbreviated(response.body()))
@@ -605,13 +605,13 @@ class HostileInputIT {
     assertThat(snapshot()).as("every table and sequence").isEqualTo(before);
   }
 
-  private HttpResponse<String> send(Case hostile, long pending)
+  private HttpResponse<String> send(Case hostile, long ended)
       throws IOException, InterruptedException {
     String path =
         hostile
             .path()
             .replace("{run}", Long.toString(run))
-            .replace("{pending}", Long.toString(pending))
+            .replace("{ended}", Long.toString(ended))
             .replace("{target}", target);
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(server.getURL() + path))

@@ -212,8 +212,8 @@ class RunsWithoutTemporalIT {
   }
 
   @Test
-  void pausingARunThatIsNotRunningIs409() {
-    long id = data.run(backfill, "pending", "{\"items\":1}");
+  void pausingARunThatHasEndedIs409() {
+    long id = data.run(backfill, "completed", "{\"items\":1}");
 
     assertThat(api.post("/api/runs/" + id + "/pause", "").status()).isEqualTo(409);
   }
