@@ -396,6 +396,24 @@ class RunApiIT implements TestPropertyProvider {
     assertThat(stopped.path("batchCounts").path("stopped").asInt()).isPositive();
   }
 
+  /**
+   * R9: a script that creates a run and pauses it at once — before its workflow may have recorded
+   * it running — gets the pause, whichever comes first.
+   */
+  @Test
+  void aRunPausedRightAfterItsCreateIsPausedUntilResumed() {
+    Map<String, Object> body = sleepRun(30, 0, "pause-at-create");
+    long id = create(body).id();
+
+    Api.Response pause = api.post("/api/runs/" + id + "/pause", Map.of());
+
+    assertThat(pause.status()).as("pause: %s", pause.body()).isEqualTo(202);
+    awaitStatus(id, "paused");
+    assertThat(api.post("/api/runs/" + id + "/resume", Map.of()).status()).isEqualTo(202);
+    JsonNode completed = awaitStatus(id, "completed");
+    assertThat(completed.path("progress").path("processedKeys").asLong()).isEqualTo(30);
+  }
+
   @Test
   void pauseResumeAndLiveCapChangeThroughTheApi() {
     // Thirty batches of 100 ms at one slot: enough of them are left after the pause for four
