@@ -80,6 +80,15 @@ public class RunActivitiesImpl implements RunActivities {
     this.counters = counters;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The cap the loading execution will enforce is computed here from what was read, with this
+   * worker's safety cap, and recorded when the run's record holds another (a redeploy lowered or
+   * raised the definition's or the engine's cap since it was recorded): the record — what the API
+   * shows and what a chain's claim of its next batch reads — then holds the cap the run enforces.
+   * Written here, inside the local activity, the workflow's commands are those it always emitted.
+   */
   @Override
   public RunSettings loadRun(RunRef run) {
     Optional<RunSettingsView> found = runs.findSettings(run.runId());
@@ -87,6 +96,17 @@ public class RunActivitiesImpl implements RunActivities {
       return RunSettings.notFound(run.runId());
     }
     RunSettingsView r = found.get();
+    RunSettings settings = settings(run, r);
+    if (r.maxParallelBatches() != settings.effectiveCap()) {
+      transactions.inTransaction(
+          connection ->
+              runs.recordLoadedCap(
+                  run.runId(), r.requestedMaxParallelBatches(), settings.effectiveCap()));
+    }
+    return settings;
+  }
+
+  private RunSettings settings(RunRef run, RunSettingsView r) {
     return new RunSettings(
         run.runId(),
         true,

@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dripline.activities.catalogue.CataloguePublisher;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.config.EngineConfig;
+import dev.dripline.store.counters.BatchOutcomeCounterStore;
+import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.run.BatchRequeue;
+import dev.dripline.store.run.BatchStart;
+import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapRecord;
@@ -22,6 +29,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -36,6 +44,13 @@ class RunActivitiesIT {
   @Inject RunActivitiesImpl activities;
   @Inject RunFixtures fixtures;
   @Inject CataloguePublisher catalogue;
+  @Inject RunStore runs;
+  @Inject BatchStore batches;
+  @Inject BatchRequeue requeues;
+  @Inject DataTransactions transactions;
+  @Inject EngineConfig engine;
+  @Inject BatchMetrics metrics;
+  @Inject BatchOutcomeCounterStore counters;
 
   @AfterEach
   void cleanUp() {
@@ -62,6 +77,124 @@ class RunActivitiesIT {
     assertThat(settings.batchPolicy().maxAttempts()).isEqualTo(3);
     // dripline.engine.ended-run-retry-window, DRIPLINE_ENDED_RUN_RETRY_WINDOW: 7d by default.
     assertThat(settings.endedRunRetryWindowMillis()).isEqualTo(Duration.ofDays(7).toMillis());
+  }
+
+  @Test
+  void loadRunRecordsACapLoweredByARedeployOfTheDefinition() {
+    catalogue.publish();
+    long runId = runRecordedWithCap8(8);
+    // A redeploy publishes the definition with a lower cap.
+    fixtures.update(
+        "update backfill_definitions set max_parallel_batches = 4 where name = ?",
+        KeysBackfill.NAME);
+    try {
+      RunSettings settings = activities.loadRun(new RunRef(runId));
+
+      assertThat(settings.effectiveCap()).isEqualTo(4);
+      assertRecordedCap(runId, 4);
+    } finally {
+      catalogue.publish();
+    }
+  }
+
+  @Test
+  void loadRunRecordsACapLoweredByTheEngineSafetyCapOfTheWorkerRunningIt() {
+    catalogue.publish();
+    long runId = runRecordedWithCap8(null);
+    // A redeploy gives the worker that loads the run a lower safety cap.
+    RunActivitiesImpl redeployed =
+        new RunActivitiesImpl(
+            runs, batches, requeues, transactions, withSafetyCap(engine, 3), metrics, counters);
+    try {
+      RunSettings settings = redeployed.loadRun(new RunRef(runId));
+
+      assertThat(settings.effectiveCap()).isEqualTo(3);
+      assertRecordedCap(runId, 3);
+    } finally {
+      catalogue.publish();
+    }
+  }
+
+  @Test
+  void loadRunLeavesACapThatAlreadyBindsAsRecorded() {
+    catalogue.publish();
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.update("update runs set requested_max_parallel_batches = 5 where id = ?", runId);
+    Object updatedAt = fixtures.runRow(runId).get("updated_at");
+
+    activities.loadRun(new RunRef(runId));
+
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("max_parallel_batches", 5)
+        .containsEntry("updated_at", updatedAt);
+  }
+
+  @Test
+  void aLoadedCapNeverOverwritesACapChangeRecordedSinceTheLoad() {
+    long runId = fixtures.runningRun(100, 10);
+    activities.recordCap(new CapRecord(runId, 2, 2));
+
+    // Computed by a load that read requested cap 8, before the change was recorded.
+    int written = runs.recordLoadedCap(runId, 8, 4);
+
+    assertThat(written).isZero();
+    assertThat(fixtures.runRow(runId))
+        .containsEntry("requested_max_parallel_batches", 2)
+        .containsEntry("max_parallel_batches", 2);
+  }
+
+  /**
+   * A running run the API recorded with cap 8 under a definition of cap 8 (test.keys declares 7:
+   * the caller publishes the catalogue again afterwards), with {@code requested} as its requested
+   * cap.
+   */
+  private long runRecordedWithCap8(Integer requested) {
+    long runId = fixtures.runningRun(200, 10);
+    fixtures.batches(runId, 20, 10, "pending");
+    fixtures.update(
+        "update runs set requested_max_parallel_batches = ?, max_parallel_batches = 8"
+            + " where id = ?",
+        requested,
+        runId);
+    fixtures.update(
+        "update backfill_definitions set max_parallel_batches = 8 where name = ?",
+        KeysBackfill.NAME);
+    return runId;
+  }
+
+  /**
+   * The run's record holds {@code cap}: what GET /api/runs/{id} shows ({@link RunStore#find}) and
+   * what a chain's claim of its next batch reads ({@link BatchStore#claimNext}), which takes
+   * nothing in a lane above it.
+   */
+  private void assertRecordedCap(long runId, int cap) {
+    assertThat(fixtures.runRow(runId)).containsEntry("max_parallel_batches", cap);
+    assertThat(runs.find(runId).orElseThrow().maxParallelBatches()).isEqualTo(cap);
+    assertThat(chainClaim(runId, cap + 1)).isEmpty();
+    assertThat(chainClaim(runId, cap)).isPresent();
+  }
+
+  private Optional<BatchStart> chainClaim(long runId, int lane) {
+    return transactions.inTransaction(
+        connection -> {
+          runs.lockRow(runId);
+          return batches.claimNext(runId, 1000 + lane, lane, "chain of lane " + lane, 30_000);
+        });
+  }
+
+  private static EngineConfig withSafetyCap(EngineConfig e, int safetyCap) {
+    return new EngineConfig(
+        safetyCap,
+        e.batchMaxAttempts(),
+        e.batchTimeout(),
+        e.batchHeartbeatTimeout(),
+        e.batchRetryInitialInterval(),
+        e.batchRetryMaxInterval(),
+        e.planPageBatches(),
+        e.maxBatchesPerExecution(),
+        e.batchChainTime(),
+        e.databaseOutageWait(),
+        e.endedRunRetryWindow());
   }
 
   @Test

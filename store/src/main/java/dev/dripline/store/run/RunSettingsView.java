@@ -13,6 +13,7 @@ import java.time.Instant;
  * @param status its status, as stored
  * @param batchSize keys per batch
  * @param requestedMaxParallelBatches the cap the run asked for, or {@code null}
+ * @param maxParallelBatches the run's effective cap, as recorded
  * @param definitionCap the definition's cap, or {@code null} (no cap, or no such definition)
  * @param startAt the scheduled start, or {@code null}
  * @param startedAt when it started running, or {@code null}
@@ -27,6 +28,7 @@ public record RunSettingsView(
     String status,
     int batchSize,
     @Nullable Integer requestedMaxParallelBatches,
+    int maxParallelBatches,
     @Nullable Integer definitionCap,
     @Nullable Instant startAt,
     @Nullable Instant startedAt,

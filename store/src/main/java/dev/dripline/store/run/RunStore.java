@@ -105,8 +105,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    */
   @Query(
       "select r.backfill, r.status, r.batch_size, r.requested_max_parallel_batches,"
-          + " d.max_parallel_batches as definition_cap, r.start_at, r.started_at, r.total_keys,"
-          + " r.plan_done, r.stop_requested_at is not null as stop_requested, "
+          + " r.max_parallel_batches, d.max_parallel_batches as definition_cap, r.start_at,"
+          + " r.started_at, r.total_keys, r.plan_done,"
+          + " r.stop_requested_at is not null as stop_requested, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys"
           + " from runs r left join backfill_definitions d on d.name = r.backfill"
@@ -147,6 +148,19 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " max_parallel_batches = :effective, updated_at = now()"
           + " where id = :id and status in ('pending', 'running', 'paused')")
   int recordCap(long id, int requested, int effective);
+
+  /**
+   * Records {@code effective} as run {@code id}'s cap, as the execution that loaded the run
+   * computed it from {@code requested} and the definition's and engine's caps it runs under; a
+   * compare-and-set on the requested cap it read (a cap change recorded since then wins), which
+   * writes nothing when the record already holds {@code effective}. Whatever the run's status: an
+   * ended run is loaded only by an execution that may revive it.
+   */
+  @Query(
+      "update runs set max_parallel_batches = :effective, updated_at = now()"
+          + " where id = :id and max_parallel_batches <> :effective"
+          + " and requested_max_parallel_batches is not distinct from :requested")
+  int recordLoadedCap(long id, @Nullable Integer requested, int effective);
 
   /**
    * Run {@code id}'s lifecycle columns, its row locked ({@code for update}) until the transaction

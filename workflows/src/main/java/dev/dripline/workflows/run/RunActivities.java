@@ -11,7 +11,11 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface(namePrefix = "Run")
 public interface RunActivities {
 
-  /** Loads the run's settings and counters; {@link RunSettings#found()} is false if deleted. */
+  /**
+   * Loads the run's settings and counters; {@link RunSettings#found()} is false if deleted. Records
+   * {@link RunSettings#effectiveCap()}, the cap the loading execution enforces, as the run's cap
+   * when the record holds another (a redeploy changed the definition's or the engine's cap).
+   */
   @ActivityMethod
   RunSettings loadRun(RunRef run);
 
