@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * env {@code DRIPLINE_UPGRADE_FROM_JAR}) migrates a fresh database of its own to V12 and starts two
  * runs of {@code long}-keyed examples at cap 3 through its API: {@code example.sleep} (the
  * concurrency witness) and {@code example.normalize-emails} (real rows). Once both have completed
- * batches, this tree's standalone JVM starts beside it, so V13 to V15 migrate under the old code,
+ * batches, this tree's standalone JVM starts beside it, so V13 to V16 migrate under the old code,
  * and both serve one task queue: each plans and runs batches of both runs, including batches the
  * other planned. Then the old JVM is killed (SIGKILL) and the new one finishes the runs, replaying
  * the histories the old one wrote.
@@ -134,14 +134,14 @@ class UpgradeIT {
       holdPlanning(sql, tags, runs);
       String beforeUpgrade = completed(runs);
 
-      // The upgrade: this release starts beside the old one and migrates V13 to V15 under it.
+      // The upgrade: this release starts beside the old one and migrates V13 to V16 under it.
       int newPort = LocalPorts.free();
       DriplineProcess fresh =
           start(
               DriplineProcess.standalone(
                   tag + "-new", System.getProperty("java.class.path"), newPort, env));
       awaitServing(fresh, new Api(DriplineProcess.local(newPort)), sql, true);
-      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("15");
+      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("16");
       assertThat(old.alive())
           .as("old release alive after the migration:\n%s", old.tail(40))
           .isTrue();

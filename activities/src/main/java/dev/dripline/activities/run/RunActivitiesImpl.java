@@ -22,6 +22,7 @@ import dev.dripline.workflows.run.ClaimResult;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.FinishRequest;
 import dev.dripline.workflows.run.FinishResult;
+import dev.dripline.workflows.run.RequeueRequest;
 import dev.dripline.workflows.run.RequeueResult;
 import dev.dripline.workflows.run.RunActivities;
 import dev.dripline.workflows.run.RunEnding;
@@ -311,8 +312,8 @@ public class RunActivitiesImpl implements RunActivities {
   }
 
   @Override
-  public RequeueResult requeue(RunRef run) {
-    BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
+  public RequeueResult requeue(RequeueRequest request) {
+    BatchRequeue.Outcome outcome = requeues.requeue(request.runId(), request.token());
     return new RequeueResult(outcome.requeued(), outcome.statusAfter());
   }
 

@@ -19,6 +19,7 @@ import dev.dripline.workflows.run.ClaimRequest;
 import dev.dripline.workflows.run.ClaimResult;
 import dev.dripline.workflows.run.FinishRequest;
 import dev.dripline.workflows.run.FinishResult;
+import dev.dripline.workflows.run.RequeueRequest;
 import dev.dripline.workflows.run.RequeueResult;
 import dev.dripline.workflows.run.RunRef;
 import dev.dripline.workflows.run.RunSettings;
@@ -416,8 +417,8 @@ class RunActivitiesIT {
             + " where run_id = ? and number = 2",
         runId);
 
-    RequeueResult result = activities.requeue(new RunRef(runId));
-    RequeueResult again = activities.requeue(new RunRef(runId));
+    RequeueResult result = activities.requeue(new RequeueRequest(runId, null));
+    RequeueResult again = activities.requeue(new RequeueRequest(runId, null));
 
     assertThat(result).isEqualTo(new RequeueResult(1, RunStatus.RUNNING));
     assertThat(again.requeued()).isZero();
@@ -427,6 +428,29 @@ class RunActivitiesIT {
         .containsEntry("error", null)
         .containsEntry("failed_attempts", 0);
     assertThat(fixtures.runRow(runId).get("status")).isEqualTo("running");
+  }
+
+  /**
+   * A retry's re-queue whose workflow task failed after it committed (worker killed) runs again on
+   * replay, with the same token: it answers what it did — not "nothing to re-queue".
+   */
+  @Test
+  void aRequeueRepeatedWithItsTokenAnswersWhatItDid() {
+    long runId = fixtures.run("running", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "completed");
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number > 1",
+        runId);
+
+    RequeueResult first = activities.requeue(new RequeueRequest(runId, "execution-a/0"));
+    RequeueResult replayed = activities.requeue(new RequeueRequest(runId, "execution-a/0"));
+    RequeueResult next = activities.requeue(new RequeueRequest(runId, "execution-a/1"));
+
+    assertThat(first).isEqualTo(new RequeueResult(2, RunStatus.RUNNING));
+    assertThat(replayed).isEqualTo(first);
+    assertThat(next.requeued()).as("a later retry finds nothing left").isZero();
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending", "pending");
   }
 
   @Test
@@ -439,7 +463,7 @@ class RunActivitiesIT {
         runId);
     activities.recordStopRequested(new RunRef(runId));
 
-    RequeueResult result = activities.requeue(new RunRef(runId));
+    RequeueResult result = activities.requeue(new RequeueRequest(runId, null));
 
     assertThat(result).isEqualTo(new RequeueResult(0, RunStatus.RUNNING));
     assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "failed", "completed");
@@ -447,7 +471,8 @@ class RunActivitiesIT {
 
   @Test
   void requeueOfMissingRunRequeuesNothing() {
-    assertThat(activities.requeue(new RunRef(-42))).isEqualTo(new RequeueResult(0, null));
+    assertThat(activities.requeue(new RequeueRequest(-42, null)))
+        .isEqualTo(new RequeueResult(0, null));
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.dripline.store.db.DataTransactions;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RetryRule;
 import dev.dripline.workflows.run.RunStatus;
+import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Optional;
@@ -59,17 +60,38 @@ public class BatchRequeue {
    * recorded and the run's finish.
    */
   public Outcome requeue(long runId) {
-    return transactions.inTransaction(connection -> requeueLocked(runId));
+    return requeue(runId, null);
   }
 
-  private Outcome requeueLocked(long runId) {
+  /**
+   * {@link #requeue(long)} named by {@code token}: a call repeated with the token of the last
+   * re-queue applied to the run changes nothing and answers what that one did (how many it moved
+   * back, and the run's status now), so a replayed retry still says what the retry did.
+   */
+  public Outcome requeue(long runId, @Nullable String token) {
+    return transactions.inTransaction(connection -> requeueLocked(runId, token));
+  }
+
+  private Outcome requeueLocked(long runId, String token) {
     Optional<RunState> locked = runs.lock(runId);
     if (locked.isEmpty()) {
       return new Outcome(false, null, 0, false, null, false);
     }
     RunStatus status = RunStatus.fromWire(locked.get().status());
-    boolean planDone = locked.get().planDone();
-    boolean stopRequested = locked.get().stopRequested();
+    if (token != null && token.equals(locked.get().lastRequeueToken())) {
+      int count = locked.get().lastRequeueCount() == null ? 0 : locked.get().lastRequeueCount();
+      return new Outcome(true, status, count, false, status, false);
+    }
+    Outcome outcome = apply(runId, locked.get(), status);
+    if (token != null && outcome.found()) {
+      runs.recordRequeue(runId, token, outcome.requeued());
+    }
+    return outcome;
+  }
+
+  private Outcome apply(long runId, RunState locked, RunStatus status) {
+    boolean planDone = locked.planDone();
+    boolean stopRequested = locked.stopRequested();
     if (!RetryRule.applies(status, stopRequested)) {
       return new Outcome(true, status, 0, false, status, stopRequested && status.isActive());
     }

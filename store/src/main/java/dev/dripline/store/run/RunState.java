@@ -14,6 +14,8 @@ import java.time.Instant;
  * @param backfill the definition's name
  * @param finishedAt when it ended, or {@code null}
  * @param processedKeys sum of completed batch sizes, from the run's sharded counters
+ * @param lastRequeueToken the token of the last re-queue applied to it, or {@code null}
+ * @param lastRequeueCount the batches that re-queue moved back to pending, or {@code null}
  */
 @Introspected
 public record RunState(
@@ -22,4 +24,6 @@ public record RunState(
     boolean stopRequested,
     String backfill,
     @Nullable Instant finishedAt,
-    long processedKeys) {}
+    long processedKeys,
+    @Nullable String lastRequeueToken,
+    @Nullable Integer lastRequeueCount) {}

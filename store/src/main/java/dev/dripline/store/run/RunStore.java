@@ -170,8 +170,13 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "select r.status, r.plan_done, r.stop_requested_at is not null as stop_requested,"
           + " r.backfill, r.finished_at, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
-          + " as processed_keys from runs r where r.id = :id for update of r")
+          + " as processed_keys, r.last_requeue_token, r.last_requeue_count"
+          + " from runs r where r.id = :id for update of r")
   Optional<RunState> lock(long id);
+
+  /** Remembers the re-queue {@code token} applied to run {@code id} and what it moved. */
+  @Query("update runs set last_requeue_token = :token, last_requeue_count = :count where id = :id")
+  int recordRequeue(long id, String token, int count);
 
   /**
    * Ends run {@code id} in a terminal {@code status}; once planning is done, its total keys are the

@@ -177,7 +177,7 @@ final class EndedRunWait {
    */
   Outcome retry() {
     requests.retryRequested = false;
-    RequeueResult requeue = run.runs.requeue(run.ref());
+    RequeueResult requeue = run.runs.requeue(run.requeueRequest());
     if (requeue.status() == null) {
       log.info("run {} no longer exists; its workflow ends", run.runId);
       requests.answerRetries(RetryAnswer.gone());

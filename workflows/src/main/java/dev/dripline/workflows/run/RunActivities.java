@@ -43,7 +43,7 @@ public interface RunActivities {
    * cleared, re-opening an ended run as running.
    */
   @ActivityMethod
-  RequeueResult requeue(RunRef run);
+  RequeueResult requeue(RequeueRequest request);
 
   /** Records a change between running and paused. */
   @ActivityMethod

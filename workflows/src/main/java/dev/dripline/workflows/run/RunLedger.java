@@ -54,6 +54,17 @@ final class RunLedger {
   /** Until when (workflow time) an ended run's workflow waits for a retry. */
   Long retryDeadlineMillis;
 
+  /** Re-queues this execution has asked for: part of each one's token. */
+  private int requeues;
+
+  /**
+   * The next re-queue of this run, with a token unique to it (this execution's run id and a
+   * counter): deterministic, so a replayed call carries the token of the call it repeats.
+   */
+  RequeueRequest requeueRequest() {
+    return new RequeueRequest(runId, Workflow.getInfo().getRunId() + "/" + requeues++);
+  }
+
   RunRef ref() {
     return new RunRef(runId);
   }

@@ -251,7 +251,7 @@ final class RunRequests {
   private void applyRetry() {
     retryRequested = false;
     RunStatus before = run.status;
-    RequeueResult requeue = run.runs.requeue(run.ref());
+    RequeueResult requeue = run.runs.requeue(run.requeueRequest());
     log.info("run {}: retry re-queued {} batches", run.runId, requeue.requeued());
     run.window.clearError();
     run.mayHavePending = true;

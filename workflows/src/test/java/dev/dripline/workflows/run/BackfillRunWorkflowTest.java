@@ -1117,7 +1117,7 @@ class BackfillRunWorkflowTest {
     assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
 
     store.failing.clear();
-    assertThat(store.requeue(new RunRef(store.runId)).requeued()).isEqualTo(1);
+    assertThat(store.requeue(new RequeueRequest(store.runId, null)).requeued()).isEqualTo(1);
 
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
@@ -1159,7 +1159,7 @@ class BackfillRunWorkflowTest {
     BatchRequest request = client.newSignalWithStartRequest();
     request.add(revived::run, RunWorkflowInput.fresh(store.runId));
     request.add(revived::retry);
-    store.requeue(new RunRef(store.runId));
+    store.requeue(new RequeueRequest(store.runId, null));
     client.signalWithStart(request);
     run.pause();
 

@@ -293,7 +293,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   }
 
   @Override
-  public synchronized RequeueResult requeue(RunRef run) {
+  public synchronized RequeueResult requeue(RequeueRequest request) {
     // The rule BatchRequeue applies in PostgreSQL.
     if (!RetryRule.applies(status, stopRecorded)) {
       return new RequeueResult(0, status);
