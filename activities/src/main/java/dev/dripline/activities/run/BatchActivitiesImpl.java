@@ -85,7 +85,8 @@ public class BatchActivitiesImpl implements BatchActivities {
                 + info.getActivityId()
                 + "#"
                 + info.getAttempt(),
-            isPositive(heartbeatTimeout) ? heartbeatTimeout : defaultLease);
+            isPositive(heartbeatTimeout) ? heartbeatTimeout : defaultLease,
+            info.getAttempt() > 1);
     long deadline = System.nanoTime() + untilDeadline(info.getStartToCloseTimeout()).toNanos();
     long every = tickMillis(heartbeatTimeout);
     ScheduledFuture<?> heartbeat =

@@ -36,6 +36,7 @@ public final class BatchAttempt {
   }
 
   private final String holder;
+  private final boolean retry;
   private final Duration lease;
   private final long fenceAfterNanos;
   private Thread thread;
@@ -53,6 +54,16 @@ public final class BatchAttempt {
    * @param lease how long a renewal keeps the attempt's slot its own
    */
   public BatchAttempt(String holder, Duration lease) {
+    this(holder, lease, false);
+  }
+
+  /**
+   * @param holder names the attempt in the slot records; unique per attempt
+   * @param lease how long a renewal keeps the attempt's slot its own
+   * @param retry whether Temporal retries the activity with it (not its first attempt)
+   */
+  public BatchAttempt(String holder, Duration lease, boolean retry) {
+    this.retry = retry;
     if (lease.isZero() || lease.isNegative()) {
       throw new IllegalArgumentException("a lease must be positive: " + lease);
     }
@@ -65,6 +76,11 @@ public final class BatchAttempt {
   /** An attempt with a holder of its own, for direct calls (tests, tools). */
   public static BatchAttempt standalone(Duration lease) {
     return new BatchAttempt("direct/" + UUID.randomUUID(), lease);
+  }
+
+  /** Whether Temporal retries the activity with this attempt: an earlier one may have failed. */
+  public boolean retry() {
+    return retry;
   }
 
   public String holder() {

@@ -625,6 +625,17 @@ public class BatchExecution {
   private BatchResult processHead(KeyedBackfill definition, BatchWork work, BatchAttempt attempt) {
     long runId = work.runId();
     int number = work.batch().number();
+    if (attempt.retry()) {
+      // An attempt that failed the batch's last allowed time may have reported it too late: its
+      // start-to-close timeout passed first, and Temporal, which retries without limit, tried
+      // again. The batch fails now, as that report would have made it.
+      Optional<String> exhausted =
+          store(() -> batches.exhaustedError(runId, number, policy.maxAttempts()), null, attempt);
+      if (exhausted.isPresent()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            exhausted.get(), DriplineFailure.BATCH_FAILED.name());
+      }
+    }
     Started started = takeHead(runId, number, attempt);
     if (started == null) {
       return store(() -> notStarted(runId, number), null, attempt);

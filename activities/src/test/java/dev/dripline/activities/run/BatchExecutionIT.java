@@ -296,6 +296,29 @@ class BatchExecutionIT {
         .startsWith("attempt interrupted (worker stopping)");
   }
 
+  /**
+   * F6 on a busy machine: a hung batch's last allowed attempt was fenced at its deadline and
+   * recorded its failure, but Temporal had timed it out first, so it never heard and tried again.
+   */
+  @Test
+  void aRetryOfABatchWhoseAttemptsAreAllFailedFailsItWithoutRunningIt() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "running");
+    fixtures.update(
+        "update batches set holder = 'the last attempt', attempts = 3, failed_attempts = 3,"
+            + " error = 'attempt stopped (TIMED_OUT): InterruptedException: sleep interrupted',"
+            + " lease_until = now() - interval '1 second' where run_id = ?",
+        runId);
+    BatchAttempt retry = new BatchAttempt("a retry", Duration.ofMinutes(1), true);
+
+    ApplicationFailure failure = failureOf(() -> execution.process(work(runId, 1, 10), retry));
+
+    assertThat(failure.isNonRetryable()).isTrue();
+    assertThat(failure.getOriginalMessage()).startsWith("attempt stopped (TIMED_OUT)");
+    assertThat(keysBackfill.timesProcessed(runId, 1)).isZero();
+    assertThat(fixtures.batchRows(runId).get(0)).containsEntry("attempts", 3);
+  }
+
   private static ApplicationFailure failureOf(Runnable attempt) {
     try {
       attempt.run();

@@ -273,6 +273,16 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " and lease_until >= now()")
   long chainHeldLive(long runId, int headNumber, @Nullable String exceptHolder);
 
+  /**
+   * The last error of batch {@code number} if it holds a slot and has failed {@code maxAttempts}
+   * attempts already: its last attempt recorded that, but the failure never reached Temporal (timed
+   * out meanwhile), so Temporal tried again.
+   */
+  @Query(
+      "select coalesce(error, 'failed') from batches where run_id = :runId and number = :number"
+          + " and status in ('enqueued', 'running') and failed_attempts >= :maxAttempts")
+  Optional<String> exhaustedError(long runId, int number, int maxAttempts);
+
   /** Batch {@code number}'s status and size, if it exists. */
   @Query("select status, size from batches where run_id = :runId and number = :number")
   Optional<BatchProgress> progress(long runId, int number);
