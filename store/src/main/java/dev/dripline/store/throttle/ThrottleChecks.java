@@ -68,8 +68,11 @@ public class ThrottleChecks {
     if (!Double.isFinite(threshold)) {
       throw invalid(name, "threshold", "must be a finite number");
     }
+    // 80 % of a negative threshold would be above it: then the default leaves no band.
     double resumeBelow =
-        c.resumeBelow() == null ? threshold * DEFAULT_RESUME_FRACTION : c.resumeBelow();
+        c.resumeBelow() == null
+            ? Math.min(threshold, threshold * DEFAULT_RESUME_FRACTION)
+            : c.resumeBelow();
     if (!Double.isFinite(resumeBelow) || resumeBelow > threshold) {
       throw invalid(
           name,

@@ -45,6 +45,14 @@ class ThrottleChecksTest {
   }
 
   @Test
+  void theDefaultResumeBelowOfANegativeThresholdIsTheThreshold() {
+    ThrottleCheck check =
+        ThrottleChecks.validate(List.of(config("x", "sql", -10.0, null, "select 1"))).get(0);
+
+    assertThat(check.limits().resumeBelow()).isEqualTo(-10.0);
+  }
+
+  @Test
   void checksAreSortedByName() {
     List<ThrottleCheck> checks =
         ThrottleChecks.validate(
