@@ -86,7 +86,8 @@ class AuthMatrixIT {
               "{\"payload\":{}}"),
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan", ""),
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan?dryRun=true", ""),
-          new Endpoint("DELETE", "/api/targets/{name}", NO_TARGET, null));
+          new Endpoint("DELETE", "/api/targets/{name}", NO_TARGET, null),
+          new Endpoint("GET", "/api/throttle", "/api/throttle", null));
 
   @Inject
   @Client("/")

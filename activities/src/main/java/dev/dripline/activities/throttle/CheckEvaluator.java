@@ -1,0 +1,110 @@
+package dev.dripline.activities.throttle;
+
+import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.throttle.CheckRow;
+import dev.dripline.store.throttle.CheckRowRepository;
+import dev.dripline.store.throttle.CheckRule;
+import dev.dripline.store.throttle.CheckStatus;
+import dev.dripline.store.throttle.ThrottleCheck;
+import dev.dripline.store.throttle.ThrottleChecks;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Evaluates the health checks once per interval for every run and worker (P1): of the workers that
+ * try at a given time, the one that takes the check's advisory lock reads it ({@link CheckReader}),
+ * applies the state rule ({@link CheckRule}) to the previous row and records the next in {@code
+ * throttle_checks}, in one transaction; the others skip, as does any worker while the recorded
+ * evaluation is younger than the interval. Time is the caller's ({@code now}), so tests drive
+ * evaluations without waiting.
+ */
+@Singleton
+public class CheckEvaluator {
+  /** Scheduling jitter tolerated before a recorded evaluation counts as due again. */
+  private static final Duration MAX_EARLY = Duration.ofMillis(500);
+
+  private final ThrottleChecks checks;
+  private final CheckRowRepository rows;
+  private final CheckReader reader;
+  private final DataTransactions transactions;
+
+  public CheckEvaluator(
+      ThrottleChecks checks,
+      CheckRowRepository rows,
+      CheckReader reader,
+      DataTransactions transactions) {
+    this.checks = checks;
+    this.rows = rows;
+    this.reader = reader;
+    this.transactions = transactions;
+  }
+
+  /** Evaluates every configured check that is due at {@code now}; returns the rows recorded. */
+  public List<CheckRow> evaluateNow(Instant now) {
+    List<CheckRow> recorded = new ArrayList<>();
+    for (ThrottleCheck check : checks.all()) {
+      evaluateIfDue(check, now).ifPresent(recorded::add);
+    }
+    return recorded;
+  }
+
+  /**
+   * Evaluates {@code check} at {@code now} unless another worker is evaluating it or its last
+   * evaluation is younger than its interval.
+   *
+   * @return the row recorded, or empty if skipped
+   */
+  public Optional<CheckRow> evaluateIfDue(ThrottleCheck check, Instant now) {
+    return transactions.inTransaction(
+        connection -> {
+          if (!rows.tryLock(check.name())) {
+            return Optional.empty();
+          }
+          Optional<CheckRow> previous = rows.findByName(check.name());
+          if (previous.isPresent() && !due(previous.get().evaluatedAt(), check.interval(), now)) {
+            return Optional.empty();
+          }
+          CheckReading reading = reader.read(check);
+          CheckStatus status =
+              CheckRule.next(
+                  previous.map(CheckRow::status).orElse(null),
+                  reading.value(),
+                  check.limits(),
+                  now);
+          CheckRow row =
+              new CheckRow(
+                  check.name(),
+                  check.kind().configName(),
+                  reading.value(),
+                  check.limits().threshold(),
+                  check.limits().resumeBelow(),
+                  status.state().stored(),
+                  status.holding(),
+                  status.since(),
+                  now,
+                  reading.error());
+          rows.record(
+              row.name(),
+              row.kind(),
+              row.value(),
+              row.threshold(),
+              row.resumeBelow(),
+              row.state(),
+              row.holding(),
+              row.since(),
+              row.evaluatedAt(),
+              row.error());
+          return Optional.of(row);
+        });
+  }
+
+  private static boolean due(Instant evaluatedAt, Duration interval, Instant now) {
+    Duration tenth = interval.dividedBy(10);
+    Duration early = tenth.compareTo(MAX_EARLY) < 0 ? tenth : MAX_EARLY;
+    return !evaluatedAt.isAfter(now.minus(interval).plus(early));
+  }
+}

@@ -1,0 +1,51 @@
+package dev.dripline.app.throttle;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.dripline.store.throttle.CheckRow;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.serde.annotation.Serdeable;
+import java.time.Instant;
+
+/**
+ * One health check in {@code GET /api/throttle}: its last evaluation, with the limits it was judged
+ * by.
+ *
+ * @param name the check's name
+ * @param kind {@code sql}, {@code active-queries} or {@code replica-lag}
+ * @param value the last reading, or {@code null} if it was unknown
+ * @param threshold above it the check is over
+ * @param resumeBelow once over, it is clear again only below this
+ * @param state {@code clear}, {@code over} or {@code unknown}
+ * @param holding whether it would hold the runs it applies to
+ * @param since when it last started or stopped holding
+ * @param evaluatedAt when it was last evaluated
+ * @param error why the reading was unknown, or {@code null}
+ */
+@Serdeable
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record CheckResponse(
+    String name,
+    String kind,
+    @Nullable Double value,
+    double threshold,
+    double resumeBelow,
+    String state,
+    boolean holding,
+    Instant since,
+    Instant evaluatedAt,
+    @Nullable String error) {
+
+  static CheckResponse of(CheckRow row) {
+    return new CheckResponse(
+        row.name(),
+        row.kind(),
+        row.value(),
+        row.threshold(),
+        row.resumeBelow(),
+        row.state(),
+        row.holding(),
+        row.since(),
+        row.evaluatedAt(),
+        row.error());
+  }
+}

@@ -1,0 +1,33 @@
+package dev.dripline.store.throttle;
+
+import io.micronaut.core.annotation.Nullable;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A valid health check (P1): every field checked and every default applied.
+ *
+ * @param name its name
+ * @param kind what it measures
+ * @param limits threshold, {@code resumeBelow} ({@code <= threshold}) and what unknown means
+ * @param interval time between evaluations, positive
+ * @param appliesTo backfill names; empty for all
+ * @param query the {@code sql} kind's query, else {@code null}
+ * @param timeout statement timeout of one reading, positive
+ * @param olderThan {@code active-queries}' minimum query age, or {@code null}
+ * @param url the database read, or {@code null} for Dripline's own
+ * @param user user for {@code url}, or {@code null}
+ * @param password password for {@code url}, or {@code null}
+ */
+public record ThrottleCheck(
+    String name,
+    CheckKind kind,
+    CheckLimits limits,
+    Duration interval,
+    List<String> appliesTo,
+    @Nullable String query,
+    Duration timeout,
+    @Nullable Duration olderThan,
+    @Nullable String url,
+    @Nullable String user,
+    @Nullable String password) {}

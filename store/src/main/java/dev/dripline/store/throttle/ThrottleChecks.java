@@ -1,0 +1,136 @@
+package dev.dripline.store.throttle;
+
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.exceptions.ConfigurationException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The configured health checks, validated. Created with the context so that an invalid check fails
+ * start-up, with a message naming the check and the field.
+ */
+@Context
+public class ThrottleChecks {
+  private static final String PREFIX = "dripline.throttle.checks.";
+  private static final double DEFAULT_RESUME_FRACTION = 0.8;
+
+  private final List<ThrottleCheck> checks;
+
+  public ThrottleChecks(List<ThrottleCheckConfig> configured) {
+    this.checks = validate(configured);
+  }
+
+  /** Every check, by name. */
+  public List<ThrottleCheck> all() {
+    return checks;
+  }
+
+  /** The check called {@code name}, if configured. */
+  public Optional<ThrottleCheck> named(String name) {
+    return checks.stream().filter(check -> check.name().equals(name)).findFirst();
+  }
+
+  /**
+   * The checks {@code configured} describes, sorted by name.
+   *
+   * @throws ConfigurationException naming the first invalid check and field
+   */
+  public static List<ThrottleCheck> validate(List<ThrottleCheckConfig> configured) {
+    List<ThrottleCheck> valid = new ArrayList<>();
+    for (ThrottleCheckConfig config : configured) {
+      valid.add(validate(config));
+    }
+    valid.sort(Comparator.comparing(ThrottleCheck::name));
+    return List.copyOf(valid);
+  }
+
+  private static ThrottleCheck validate(ThrottleCheckConfig c) {
+    String name = c.name();
+    if (c.kind() == null) {
+      throw invalid(name, "kind", "is required (sql, active-queries or replica-lag)");
+    }
+    CheckKind kind =
+        CheckKind.named(c.kind())
+            .orElseThrow(
+                () ->
+                    invalid(
+                        name,
+                        "kind",
+                        "'" + c.kind() + "' is not one of sql, active-queries, replica-lag"));
+    if (c.threshold() == null) {
+      throw invalid(name, "threshold", "is required");
+    }
+    double threshold = c.threshold();
+    if (!Double.isFinite(threshold)) {
+      throw invalid(name, "threshold", "must be a finite number");
+    }
+    // 80 % of a negative threshold would be above it: then the default leaves no band.
+    double resumeBelow =
+        c.resumeBelow() == null
+            ? Math.min(threshold, threshold * DEFAULT_RESUME_FRACTION)
+            : c.resumeBelow();
+    if (!Double.isFinite(resumeBelow) || resumeBelow > threshold) {
+      throw invalid(
+          name,
+          "resume-below",
+          resumeBelow + " must be a number no greater than the threshold " + threshold);
+    }
+    positive(name, "interval", c.interval());
+    positive(name, "timeout", c.timeout());
+    OnUnknown onUnknown;
+    try {
+      onUnknown = OnUnknown.valueOf(c.onUnknown().trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw invalid(name, "on-unknown", "'" + c.onUnknown() + "' is not one of hold, proceed");
+    }
+    String query = c.query() == null || c.query().isBlank() ? null : c.query().trim();
+    if (kind == CheckKind.SQL && query == null) {
+      throw invalid(name, "query", "is required for a check of kind sql");
+    }
+    if (kind != CheckKind.SQL && query != null) {
+      throw invalid(name, "query", "applies only to a check of kind sql");
+    }
+    if (c.olderThan() != null) {
+      if (kind != CheckKind.ACTIVE_QUERIES) {
+        throw invalid(name, "older-than", "applies only to a check of kind active-queries");
+      }
+      if (c.olderThan().isNegative()) {
+        throw invalid(name, "older-than", "must not be negative");
+      }
+    }
+    String url = c.url() == null || c.url().isBlank() ? null : c.url().trim();
+    if (url != null && !url.startsWith("jdbc:postgresql:")) {
+      throw invalid(name, "url", "must be a jdbc:postgresql: URL");
+    }
+    if (url == null && (c.user() != null || c.password() != null)) {
+      throw invalid(name, "user", "and password apply only with a url");
+    }
+    List<String> appliesTo = c.appliesTo() == null ? List.of() : List.copyOf(c.appliesTo());
+    return new ThrottleCheck(
+        name,
+        kind,
+        new CheckLimits(threshold, resumeBelow, onUnknown),
+        c.interval(),
+        appliesTo,
+        query,
+        c.timeout(),
+        c.olderThan(),
+        url,
+        c.user(),
+        c.password());
+  }
+
+  private static void positive(String name, String field, Duration value) {
+    if (value.isZero() || value.isNegative()) {
+      throw invalid(name, field, "must be a positive duration");
+    }
+  }
+
+  private static ConfigurationException invalid(String name, String field, String problem) {
+    return new ConfigurationException(PREFIX + name + "." + field + ": " + problem);
+  }
+}

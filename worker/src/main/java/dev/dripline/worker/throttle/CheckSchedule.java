@@ -1,0 +1,73 @@
+package dev.dripline.worker.throttle;
+
+import dev.dripline.activities.throttle.CheckEvaluator;
+import dev.dripline.store.throttle.ThrottleCheck;
+import dev.dripline.store.throttle.ThrottleChecks;
+import dev.dripline.store.throttle.ThrottleConfig;
+import io.micronaut.context.event.StartupEvent;
+import io.micronaut.runtime.event.annotation.EventListener;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Evaluates each health check on its interval, on one daemon thread of the worker process (the host
+ * of Dripline's background work). Every worker tries; {@link CheckEvaluator} lets one of them
+ * evaluate per interval. Off with {@code dripline.throttle.evaluate=false}.
+ */
+@Singleton
+public class CheckSchedule {
+  private static final Logger LOG = LoggerFactory.getLogger(CheckSchedule.class);
+
+  private final ThrottleChecks checks;
+  private final CheckEvaluator evaluator;
+  private final ThrottleConfig config;
+  private final Clock clock = Clock.systemUTC();
+  private ScheduledExecutorService executor;
+
+  public CheckSchedule(ThrottleChecks checks, CheckEvaluator evaluator, ThrottleConfig config) {
+    this.checks = checks;
+    this.evaluator = evaluator;
+    this.config = config;
+  }
+
+  @EventListener
+  void onStartup(StartupEvent event) {
+    if (!config.evaluate() || checks.all().isEmpty()) {
+      return;
+    }
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "dripline-throttle");
+              thread.setDaemon(true);
+              return thread;
+            });
+    for (ThrottleCheck check : checks.all()) {
+      executor.scheduleWithFixedDelay(
+          () -> evaluate(check), 0, check.interval().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    LOG.info("Evaluating {} health check(s)", checks.all().size());
+  }
+
+  private void evaluate(ThrottleCheck check) {
+    try {
+      evaluator.evaluateIfDue(check, clock.instant());
+    } catch (RuntimeException e) {
+      // Dripline's own database is unreachable: nothing can be recorded; try on the next tick.
+      LOG.warn("Health check {} not recorded: {}", check.name(), e.toString());
+    }
+  }
+
+  @PreDestroy
+  void close() {
+    if (executor != null) {
+      executor.shutdownNow();
+    }
+  }
+}
