@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.CAP_FROM_SETTINGS;
 import static dev.dripline.workflows.run.RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY;
+import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
@@ -121,6 +122,21 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     // definition's and the engine's caps as deployed now.
     requests.paused = carried.paused();
     requests.pauseRecorded = requests.paused;
+    RunStatus recorded = run.settings.status();
+    boolean recordedPaused = recorded == RunStatus.PAUSED;
+    if (carried.endedStatus() == null
+        && (recordedPaused || recorded == RunStatus.RUNNING)
+        && recordedPaused != requests.paused
+        && RunWorkflowVersions.has(PAUSE_RECONCILED)) {
+      // A status write was lost at the hand-over; the workflow, the record's one writer, records
+      // the pause it carries (the loop's first apply).
+      log.info(
+          "run {}: record says {}, the workflow carried pause={}",
+          run.runId,
+          recorded,
+          requests.paused);
+      requests.pauseRecorded = recordedPaused;
+    }
     if (RunWorkflowVersions.has(KEEP_EARLY_STOP_AND_RETRY)) {
       // A stop or retry may have been handled already, delivered before this execution loaded the
       // run (at the continue-as-new boundary, or while loadRun waited for the database). The
@@ -234,11 +250,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private void continueAsNew() {
-    // A retry Update waits for the loop's answer: applied here, then its handler finishes.
+    // A retry Update waits for the loop's answer: applied here, then its handler finishes. A pause
+    // or resume handled while this applies is recorded too, not only carried.
     do {
       Workflow.await(() -> requests.retryRequested || Workflow.isEveryHandlerFinished());
       requests.apply();
-    } while (!Workflow.isEveryHandlerFinished());
+    } while (!Workflow.isEveryHandlerFinished()
+        || requests.pauseUnrecorded() && RunWorkflowVersions.has(PAUSE_RECONCILED));
     RunCarryOver carry =
         run.carryOver(requests.paused, requests.stopRequested, requests.retryRequested, null);
     log.info("run {}: continuing as new after {} batches", run.runId, run.batchesStartedHere);

@@ -59,6 +59,7 @@ final class EndedRunWait {
     run.retryDeadlineMillis = carried.retryDeadlineMillis();
     requests.paused = false;
     requests.pauseRecorded = false;
+    requests.pauseAsked = false;
     requests.stopAfterRetry = requests.stopRequested && requests.retryRequested;
     if (requests.capChanged) {
       requests.capAfterRetry = requests.retryRequested ? run.requestedCap : null;
@@ -209,6 +210,7 @@ final class EndedRunWait {
     run.status = recorded == RunStatus.PAUSED ? RunStatus.PAUSED : RunStatus.RUNNING;
     requests.paused = run.status == RunStatus.PAUSED;
     requests.pauseRecorded = requests.paused;
+    requests.pauseAsked = false;
     requests.stopRequested = requests.stopAfterRetry;
     requests.stopAfterRetry = false;
     requests.stopRecorded = false;

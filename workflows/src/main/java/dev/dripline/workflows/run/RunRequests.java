@@ -1,6 +1,7 @@
 package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PAUSE_RESUME;
+import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
 
 import io.temporal.workflow.CompletablePromise;
@@ -30,7 +31,18 @@ final class RunRequests {
   boolean stopRequested;
   boolean retryRequested;
   boolean paused;
+
+  /** The pause the run's record holds, as far as this execution knows. */
   boolean pauseRecorded;
+
+  /**
+   * A pause or resume was taken since the status was last recorded. A pair of them leaves {@link
+   * #paused} as {@link #pauseRecorded}, yet the record may differ: a workflow task that recorded
+   * the first and then failed (its worker lost, or its continue-as-new rejected because the second
+   * came meanwhile) is replayed with both, and its write stays.
+   */
+  boolean pauseAsked;
+
   boolean capChanged;
 
   /** Something happened that the loop should look at. */
@@ -118,6 +130,7 @@ final class RunRequests {
       return;
     }
     paused = true;
+    pauseAsked = true;
     woken = true;
   }
 
@@ -131,6 +144,7 @@ final class RunRequests {
       return;
     }
     paused = false;
+    pauseAsked = true;
     woken = true;
   }
 
@@ -238,13 +252,25 @@ final class RunRequests {
       run.publishDetails();
       run.window.lookSoon();
     }
-    if (paused != pauseRecorded && !stopRequested) {
+    if (pauseUnrecorded()) {
       pauseRecorded = paused;
+      pauseAsked = false;
       run.window.lookSoon();
       run.status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
       run.runs.recordStatus(new StatusChange(run.runId, run.status));
       run.publishStatus();
     }
+  }
+
+  /**
+   * Whether the run's record may not hold {@link #paused}: a pause or resume not yet recorded, or a
+   * pair of them ({@link #pauseAsked}); a stopping run's status is the stop's to write.
+   */
+  boolean pauseUnrecorded() {
+    if (stopRequested || !pauseAsked && paused == pauseRecorded) {
+      return false;
+    }
+    return paused != pauseRecorded || RunWorkflowVersions.has(PAUSE_RECONCILED);
   }
 
   /** A retry of a live run (R8): re-queues in PostgreSQL and answers the Updates that asked. */

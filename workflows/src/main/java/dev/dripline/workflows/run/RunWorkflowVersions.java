@@ -85,6 +85,16 @@ final class RunWorkflowVersions {
   static final String PAUSE_WHILE_PENDING = "pause-while-pending";
 
   /**
+   * Change id: the run's record is made to agree with the workflow's pause wherever a status write
+   * may have been lost or undone. A new execution whose carried pause differs from the status it
+   * loaded records the carried one; a pause and a resume handled together record the status again
+   * (a task that recorded one of them may have failed after its write, and been replayed with
+   * both); and a pause or resume handled while the last requests before continue-as-new were
+   * applied is recorded before the hand-over. Asked only when such a difference or pair came.
+   */
+  static final String PAUSE_RECONCILED = "pause-reconciled";
+
+  /**
    * Whether this execution has change {@code changeId}: true in an execution that begins with it
    * (Temporal records the marker) and when replaying a history that recorded it; false when
    * replaying one from before it. Each call is a command of the workflow: where it is asked is part

@@ -12,6 +12,7 @@ import io.temporal.client.BatchRequest;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateException;
@@ -20,7 +21,10 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -668,6 +672,247 @@ class BackfillRunWorkflowTest {
     for (int n = 1; n <= 40; n++) {
       assertThat(store.executions(n)).as("executions of batch %d", n).isEqualTo(1);
     }
+  }
+
+  /**
+   * Waits until the run's record and its workflow both say {@code wanted}: the workflow is its
+   * record's only writer, so once a pause or resume has settled they agree.
+   */
+  private void awaitRecordAndWorkflowAgree(BackfillRunWorkflow run, RunStatus wanted) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(10))
+        // The in-memory server's continue-as-new is not atomic: between two executions, none runs.
+        .ignoreExceptionsInstanceOf(WorkflowNotFoundException.class)
+        .untilAsserted(
+            () ->
+                assertThat(List.of(store.status(), run.progress().status()))
+                    .as("the run's record and its workflow")
+                    .containsExactly(wanted, wanted));
+  }
+
+  /** Sends a signal, again if it came between two executions (see above). */
+  private static void signal(Runnable signal) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptionsInstanceOf(WorkflowNotFoundException.class)
+        .until(
+            () -> {
+              signal.run();
+              return true;
+            });
+  }
+
+  /**
+   * Many pauses, each timed to meet a continue-as-new, each resumed as soon as the record shows it:
+   * after each step the record and the workflow agree, and every batch runs once. The exact races
+   * that used to break this are pinned down by the tests below; this one is their soak.
+   */
+  @Test
+  void pausesAndResumesAcrossContinueAsNewKeepTheRecordAndTheWorkflowAgreed() {
+    store.items = 300;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 5;
+    store.chainMillis = 0;
+    store.planPageBatches = 5;
+    store.batchMillis = 0;
+    // The last batch waits, so the run cannot end (and its record with it) while the loop runs.
+    store.gate(300);
+    BackfillRunWorkflow run = startRun();
+
+    int rounds = 0;
+    for (int claimed = 5; claimed <= 250; claimed += 5, rounds++) {
+      // The last batch of an execution is under way: the pause meets its continue-as-new.
+      int last = claimed;
+      await().pollInterval(Duration.ofMillis(1)).until(() -> claimedSoFar() >= last);
+      signal(run::pause);
+      await().pollInterval(Duration.ofMillis(1)).until(() -> store.status() == RunStatus.PAUSED);
+      signal(run::resume);
+      awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
+    }
+    store.release(300);
+
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(rounds).isEqualTo(50);
+    assertThat(store.loads).as("executions of the workflow").isGreaterThanOrEqualTo(50);
+    assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(300);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
+  }
+
+  private int claimedSoFar() {
+    synchronized (store) {
+      return store.claimOrder.size();
+    }
+  }
+
+  /**
+   * A pause carried into a new execution whose record says {@code running} (a status write lost at
+   * the boundary): the new execution records the pause it carries, and the resume then applies.
+   */
+  @Test
+  void aCarriedPauseWhoseRecordSaysRunningIsRecordedByTheNextExecution() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 5;
+    store.chainMillis = 0;
+    store.planPageBatches = 5;
+    store.gate(5);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1 && store.claimOrder.size() == 5);
+    run.pause();
+    await().until(() -> store.status() == RunStatus.PAUSED);
+
+    synchronized (store) {
+      store.status = RunStatus.RUNNING;
+    }
+    store.release(5);
+    await().until(() -> store.loads == 2);
+
+    awaitRecordAndWorkflowAgree(run, RunStatus.PAUSED);
+    assertThat(store.claimOrder).hasSize(5);
+    signal(run::resume);
+    awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
+  }
+
+  /**
+   * Brings the run to a pause recorded by the last {@code apply} before continue-as-new: batch 5,
+   * the last of the first execution, has completed while a cap Update's statement is not yet
+   * acknowledged, so the workflow waits for that handler before continuing as new; the pause comes
+   * then, and its status write is held until the test lets it answer.
+   */
+  private BackfillRunWorkflow pauseRecordedWhileContinuingAsNew() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 5;
+    store.chainMillis = 0;
+    store.planPageBatches = 5;
+    store.gate(5);
+    store.gate(12);
+    // Short tasks: a workflow task waiting for a local activity is heartbeated, new signals
+    // handled.
+    BackfillRunWorkflow run =
+        startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
+    await().until(() -> store.executing() == 1 && claimedSoFar() == 5);
+    store.capRelease = new CountDownLatch(1);
+    WorkflowClient.startUpdate(
+        run::changeCap,
+        new CapUpdate(1, null),
+        UpdateOptions.<CapAnswer>newBuilder()
+            .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
+            .build());
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.capWritten.getCount() == 0);
+    store.release(5);
+    awaitWorkflowTaskAfter(5, "BatchProcessBatch");
+
+    store.statusRelease = new CountDownLatch(1);
+    run.pause();
+    awaitSignalHandled("pause");
+    store.capRelease.countDown();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.statusWritten.getCount() == 0);
+    assertThat(store.status()).isEqualTo(RunStatus.PAUSED);
+    return run;
+  }
+
+  /**
+   * Waits until the current execution has completed a workflow task after the {@code n}th
+   * completion of activity {@code type}.
+   */
+  private void awaitWorkflowTaskAfter(int n, String type) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              Map<Long, String> types = new HashMap<>();
+              int completed = 0;
+              for (HistoryEvent event :
+                  client.fetchHistory(RunWorkflowIds.forRun(store.runId)).getEvents()) {
+                if (event.hasActivityTaskScheduledEventAttributes()) {
+                  types.put(
+                      event.getEventId(),
+                      event.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+                } else if (event.hasActivityTaskCompletedEventAttributes()
+                    && type.equals(
+                        types.get(
+                            event
+                                .getActivityTaskCompletedEventAttributes()
+                                .getScheduledEventId()))) {
+                  completed++;
+                } else if (completed >= n && event.hasWorkflowTaskCompletedEventAttributes()) {
+                  return true;
+                }
+              }
+              return false;
+            });
+  }
+
+  /**
+   * A resume handled while the last status write before continue-as-new is under way used to be
+   * carried only in the workflow's memory: the next execution ran while the record said paused.
+   */
+  @Test
+  void aResumeHandledWhileThePauseIsRecordedBeforeContinueAsNewIsRecorded() {
+    BackfillRunWorkflow run = pauseRecordedWhileContinuingAsNew();
+
+    run.resume();
+    awaitSignalHandled("resume");
+    store.statusRelease.countDown();
+
+    awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
+    assertThat(store.statusAtLoad.get(1))
+        .as("recorded before the hand-over")
+        .isEqualTo(RunStatus.RUNNING);
+    store.release(12);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
+  }
+
+  /**
+   * A resume that reaches the server while the task that recorded the pause continues as new: the
+   * server rejects that continue-as-new, and the task, replayed, takes pause and resume together.
+   * The record, written paused by the rejected task, used to stay paused while the run went on.
+   */
+  @Test
+  void aResumeThatMakesTheServerRejectAContinueAsNewIsRecorded() {
+    BackfillRunWorkflow run = pauseRecordedWhileContinuingAsNew();
+
+    run.resume();
+    store.statusRelease.countDown();
+
+    awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
+    // Recorded by the replayed task, before the hand-over.
+    assertThat(store.statusAtLoad.get(1)).isEqualTo(RunStatus.RUNNING);
+    store.release(12);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
+  }
+
+  /**
+   * A resume sent while a paused run's workflow continues as new resumes the run and its record.
+   */
+  @Test
+  void aResumeSentWhileAPausedRunContinuesAsNewResumesItAndItsRecord() {
+    store.items = 12;
+    store.requestedCap = 1;
+    store.maxBatchesPerExecution = 5;
+    store.chainMillis = 0;
+    store.planPageBatches = 5;
+    store.gate(5);
+    store.gate(12);
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.executing() == 1 && store.claimOrder.size() == 5);
+    run.pause();
+    await().until(() -> store.status() == RunStatus.PAUSED);
+
+    store.release(5);
+    signal(run::resume);
+
+    awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
+    store.release(12);
+    assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(store.loads).isGreaterThanOrEqualTo(2);
+    assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
   }
 
   @Test

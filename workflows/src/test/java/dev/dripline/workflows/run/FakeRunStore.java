@@ -87,6 +87,19 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   /** Counted down by the test to let the blocked load answer. */
   final CountDownLatch loadRelease = new CountDownLatch(1);
 
+  /**
+   * When set, {@link #recordCap} records and then waits for it before answering, as a statement
+   * whose commit is slow to be acknowledged; {@link #capWritten} is counted down once it recorded.
+   */
+  volatile CountDownLatch capRelease;
+
+  final CountDownLatch capWritten = new CountDownLatch(1);
+
+  /** The same for {@link #recordStatus}, with {@link #statusWritten}. */
+  volatile CountDownLatch statusRelease;
+
+  final CountDownLatch statusWritten = new CountDownLatch(1);
+
   // Recorded state.
   RunStatus status = RunStatus.PENDING;
   boolean stopRecorded;
@@ -121,6 +134,9 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   final TreeMap<Integer, Batch> batches = new TreeMap<>();
   final List<Integer> claimOrder = new ArrayList<>();
   final List<RunStatus> statusChanges = new ArrayList<>();
+
+  /** The recorded status each call of {@link #loadRun} found (one per execution). */
+  final List<RunStatus> statusAtLoad = new ArrayList<>();
 
   private int executing;
   private int maxExecuting;
@@ -195,6 +211,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     synchronized (this) {
       load = ++loads;
       maxExecutingSinceLoad.add(executing);
+      statusAtLoad.add(status);
     }
     if (load == blockedLoad) {
       loadBlocked.countDown();
@@ -317,7 +334,26 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   }
 
   @Override
-  public synchronized void recordStatus(StatusChange change) {
+  public void recordStatus(StatusChange change) {
+    writeStatus(change);
+    awaitRelease(statusRelease, statusWritten);
+  }
+
+  /** Waits for {@code release}, if set, after counting {@code written} down. */
+  private static void awaitRelease(CountDownLatch release, CountDownLatch written) {
+    if (release == null) {
+      return;
+    }
+    written.countDown();
+    try {
+      release.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private synchronized void writeStatus(StatusChange change) {
     // As RunStore.recordStatus: running or paused once started; pending or paused before.
     boolean started = started();
     List<RunStatus> fits =
@@ -347,9 +383,12 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   }
 
   @Override
-  public synchronized void recordCap(CapRecord record) {
-    requestedCap = record.requestedCap();
-    recordedCap = record.effectiveCap();
+  public void recordCap(CapRecord record) {
+    synchronized (this) {
+      requestedCap = record.requestedCap();
+      recordedCap = record.effectiveCap();
+    }
+    awaitRelease(capRelease, capWritten);
   }
 
   @Override
