@@ -9,9 +9,23 @@ import java.util.List;
  * @param slotsFull the claim took fewer than asked because batches the caller does not hold (of a
  *     lost execution, or attempts not yet stopped) fill the run's slots in PostgreSQL: pending
  *     batches may remain, to claim once those slots free
+ * @param holds why no batch of the run may start now (a health check's name, {@code brake}, {@code
+ *     pool:<name>}), empty when nothing holds it; null in results recorded before holds existed
+ * @param lookAgainMillis while held, how long to wait before claiming again (the shortest interval
+ *     of the checks that hold it); 0 when not held
  */
-public record ClaimResult(List<BatchRef> batches, boolean slotsFull) {
+public record ClaimResult(
+    List<BatchRef> batches, boolean slotsFull, List<String> holds, long lookAgainMillis) {
   public ClaimResult(List<BatchRef> batches) {
     this(batches, false);
+  }
+
+  public ClaimResult(List<BatchRef> batches, boolean slotsFull) {
+    this(batches, slotsFull, List.of(), 0);
+  }
+
+  /** Whether a hold kept the claim from taking batches. */
+  public boolean held() {
+    return holds != null && !holds.isEmpty();
   }
 }
