@@ -60,6 +60,7 @@ public final class BenchMain {
           case "W3" -> verdicts.put("W3", new W3Workload(config, services).run());
           case "W4" -> verdicts.put("W4", new W4Workload(config, services).run());
           case "W5" -> verdicts.put("W5", new W5(config, services).run());
+          case "W6" -> verdicts.put("W6", new W6Workload(config, services).run());
           case "RC" -> verdicts.put("RC", new RecordCost(config).run());
           default -> throw new IllegalStateException(workload);
         }

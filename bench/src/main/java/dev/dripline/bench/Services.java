@@ -110,6 +110,14 @@ final class Services implements AutoCloseable {
    * running already, and waits until its /health says 200.
    */
   void ensureDripline() throws IOException, InterruptedException {
+    ensureDripline(Map.of());
+  }
+
+  /**
+   * {@link #ensureDripline()} with {@code extraEnv} added to {@link #driplineEnv()} (e.g. {@code
+   * MICRONAUT_CONFIG_FILES} for health checks); a JVM already running keeps its environment.
+   */
+  void ensureDripline(Map<String, String> extraEnv) throws IOException, InterruptedException {
     if (dripline != null && dripline.isAlive()) {
       return;
     }
@@ -122,8 +130,14 @@ final class Services implements AutoCloseable {
         spawn(
             "dripline",
             java(options, "dev.dripline.standalone.StandaloneApplication"),
-            driplineEnv());
+            withExtra(driplineEnv(), extraEnv));
     awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofSeconds(180));
+  }
+
+  private static Map<String, String> withExtra(Map<String, String> env, Map<String, String> extra) {
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.putAll(extra);
+    return all;
   }
 
   /** Stops the JVM {@link #ensureDripline()} started, if any (for workloads with their own). */

@@ -109,7 +109,7 @@ class BenchConfigTest {
 
     assertThat(exitCode).isEqualTo(2);
     assertThat(err.toString())
-        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, RC])");
+        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC])");
   }
 
   @Test
