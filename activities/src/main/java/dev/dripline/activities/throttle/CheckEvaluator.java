@@ -1,6 +1,8 @@
 package dev.dripline.activities.throttle;
 
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.throttle.CheckLimits;
+import dev.dripline.store.throttle.CheckOverrideRepository;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
 import dev.dripline.store.throttle.CheckRule;
@@ -17,10 +19,11 @@ import java.util.Optional;
 /**
  * Evaluates the health checks once per interval for every run and worker (P1): of the workers that
  * try at a given time, the one that takes the check's advisory lock reads it ({@link CheckReader}),
- * applies the state rule ({@link CheckRule}) to the previous row and records the next in {@code
- * throttle_checks}, in one transaction; the others skip, as does any worker while the recorded
- * evaluation is younger than the interval. Time is the caller's ({@code now}), so tests drive
- * evaluations without waiting.
+ * applies the state rule ({@link CheckRule}) to the previous row, with the check's limits as
+ * configured or as changed at runtime ({@code throttle_check_overrides}, read at every evaluation),
+ * and records the next in {@code throttle_checks}, in one transaction; the others skip, as does any
+ * worker while the recorded evaluation is younger than the interval. Time is the caller's ({@code
+ * now}), so tests drive evaluations without waiting.
  */
 @Singleton
 public class CheckEvaluator {
@@ -29,16 +32,19 @@ public class CheckEvaluator {
 
   private final ThrottleChecks checks;
   private final CheckRowRepository rows;
+  private final CheckOverrideRepository overrides;
   private final CheckReader reader;
   private final DataTransactions transactions;
 
   public CheckEvaluator(
       ThrottleChecks checks,
       CheckRowRepository rows,
+      CheckOverrideRepository overrides,
       CheckReader reader,
       DataTransactions transactions) {
     this.checks = checks;
     this.rows = rows;
+    this.overrides = overrides;
     this.reader = reader;
     this.transactions = transactions;
   }
@@ -68,20 +74,19 @@ public class CheckEvaluator {
           if (previous.isPresent() && !due(previous.get().evaluatedAt(), check.interval(), now)) {
             return Optional.empty();
           }
+          CheckLimits limits =
+              check.limits().overriddenBy(overrides.findByName(check.name()).orElse(null));
           CheckReading reading = reader.read(check);
           CheckStatus status =
               CheckRule.next(
-                  previous.map(CheckRow::status).orElse(null),
-                  reading.value(),
-                  check.limits(),
-                  now);
+                  previous.map(CheckRow::status).orElse(null), reading.value(), limits, now);
           CheckRow row =
               new CheckRow(
                   check.name(),
                   check.kind().configName(),
                   reading.value(),
-                  check.limits().threshold(),
-                  check.limits().resumeBelow(),
+                  limits.threshold(),
+                  limits.resumeBelow(),
                   status.state().stored(),
                   status.holding(),
                   status.since(),

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dripline.store.db.Database;
 import dev.dripline.store.throttle.CheckLimits;
+import dev.dripline.store.throttle.CheckOverrideRepository;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
 import dev.dripline.store.throttle.OnUnknown;
@@ -68,6 +69,7 @@ class CheckEvaluatorIT {
   @Inject CheckEvaluator evaluator;
   @Inject ThrottleChecks checks;
   @Inject CheckRowRepository rows;
+  @Inject CheckOverrideRepository overrides;
   @Inject Database database;
 
   @BeforeEach
@@ -80,11 +82,13 @@ class CheckEvaluatorIT {
           }
         });
     NAMES.forEach(rows::deleteByName);
+    NAMES.forEach(overrides::deleteByName);
   }
 
   @AfterEach
   void tearDown() {
     NAMES.forEach(rows::deleteByName);
+    NAMES.forEach(overrides::deleteByName);
   }
 
   private void probe(double value) {
@@ -140,6 +144,26 @@ class CheckEvaluatorIT {
     assertThat(stored.resumeBelow()).isEqualTo(8.0);
     assertThat(stored.evaluatedAt()).isEqualTo(T0.plusSeconds(10));
     assertThat(stored.since()).isEqualTo(T0.plusSeconds(10));
+  }
+
+  @Test
+  void aRuntimeOverrideAppliesFromTheNextEvaluation() {
+    probe(12);
+    CheckRow configured = evaluate("probe", T0);
+    overrides.change("probe", 20.0, null, "operator");
+    CheckRow raised = evaluate("probe", T0.plusSeconds(5));
+    overrides.change("probe", null, 15.0, "operator");
+    probe(14);
+    CheckRow band = evaluate("probe", T0.plusSeconds(10));
+
+    assertThat(configured.holding()).isTrue();
+    assertThat(raised.threshold()).isEqualTo(20.0);
+    assertThat(raised.resumeBelow()).as("kept from configuration").isEqualTo(8.0);
+    assertThat(raised.state()).as("12 is in the band 8..20 after a hold").isEqualTo("over");
+    assertThat(band.threshold()).as("the earlier override kept").isEqualTo(20.0);
+    assertThat(band.resumeBelow()).isEqualTo(15.0);
+    assertThat(band.state()).as("14 is below the new resumeBelow").isEqualTo("clear");
+    assertThat(band.holding()).isFalse();
   }
 
   @Test

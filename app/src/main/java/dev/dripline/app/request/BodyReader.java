@@ -129,8 +129,8 @@ public class BodyReader {
    * {@code 1.5} into 1, {@code [1]} or {@code 7} into a string, {@code 5} or {@code "5"} into an
    * instant — where the API rejects the value against its field, so the JSON type is checked here
    * first: a string for {@code String}, an ISO-8601 string for {@link Instant}, a whole number
-   * within range for {@code Long}, an object for a {@code Map} or a {@link JsonNode} (which keeps a
-   * free-form object as it was sent).
+   * within range for {@code Long}, a finite number for {@code Double}, an object for a {@code Map}
+   * or a {@link JsonNode} (which keeps a free-form object as it was sent).
    */
   private Object decode(JsonNode node, Argument<?> field) throws WrongType {
     Class<?> type = field.getType();
@@ -150,6 +150,11 @@ public class BodyReader {
       }
       expect(value.stripTrailingZeros().scale() <= 0, "must be an integer");
       expect(value.toBigInteger().bitLength() < Long.SIZE, "is out of range");
+    } else if (type == Double.class) {
+      expect(node.isNumber(), "must be a number");
+      double value = node.getNumberValue().doubleValue();
+      expect(Double.isFinite(value), "is out of range");
+      return value;
     } else if (type == JsonNode.class) {
       expect(node.isObject(), "must be a JSON object");
       return node;

@@ -1,12 +1,25 @@
 package dev.dripline.app.throttle;
 
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Patch;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.security.authentication.Authentication;
 
-/** {@code GET /api/throttle}: the health checks' last evaluations (viewer and operator). */
+/**
+ * The throttle API (P3): {@code GET /api/throttle} shows the brake and the health checks (viewer
+ * and operator); the brake and the checks' limits change with the operator role. Each change
+ * answers the throttle as it is afterwards. Bodies are taken as text and bound by {@link
+ * dev.dripline.app.request.BodyReader}, so a 400 names every bad field.
+ */
 @Requires(notEnv = "worker")
 @Controller("/api/throttle")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -20,5 +33,23 @@ public class ThrottleController {
   @Get
   public ThrottleResponse show() {
     return throttle.current();
+  }
+
+  @Post("/hold")
+  @Consumes(MediaType.APPLICATION_JSON)
+  public ThrottleResponse hold(@Body @Nullable String body, Authentication caller) {
+    return throttle.hold(body, caller.getName());
+  }
+
+  @Post("/release")
+  public ThrottleResponse release() {
+    return throttle.release();
+  }
+
+  @Patch("/checks/{name}")
+  @Consumes(MediaType.APPLICATION_JSON)
+  public ThrottleResponse change(
+      @PathVariable String name, @Body @Nullable String body, Authentication caller) {
+    return throttle.change(name, body, caller.getName());
   }
 }

@@ -1,0 +1,18 @@
+package dev.dripline.app.throttle;
+
+import io.micronaut.serde.annotation.Serdeable;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+
+/**
+ * The body of {@code POST /api/throttle/hold} (P3).
+ *
+ * @param reason why every run is held, shown with the hold
+ */
+@Serdeable
+record HoldRequest(
+    @NotNull(message = "is required")
+        @NotBlank(message = "must not be blank")
+        @Size(max = 1000, message = "must be at most 1000 characters")
+        String reason) {}
