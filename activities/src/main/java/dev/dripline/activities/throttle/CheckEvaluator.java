@@ -10,6 +10,7 @@ import dev.dripline.store.throttle.CheckStatus;
 import dev.dripline.store.throttle.ThrottleCheck;
 import dev.dripline.store.throttle.ThrottleChecks;
 import jakarta.inject.Singleton;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import java.util.Optional;
  * try at a given time, the one that takes the check's advisory lock reads it ({@link CheckReader}),
  * applies the state rule ({@link CheckRule}) to the previous row, with the check's limits as
  * configured or as changed at runtime ({@code throttle_check_overrides}, read at every evaluation),
- * and records the next in {@code throttle_checks}, in one transaction; the others skip, as does any
+ * and records the next in {@code throttle_checks} with the backfills it applies to ({@code
+ * applies_to}, {@code NULL} for every backfill), in one transaction; the others skip, as does any
  * worker while the recorded evaluation is younger than the interval. Time is the caller's ({@code
  * now}), so tests drive evaluations without waiting.
  */
@@ -103,7 +105,38 @@ public class CheckEvaluator {
               row.since(),
               row.evaluatedAt(),
               row.error());
+          try (PreparedStatement appliesTo =
+              connection.prepareStatement(
+                  "update throttle_checks set applies_to = ? where name = ?")) {
+            appliesTo.setArray(
+                1,
+                check.appliesTo().isEmpty()
+                    ? null
+                    : connection.createArrayOf("text", check.appliesTo().toArray()));
+            appliesTo.setString(2, check.name());
+            appliesTo.executeUpdate();
+          }
           return Optional.of(row);
+        });
+  }
+
+  /**
+   * Deletes the rows of checks that are not configured here: nothing evaluates them again, so a row
+   * left holding would hold its runs for ever. Called by a worker at start-up; every evaluating
+   * worker must therefore be given the same checks.
+   *
+   * @return the number of rows deleted
+   */
+  public int forgetUnconfigured() {
+    Object[] names = checks.all().stream().map(ThrottleCheck::name).toArray();
+    return transactions.inTransaction(
+        connection -> {
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "delete from throttle_checks where not (name = any (?))")) {
+            delete.setArray(1, connection.createArrayOf("text", names));
+            return delete.executeUpdate();
+          }
         });
   }
 

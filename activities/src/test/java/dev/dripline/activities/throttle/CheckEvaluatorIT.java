@@ -167,6 +167,29 @@ class CheckEvaluatorIT {
   }
 
   @Test
+  void theRowSaysWhichBackfillsTheCheckAppliesTo() throws SQLException {
+    probe(1);
+    evaluate("probe", T0);
+    evaluate("broken", T0);
+
+    assertThat(appliesTo("probe")).containsExactly("alpha", "beta");
+    assertThat(appliesTo("broken")).as("every backfill").isNull();
+  }
+
+  private String[] appliesTo(String name) throws SQLException {
+    try (Connection c = database.dataSource().getConnection();
+        PreparedStatement s =
+            c.prepareStatement("select applies_to from throttle_checks where name = ?")) {
+      s.setString(1, name);
+      try (ResultSet r = s.executeQuery()) {
+        assertThat(r.next()).isTrue();
+        java.sql.Array array = r.getArray(1);
+        return array == null ? null : (String[]) array.getArray();
+      }
+    }
+  }
+
+  @Test
   void noRowIsUnknownAndHolds() {
     CheckRow row = evaluate("probe", T0);
 

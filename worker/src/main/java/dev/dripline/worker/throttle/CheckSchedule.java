@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Evaluates each health check on its interval, on one daemon thread of the worker process (the host
  * of Dripline's background work). Every worker tries; {@link CheckEvaluator} lets one of them
- * evaluate per interval. Off with {@code dripline.throttle.evaluate=false}.
+ * evaluate per interval. At start-up it first deletes the rows of checks it is not configured with.
+ * Off with {@code dripline.throttle.evaluate=false}.
  */
 @Singleton
 public class CheckSchedule {
@@ -38,7 +39,11 @@ public class CheckSchedule {
 
   @EventListener
   void onStartup(StartupEvent event) {
-    if (!config.evaluate() || checks.all().isEmpty()) {
+    if (!config.evaluate()) {
+      return;
+    }
+    forgetUnconfigured();
+    if (checks.all().isEmpty()) {
       return;
     }
     executor =
@@ -53,6 +58,18 @@ public class CheckSchedule {
           () -> evaluate(check), 0, check.interval().toMillis(), TimeUnit.MILLISECONDS);
     }
     LOG.info("Evaluating {} health check(s)", checks.all().size());
+  }
+
+  /** Deletes the rows of checks taken out of the configuration, which would otherwise hold runs. */
+  private void forgetUnconfigured() {
+    try {
+      int forgotten = evaluator.forgetUnconfigured();
+      if (forgotten > 0) {
+        LOG.info("Forgot {} health check(s) no longer configured", forgotten);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Health checks no longer configured not forgotten: {}", e.toString());
+    }
   }
 
   private void evaluate(ThrottleCheck check) {
