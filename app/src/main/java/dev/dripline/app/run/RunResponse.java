@@ -3,6 +3,7 @@ package dev.dripline.app.run;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RunProgress;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.serde.annotation.Serdeable;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -30,6 +31,7 @@ import java.util.Map;
  * @param batchCounts batches per status, every status present
  * @param inFlight batches holding a slot (enqueued or running)
  * @param progress progress figures (spec R11)
+ * @param throttle what holds a running run now (P2, P3); {@code null} unless it is running
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -52,9 +54,17 @@ public record RunResponse(
     String workflowId,
     Map<String, Long> batchCounts,
     long inFlight,
-    ProgressResponse progress) {
+    ProgressResponse progress,
+    @Nullable RunThrottleResponse throttle) {
 
-  static RunResponse of(RunRow run, Map<BatchStatus, Long> counts, Instant now) {
+  /**
+   * @param throttle what holds the run, if it is running; else {@code null}
+   */
+  static RunResponse of(
+      RunRow run,
+      Map<BatchStatus, Long> counts,
+      Instant now,
+      @Nullable RunThrottleResponse throttle) {
     Map<String, Long> byStatus = new LinkedHashMap<>();
     long inFlight = 0;
     for (BatchStatus status : BatchStatus.values()) {
@@ -91,6 +101,7 @@ public record RunResponse(
         run.workflowId(),
         byStatus,
         inFlight,
-        ProgressResponse.of(progress));
+        ProgressResponse.of(progress),
+        throttle);
   }
 }

@@ -22,9 +22,11 @@ import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RunControl;
 import dev.dripline.workflows.run.RunControl.Request;
+import dev.dripline.workflows.run.RunStatus;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -46,14 +48,17 @@ public class RunService {
   private final RunWorkflows workflows;
   private final DryRuns dryRuns;
   private final EngineConfig engine;
+  private final RunHolds holds;
 
   public RunService(
       RunRepository runs,
       Catalogue catalogue,
       RunWorkflows workflows,
       DryRuns dryRuns,
-      EngineConfig engine) {
+      EngineConfig engine,
+      RunHolds holds) {
     this.runs = runs;
+    this.holds = holds;
     this.dryRuns = dryRuns;
     this.catalogue = catalogue;
     this.workflows = workflows;
@@ -213,9 +218,19 @@ public class RunService {
     Map<Long, Map<BatchStatus, Long>> counts =
         runs.batchCounts(page.items().stream().map(RunRow::id).toList());
     Instant now = Instant.now();
+    // Holds are per backfill: read once for each backfill with a running run on the page.
+    Map<String, RunThrottleResponse> throttles = new HashMap<>();
     List<RunResponse> items =
         page.items().stream()
-            .map(run -> RunResponse.of(run, counts.getOrDefault(run.id(), Map.of()), now))
+            .map(
+                run ->
+                    RunResponse.of(
+                        run,
+                        counts.getOrDefault(run.id(), Map.of()),
+                        now,
+                        run.status() == RunStatus.RUNNING
+                            ? throttles.computeIfAbsent(run.backfill(), holds::of)
+                            : null))
             .toList();
     return new PageResponse<>(items, paging.page(), paging.size(), page.total());
   }
@@ -350,6 +365,8 @@ public class RunService {
   private RunResponse view(RunRow run) {
     Map<BatchStatus, Long> counts =
         runs.batchCounts(List.of(run.id())).getOrDefault(run.id(), Map.of());
-    return RunResponse.of(run, counts, Instant.now());
+    RunThrottleResponse throttle =
+        run.status() == RunStatus.RUNNING ? holds.of(run.backfill()) : null;
+    return RunResponse.of(run, counts, Instant.now(), throttle);
   }
 }
