@@ -87,7 +87,15 @@ class AuthMatrixIT {
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan", ""),
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan?dryRun=true", ""),
           new Endpoint("DELETE", "/api/targets/{name}", NO_TARGET, null),
-          new Endpoint("GET", "/api/throttle", "/api/throttle", null));
+          new Endpoint("GET", "/api/throttle", "/api/throttle", null),
+          new Endpoint("POST", "/api/throttle/hold", "/api/throttle/hold", "{}"),
+          // Releasing the brake while it is off (as in these tests) changes nothing.
+          new Endpoint("POST", "/api/throttle/release", "/api/throttle/release", ""),
+          new Endpoint(
+              "PATCH",
+              "/api/throttle/checks/{name}",
+              "/api/throttle/checks/authmatrix-no-such-check",
+              "{\"threshold\":1}"));
 
   @Inject
   @Client("/")
