@@ -32,7 +32,7 @@ final class W2Bookkeeping {
    * {@link BatchStore#RECORD_AND_CLAIM_NEXT} in positional form ({@code ?} for each named
    * parameter, in the same order, the claim's slack a parameter again). Parameters: run, number,
    * holder, run, shard, shard (the completion), chain head, holder, lease millis, run, run, lane,
-   * slack (the claim).
+   * run, slack (the claim).
    */
   private static final String RECORD_AND_CLAIM_NEXT =
       BatchStore.RECORD_AND_CLAIM_NEXT
@@ -78,7 +78,8 @@ final class W2Bookkeeping {
     record.setLong(10, 1);
     record.setLong(11, 1);
     record.setInt(12, 1);
-    record.setInt(13, 0);
+    record.setLong(13, 1);
+    record.setInt(14, 0);
   }
 
   /** The slot holder the bench's batches are recorded under (Dripline's are batch attempts). */

@@ -9,6 +9,7 @@ import dev.dripline.store.metrics.MetricSnapshotRepository;
 import dev.dripline.store.metrics.SnapshotGauges;
 import dev.dripline.store.metrics.SnapshotSeries;
 import dev.dripline.store.run.BackfillInflight;
+import dev.dripline.store.run.BackfillThrottle;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.store.targets.BlockedBacklog;
@@ -130,6 +131,7 @@ public class MetricsActivitiesImpl implements MetricsActivities {
             counters.value(SnapshotSeries.PLANNING_FAILURES_COUNTER).orElse(0L)));
     inflight(series);
     finished(series);
+    throttled(series);
     return series;
   }
 
@@ -146,6 +148,19 @@ public class MetricsActivitiesImpl implements MetricsActivities {
               SnapshotSeries.BATCHES_INFLIGHT,
               SnapshotSeries.label("backfill", row.backfill()),
               row.inflight()));
+    }
+  }
+
+  /**
+   * Runs held now and time held, per backfill (P2): a row for every backfill of the catalogue, 0
+   * when nothing holds its runs.
+   */
+  private void throttled(List<Series> series) {
+    for (BackfillThrottle row : runs.throttlePerBackfill()) {
+      String labels = SnapshotSeries.label("backfill", row.backfill());
+      series.add(new Series(SnapshotSeries.RUNS_THROTTLED, labels, row.throttled()));
+      series.add(
+          new Series(SnapshotSeries.THROTTLED_SECONDS_TOTAL, labels, row.throttledSeconds()));
     }
   }
 

@@ -10,9 +10,11 @@ import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.BatchTally;
 import dev.dripline.store.run.ReleasedBatch;
+import dev.dripline.store.run.RunCaps;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
 import dev.dripline.store.run.RunStore;
+import dev.dripline.store.throttle.ThrottleChecks;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapPolicy;
@@ -35,6 +37,7 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -56,6 +59,12 @@ import java.util.Optional;
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
+  /** How often a run held by the brake (or a hold not configured here) claims again. */
+  static final long BRAKE_LOOK_MILLIS = 1_000;
+
+  /** The shortest wait of a held run between claims. */
+  static final long MIN_LOOK_MILLIS = 250;
+
   private final RunStore runs;
   private final BatchStore batches;
   private final BatchRequeue requeues;
@@ -63,6 +72,7 @@ public class RunActivitiesImpl implements RunActivities {
   private final EngineConfig engine;
   private final BatchMetrics metrics;
   private final BatchOutcomeCounterStore counters;
+  private final ThrottleChecks checks;
 
   public RunActivitiesImpl(
       RunStore runs,
@@ -71,7 +81,8 @@ public class RunActivitiesImpl implements RunActivities {
       DataTransactions transactions,
       EngineConfig engine,
       BatchMetrics metrics,
-      BatchOutcomeCounterStore counters) {
+      BatchOutcomeCounterStore counters,
+      ThrottleChecks checks) {
     this.runs = runs;
     this.batches = batches;
     this.requeues = requeues;
@@ -79,6 +90,7 @@ public class RunActivitiesImpl implements RunActivities {
     this.engine = engine;
     this.metrics = metrics;
     this.counters = counters;
+    this.checks = checks;
   }
 
   /**
@@ -167,32 +179,58 @@ public class RunActivitiesImpl implements RunActivities {
    * without interrupting the first), a repeated call, or an execution that does not know of slots
    * an earlier one left held.
    */
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The cap is enforced here, not only in the workflow's memory (R5b): under the run row's lock,
+   * a claim takes at most the run's cap less the batches already holding a slot, whoever asks — two
+   * attempts of this local activity running at once (its start-to-close timeout schedules another
+   * without interrupting the first), a repeated call, or an execution that does not know of slots
+   * an earlier one left held. So are the holds (P2, P3): while the brake or a check that applies to
+   * the run holds it ({@code dripline_run_holds}, read in the statement that locks the row), the
+   * claim takes nothing and says why; the time it is held is booked on the run's row.
+   */
   @Override
   public ClaimResult claimPending(ClaimRequest request) {
     return transactions.inTransaction(
         connection -> {
-          Integer cap = lockedCap(request.runId());
-          if (cap == null) {
+          Optional<RunCaps> locked = runs.lockCaps(request.runId());
+          if (locked.isEmpty()) {
             return new ClaimResult(List.of());
           }
+          RunCaps caps = locked.get();
+          int cap =
+              CapPolicy.effective(
+                  caps.definitionCap(), caps.maxParallelBatches(), engine.safetyCap());
           // A repeated claim (the local activity's response was lost) is answered from the rows
           // the token already marked, so it never takes a second set of slots. Only rows still
           // holding a slot count: a batch is not processed before its claim returned, while a
           // token reused by a later execution (a revived run starts counting again) must not be
           // mistaken for a repeat because of batches that finished long ago. Under the lock, a
-          // concurrent attempt with the same token sees the rows the first one committed.
+          // concurrent attempt with the same token sees the rows the first one committed; a hold
+          // that began since does not take back what the first attempt claimed.
           List<BatchRef> already =
               batches.claimedBy(request.runId(), request.token()).stream()
                   .map(RunActivitiesImpl::batchRef)
                   .toList();
           if (!already.isEmpty()) {
-            return new ClaimResult(already);
+            return claimed(already, false, caps.throttledMillis(), caps.heldSince());
+          }
+          RunHold hold = bookHold(request.runId(), caps);
+          if (hold.held()) {
+            return new ClaimResult(
+                List.of(),
+                false,
+                hold.reasons(),
+                lookAgainMillis(hold.reasons()),
+                hold.throttledMillis(),
+                hold.since().toEpochMilli());
           }
           int room = cap - RunSlots.holders(batches, request.runId());
           int limit = Math.min(request.limit(), room);
           boolean slotsFull = room < request.limit();
           if (limit < 1) {
-            return new ClaimResult(List.of(), slotsFull);
+            return claimed(List.of(), slotsFull, hold.throttledMillis(), null);
           }
           // Two statements, not an UPDATE over "IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)": that
           // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
@@ -200,7 +238,7 @@ public class RunActivitiesImpl implements RunActivities {
           // claimed at once with a cap of 8). The rows picked here are locked by this transaction.
           List<Integer> picked = batches.pickPending(request.runId(), limit);
           if (picked.isEmpty()) {
-            return new ClaimResult(List.of(), false);
+            return claimed(List.of(), false, hold.throttledMillis(), null);
           }
           List<BatchRef> claimed = new ArrayList<>();
           for (BatchRange batch : batches.enqueue(request.runId(), request.token(), picked)) {
@@ -212,22 +250,68 @@ public class RunActivitiesImpl implements RunActivities {
                 "claim of run " + request.runId() + " took " + claimed.size() + " > " + limit);
           }
           claimed.sort(Comparator.comparingInt(BatchRef::number));
-          return new ClaimResult(List.copyOf(claimed), slotsFull && claimed.size() == limit);
+          return claimed(
+              List.copyOf(claimed),
+              slotsFull && claimed.size() == limit,
+              hold.throttledMillis(),
+              null);
         });
   }
 
   /**
-   * Locks the run row (as {@link RunSlots#lockRun} does) and reads its cap, in one statement: the
-   * recorded one, never above the definition's or the engine's current cap (a redeploy may have
-   * lowered them); null if the run is gone.
+   * What holds the run now, with its held time booked: a hold that begins is opened (held since
+   * now), the end of the last one closes it (its time added to the run's throttled time). Written
+   * only when a hold begins or ends, so the claims of a run nothing holds write nothing more.
    */
-  private Integer lockedCap(long runId) {
-    return runs.lockCaps(runId)
-        .map(
-            caps ->
-                CapPolicy.effective(
-                    caps.definitionCap(), caps.maxParallelBatches(), engine.safetyCap()))
-        .orElse(null);
+  private RunHold bookHold(long runId, RunCaps caps) {
+    List<String> reasons = caps.holdList();
+    if (!reasons.isEmpty()) {
+      Instant since =
+          caps.heldSince() != null ? caps.heldSince() : runs.openHold(runId).orElseThrow();
+      return new RunHold(reasons, caps.throttledMillis(), since);
+    }
+    long throttled =
+        caps.heldSince() == null
+            ? caps.throttledMillis()
+            : runs.closeHold(runId).orElse(caps.throttledMillis());
+    return new RunHold(List.of(), throttled, null);
+  }
+
+  /**
+   * How long a held run's workflow waits before it claims again: half the shortest interval of the
+   * configured checks that hold it (a check's row changes at most once an interval), {@link
+   * #BRAKE_LOOK_MILLIS} for the brake and for holds not configured on this worker, never under
+   * {@link #MIN_LOOK_MILLIS}.
+   */
+  long lookAgainMillis(List<String> reasons) {
+    long look = Long.MAX_VALUE;
+    for (String reason : reasons) {
+      long each =
+          checks
+              .named(reason)
+              .map(check -> check.interval().toMillis() / 2)
+              .orElse(BRAKE_LOOK_MILLIS);
+      look = Math.min(look, each);
+    }
+    return Math.max(MIN_LOOK_MILLIS, look);
+  }
+
+  private static ClaimResult claimed(
+      List<BatchRef> batches, boolean slotsFull, long throttledMillis, Instant heldSince) {
+    return new ClaimResult(
+        batches,
+        slotsFull,
+        List.of(),
+        0,
+        throttledMillis,
+        heldSince == null ? null : heldSince.toEpochMilli());
+  }
+
+  /** What holds a run, booked by its claim; {@code since} null when nothing holds it. */
+  private record RunHold(List<String> reasons, long throttledMillis, Instant since) {
+    boolean held() {
+      return !reasons.isEmpty();
+    }
   }
 
   private static BatchRef batchRef(BatchRange batch) {

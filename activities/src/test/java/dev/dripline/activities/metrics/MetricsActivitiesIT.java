@@ -36,9 +36,8 @@ class MetricsActivitiesIT {
     // 16 fixed series, plus those labelled by backfill, which depend on other tests' rows.
     Map<String, Object> labelled =
         fixtures.row(
-            "select count(*) as n from metric_snapshots where name in (?, ?)",
-            SnapshotSeries.BATCHES_INFLIGHT,
-            SnapshotSeries.BATCHES_FINISHED_TOTAL);
+            "select count(*) as n from metric_snapshots where name = any (string_to_array(?, ','))",
+            String.join(",", SnapshotSeries.LABELLED_BY_BACKFILL));
     assertThat(written).isEqualTo(4 + 6 + 6 + ((Long) labelled.get("n")).intValue());
     Map<String, Double> values = new HashMap<>();
     for (Map<String, Object> row :
@@ -137,6 +136,45 @@ class MetricsActivitiesIT {
           .contains("dripline_batches_inflight{backfill=\"" + idle + "\"} 0.0");
     } finally {
       fixtures.update("delete from backfill_definitions where name = ?", idle);
+    }
+  }
+
+  @Test
+  void runsHeldNowAndTheirHeldTimeAreExportedPerBackfill() {
+    String backfill = TargetFixtures.uniqueName("metrics-held");
+    String check = TargetFixtures.uniqueName("metrics-held-check");
+    String target = fixtures.target("metrics", backfill, "{\"items\":1}", null, "backfilling");
+    long held = fixtures.run(target, backfill, "running");
+    fixtures.update(
+        "update runs set throttled_millis = 2500, held_since = now() - interval '2 seconds'"
+            + " where id = ?",
+        held);
+    fixtures.update(
+        "insert into throttle_checks (name, kind, value, threshold, resume_below, state, holding,"
+            + " since, evaluated_at, applies_to) values (?, 'sql', 12, 10, 8, 'over', true, now(),"
+            + " now(), array[?])",
+        check,
+        backfill);
+    try {
+      Map<String, Double> values = snapshot();
+      gauges.refresh();
+
+      String labels = "{" + SnapshotSeries.label("backfill", backfill) + "}";
+      assertThat(values.get(SnapshotSeries.RUNS_THROTTLED + labels)).isEqualTo(1.0);
+      assertThat(values.get(SnapshotSeries.THROTTLED_SECONDS_TOTAL + labels))
+          .isGreaterThanOrEqualTo(4.5);
+      List<String> scrape = prometheus.scrape().lines().toList();
+      assertThat(scrape)
+          .contains("# TYPE dripline_runs_throttled gauge")
+          .contains("# TYPE dripline_throttled_seconds_total counter")
+          .contains("dripline_runs_throttled{backfill=\"" + backfill + "\"} 1.0");
+
+      fixtures.update("update throttle_checks set holding = false where name = ?", check);
+      assertThat(snapshot().get(SnapshotSeries.RUNS_THROTTLED + labels))
+          .as("nothing holds it any more")
+          .isZero();
+    } finally {
+      fixtures.update("delete from throttle_checks where name = ?", check);
     }
   }
 

@@ -12,6 +12,9 @@ import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchStart;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.RunStore;
+import dev.dripline.store.throttle.BrakeRepository;
+import dev.dripline.store.throttle.CheckRowRepository;
+import dev.dripline.store.throttle.ThrottleChecks;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapRecord;
@@ -29,6 +32,7 @@ import dev.dripline.workflows.run.StatusChange;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -52,11 +56,18 @@ class RunActivitiesIT {
   @Inject EngineConfig engine;
   @Inject BatchMetrics metrics;
   @Inject BatchOutcomeCounterStore counters;
+  @Inject ThrottleChecks checks;
+  @Inject BrakeRepository brake;
+  @Inject CheckRowRepository checkRows;
 
   @AfterEach
   void cleanUp() {
+    brake.release();
+    checkRows.deleteByName(HOLDING_CHECK);
     fixtures.deleteCreated();
   }
+
+  private static final String HOLDING_CHECK = "run-activities-it-lag";
 
   @Test
   void loadRunReadsSettingsWithDefinitionAndEngineCaps() {
@@ -105,7 +116,14 @@ class RunActivitiesIT {
     // A redeploy gives the worker that loads the run a lower safety cap.
     RunActivitiesImpl redeployed =
         new RunActivitiesImpl(
-            runs, batches, requeues, transactions, withSafetyCap(engine, 3), metrics, counters);
+            runs,
+            batches,
+            requeues,
+            transactions,
+            withSafetyCap(engine, 3),
+            metrics,
+            counters,
+            checks);
     try {
       RunSettings settings = redeployed.loadRun(new RunRef(runId));
 
@@ -262,6 +280,102 @@ class RunActivitiesIT {
             "pending",
             "pending",
             "pending");
+  }
+
+  @Test
+  void aBrakedClaimTakesNothingSaysWhyAndBooksTheTimeHeld() {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    brake.holdIfReleased("drill", "operator");
+
+    ClaimResult held = activities.claimPending(new ClaimRequest(runId, 1, 3));
+    ClaimResult stillHeld = activities.claimPending(new ClaimRequest(runId, 2, 3));
+
+    assertThat(held.batches()).isEmpty();
+    assertThat(held.held()).isTrue();
+    assertThat(held.holds()).containsExactly("brake");
+    assertThat(held.lookAgainMillis()).isEqualTo(RunActivitiesImpl.BRAKE_LOOK_MILLIS);
+    assertThat(held.heldSinceMillis()).isNotNull();
+    assertThat(stillHeld.heldSinceMillis())
+        .as("the hold opened once")
+        .isEqualTo(held.heldSinceMillis());
+    assertThat(fixtures.batchStatuses(runId)).containsOnly("pending");
+    fixtures.update(
+        "update runs set held_since = held_since - interval '5 seconds' where id = ?", runId);
+
+    brake.release();
+    ClaimResult free = activities.claimPending(new ClaimRequest(runId, 3, 3));
+
+    assertThat(free.held()).isFalse();
+    assertThat(free.batches()).extracting(BatchRef::number).containsExactly(1, 2, 3);
+    assertThat(free.heldSinceMillis()).isNull();
+    assertThat(free.throttledMillis()).isGreaterThanOrEqualTo(5_000);
+    assertThat(fixtures.runRow(runId)).containsEntry("held_since", null);
+    assertThat(((Number) fixtures.runRow(runId).get("throttled_millis")).longValue())
+        .isEqualTo(free.throttledMillis());
+  }
+
+  @Test
+  void aCheckHoldsOnlyTheBackfillsItAppliesTo() {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    Instant since = Instant.parse("2026-01-01T00:00:00Z");
+    checkRows.record(HOLDING_CHECK, "replica-lag", 42.0, 30, 24, "over", true, since, since, null);
+    fixtures.update(
+        "update throttle_checks set applies_to = array['some-other-backfill'] where name = ?",
+        HOLDING_CHECK);
+
+    ClaimResult elsewhere = activities.claimPending(new ClaimRequest(runId, 1, 1));
+    assertThat(elsewhere.held()).isFalse();
+    assertThat(elsewhere.batches()).hasSize(1);
+
+    fixtures.update(
+        "update throttle_checks set applies_to = array['some-other-backfill', ?] where name = ?",
+        fixtures.runRow(runId).get("backfill"),
+        HOLDING_CHECK);
+    ClaimResult here = activities.claimPending(new ClaimRequest(runId, 2, 1));
+    assertThat(here.holds()).containsExactly(HOLDING_CHECK);
+    assertThat(here.batches()).isEmpty();
+
+    checkRows.record(HOLDING_CHECK, "replica-lag", 3.0, 30, 24, "clear", false, since, since, null);
+    assertThat(activities.claimPending(new ClaimRequest(runId, 3, 1)).batches()).hasSize(1);
+  }
+
+  @Test
+  void aRepeatedClaimIsAnsweredAsTheFirstEvenWhenAHoldBeganSince() {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    ClaimResult first = activities.claimPending(new ClaimRequest(runId, 7, 2));
+    brake.holdIfReleased("drill", "operator");
+
+    ClaimResult repeat = activities.claimPending(new ClaimRequest(runId, 7, 2));
+
+    assertThat(repeat.batches()).isEqualTo(first.batches()).hasSize(2);
+    assertThat(repeat.held()).isFalse();
+  }
+
+  @Test
+  void aChainTakesNoNextBatchWhileTheBrakeIsOn() {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    brake.holdIfReleased("drill", "operator");
+
+    Optional<BatchStart> braked =
+        transactions.inTransaction(
+            connection -> {
+              runs.lockRow(runId);
+              return batches.claimNext(runId, 1, 1, "it-holder", 30_000);
+            });
+    brake.release();
+    Optional<BatchStart> free =
+        transactions.inTransaction(
+            connection -> {
+              runs.lockRow(runId);
+              return batches.claimNext(runId, 1, 1, "it-holder", 30_000);
+            });
+
+    assertThat(braked).isEmpty();
+    assertThat(free).isPresent();
   }
 
   @Test

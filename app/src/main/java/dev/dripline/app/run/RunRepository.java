@@ -177,7 +177,9 @@ public class RunRepository {
         r.startedAt(),
         r.finishedAt(),
         r.stopping(),
-        r.planDone());
+        r.planDone(),
+        r.heldSince(),
+        r.throttledMillis());
   }
 
   private static BatchRow batch(BatchView b) {

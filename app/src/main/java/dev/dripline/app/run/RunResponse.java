@@ -81,7 +81,9 @@ public record RunResponse(
             run.processedKeys(),
             run.startedAt(),
             run.finishedAt(),
-            now);
+            now,
+            run.throttledMillis(),
+            run.heldSince());
     return new RunResponse(
         run.id(),
         run.backfill(),

@@ -29,6 +29,8 @@ import java.util.Map;
  * @param stopping whether the run is live and a stop of it is under way (a stopped run's record
  *     keeps the stop until a retry, but is no longer stopping)
  * @param planDone whether planning has reached the end of the run's scope
+ * @param heldSince when the run's current hold began, as its claims booked it; {@code null} if none
+ * @param throttledMillis time of its holds that ended (not processing time, P2)
  */
 record RunRow(
     long id,
@@ -50,4 +52,6 @@ record RunRow(
     Instant startedAt,
     Instant finishedAt,
     boolean stopping,
-    boolean planDone) {}
+    boolean planDone,
+    Instant heldSince,
+    long throttledMillis) {}

@@ -52,6 +52,8 @@ class RunWorkflowsTest {
         null,
         null,
         false,
-        false);
+        false,
+        null,
+        0);
   }
 }

@@ -55,50 +55,75 @@ public class SnapshotGauges implements MeterBinder {
   // and "_total" to counters. The counters' values are cluster-wide counts kept in PostgreSQL, so
   // every process reports the same totals.
   private static final Map<String, Export> EXPORTS =
-      Map.of(
-          SnapshotSeries.RUNS, new Export("dripline.runs", null, false, "Runs per status"),
-          SnapshotSeries.TARGETS, new Export("dripline.targets", null, false, "Targets per state"),
-          SnapshotSeries.BLOCKED_BACKLOG,
+      Map.ofEntries(
+          Map.entry(
+              SnapshotSeries.RUNS, new Export("dripline.runs", null, false, "Runs per status")),
+          Map.entry(
+              SnapshotSeries.TARGETS,
+              new Export("dripline.targets", null, false, "Targets per state")),
+          Map.entry(
+              SnapshotSeries.BLOCKED_BACKLOG,
               new Export(
                   "dripline.blocked.backlog",
                   null,
                   false,
-                  "Live batches blocked behind healthy (not failing) targets"),
-          SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
+                  "Live batches blocked behind healthy (not failing) targets")),
+          Map.entry(
+              SnapshotSeries.BLOCKED_OLDEST_AGE_SECONDS,
               new Export(
                   "dripline.blocked.oldest.age",
                   "seconds",
                   false,
-                  "Age of the oldest live batch blocked behind a healthy target"),
-          SnapshotSeries.FAILING_BLOCKED_BACKLOG,
+                  "Age of the oldest live batch blocked behind a healthy target")),
+          Map.entry(
+              SnapshotSeries.FAILING_BLOCKED_BACKLOG,
               new Export(
                   "dripline.failing.blocked.backlog",
                   null,
                   false,
-                  "Live batches blocked behind failing targets"),
-          SnapshotSeries.STUCK_TARGETS,
-              new Export("dripline.stuck.targets", null, false, "Failing targets"),
-          SnapshotSeries.STUCK_OLDEST_AGE_SECONDS,
+                  "Live batches blocked behind failing targets")),
+          Map.entry(
+              SnapshotSeries.STUCK_TARGETS,
+              new Export("dripline.stuck.targets", null, false, "Failing targets")),
+          Map.entry(
+              SnapshotSeries.STUCK_OLDEST_AGE_SECONDS,
               new Export(
                   "dripline.stuck.oldest.age",
                   "seconds",
                   false,
-                  "Time since the earliest first failure among failing targets"),
-          SnapshotSeries.PLANNING_FAILURES_TOTAL,
+                  "Time since the earliest first failure among failing targets")),
+          Map.entry(
+              SnapshotSeries.PLANNING_FAILURES_TOTAL,
               new Export(
-                  "dripline.planning.failures", null, true, "Failed planning attempts of targets"),
-          SnapshotSeries.BATCHES_INFLIGHT,
+                  "dripline.planning.failures", null, true, "Failed planning attempts of targets")),
+          Map.entry(
+              SnapshotSeries.BATCHES_INFLIGHT,
               new Export(
                   "dripline.batches.inflight",
                   null,
                   false,
-                  "Batches holding a slot (enqueued or running)"),
-          SnapshotSeries.BATCHES_FINISHED_TOTAL,
+                  "Batches holding a slot (enqueued or running)")),
+          Map.entry(
+              SnapshotSeries.BATCHES_FINISHED_TOTAL,
               new Export(
                   "dripline.batches.finished",
                   null,
                   true,
-                  "Batches whose outcome was recorded, by outcome"));
+                  "Batches whose outcome was recorded, by outcome")),
+          Map.entry(
+              SnapshotSeries.RUNS_THROTTLED,
+              new Export(
+                  "dripline.runs.throttled",
+                  null,
+                  false,
+                  "Running runs held by the brake or a health check: no new batch starts")),
+          Map.entry(
+              SnapshotSeries.THROTTLED_SECONDS_TOTAL,
+              new Export(
+                  "dripline.throttled",
+                  "seconds",
+                  true,
+                  "Time runs were held by the brake or a health check")));
 
   /**
    * One read of the table.

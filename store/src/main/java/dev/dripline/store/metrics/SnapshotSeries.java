@@ -37,6 +37,19 @@ public final class SnapshotSeries {
   public static final String BATCHES_FINISHED_TOTAL = "dripline_batches_finished_total";
 
   /**
+   * Running runs per backfill that the brake or a health check holds now (P2): no new batch of them
+   * starts. One row per backfill of the catalogue, 0 when none is held.
+   */
+  public static final String RUNS_THROTTLED = "dripline_runs_throttled";
+
+  /**
+   * Seconds the runs of a backfill have been held (P2), ended holds and open ones: time that is not
+   * processing time. Kept on the runs' rows, so deleting a run takes its time out (a counter reset
+   * to Prometheus).
+   */
+  public static final String THROTTLED_SECONDS_TOTAL = "dripline_throttled_seconds_total";
+
+  /**
    * How old the snapshot a process serves is (now − its {@code computed_at}, on PostgreSQL's
    * clock). Not a row of the table: each process computes it from the snapshot it read ({@link
    * SnapshotGauges#snapshotAgeSeconds}).
@@ -45,7 +58,7 @@ public final class SnapshotSeries {
 
   /** The series whose labels come from the rows (a backfill's name), not from fixed lists. */
   public static final List<String> LABELLED_BY_BACKFILL =
-      List.of(BATCHES_INFLIGHT, BATCHES_FINISHED_TOTAL);
+      List.of(BATCHES_INFLIGHT, BATCHES_FINISHED_TOTAL, RUNS_THROTTLED, THROTTLED_SECONDS_TOTAL);
 
   /** Every run status, in lifecycle order; each gets a series even at zero. */
   public static final List<String> RUN_STATUSES =

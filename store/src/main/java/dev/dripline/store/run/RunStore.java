@@ -31,7 +31,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
-          + " r.plan_done from runs r";
+          + " r.plan_done, r.held_since, r.throttled_millis from runs r";
 
   /** Runs of one status and/or one backfill; {@code null} matches every status or backfill. */
   String FILTER =
@@ -313,6 +313,28 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " and created_at < now() - interval '1 minute' order by id")
   List<ActiveRunRef> findActiveOverAMinuteAgo();
 
+  /**
+   * Per backfill: its running runs that something holds now ({@code dripline_run_holds}, asked once
+   * per backfill) and the time its runs have been held (booked and, for open holds, until now). A
+   * row for every backfill of the catalogue, 0 when none is held, and for any other with an active
+   * run or held time.
+   */
+  @Query(
+      "with running as (select backfill, count(*) as runs from runs where status = 'running'"
+          + " group by backfill),"
+          + " held as (select backfill, runs from running"
+          + " where cardinality(dripline_run_holds(backfill)) > 0),"
+          + " booked as (select backfill, sum(throttled_millis + coalesce(cast(extract(epoch from"
+          + " now() - held_since) * 1000 as bigint), 0)) / 1000.0 as seconds from runs"
+          + " where throttled_millis > 0 or held_since is not null group by backfill)"
+          + " select n.backfill, cast(coalesce(h.runs, 0) as bigint) as throttled,"
+          + " cast(coalesce(b.seconds, 0) as float8) as throttled_seconds"
+          + " from (select name as backfill from backfill_definitions"
+          + " union select backfill from running union select backfill from booked) n"
+          + " left join held h on h.backfill = n.backfill"
+          + " left join booked b on b.backfill = n.backfill order by 1")
+  List<BackfillThrottle> throttlePerBackfill();
+
   /** Runs per status; absent statuses are absent. */
   @Query("select status as value, count(*) as count from runs group by status")
   List<GroupCount> countByStatus();
@@ -328,14 +350,41 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   Optional<Long> lockRow(long id);
 
   /**
-   * {@link #lockRow} and, in the same statement, the run's recorded cap and its definition's (the
-   * workflow's claim). Empty if the run does not exist.
+   * {@link #lockRow} and, in the same statement, the run's recorded cap and its definition's, what
+   * holds it now ({@code dripline_run_holds}) and the time it has been held (the workflow's claim).
+   * Empty if the run does not exist.
    */
   @Query(
-      "select r.max_parallel_batches, d.max_parallel_batches as definition_cap"
+      "select r.max_parallel_batches, d.max_parallel_batches as definition_cap,"
+          + " array_to_string(dripline_run_holds(r.backfill), ',') as holds, r.held_since,"
+          + " r.throttled_millis"
           + " from runs r left join backfill_definitions d on d.name = r.backfill"
           + " where r.id = :id for update of r")
   Optional<RunCaps> lockCaps(long id);
+
+  /**
+   * Opens run {@code id}'s hold: it has been held since now. Guard: no hold is open, so a repeated
+   * claim keeps the first one's time. Called under the run row's lock, only when a hold begins.
+   *
+   * @return the time the hold opened; empty if one was open already
+   */
+  @Query(
+      "update/**/runs set held_since = now() where id = :id and held_since is null"
+          + " returning/**/held_since")
+  Optional<Instant> openHold(long id);
+
+  /**
+   * Closes run {@code id}'s hold: the time since it opened is added to its throttled time. Guard: a
+   * hold is open. Called under the run row's lock, only when the last hold has gone.
+   *
+   * @return the run's throttled time now, in milliseconds; empty if no hold was open
+   */
+  @Query(
+      "update/**/runs set throttled_millis = throttled_millis"
+          + " + greatest(0, cast(extract(epoch from now() - held_since) * 1000 as bigint)),"
+          + " held_since = null where id = :id and held_since is not null"
+          + " returning/**/throttled_millis")
+  Optional<Long> closeHold(long id);
 
   /**
    * 1 while planning may still add batches a chain in lane {@code lane} could take: the run is

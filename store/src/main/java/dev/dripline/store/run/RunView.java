@@ -28,6 +28,9 @@ import java.time.Instant;
  * @param finishedAt when it ended
  * @param stopping whether the run is live and a stop of it is under way
  * @param planDone whether planning has reached the end of the run's scope
+ * @param heldSince when the hold its claims last found began (the brake, a health check), null if
+ *     none is open
+ * @param throttledMillis time of its holds that ended
  */
 @Introspected
 public record RunView(
@@ -50,4 +53,6 @@ public record RunView(
     @Nullable Instant startedAt,
     @Nullable Instant finishedAt,
     boolean stopping,
-    boolean planDone) {}
+    boolean planDone,
+    @Nullable Instant heldSince,
+    long throttledMillis) {}

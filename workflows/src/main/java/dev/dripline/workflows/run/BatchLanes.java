@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
+import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Async;
@@ -32,6 +33,9 @@ final class BatchLanes {
 
   /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
   private boolean slotsFull;
+
+  /** While the last claim was held (the brake, a health check), how long to wait to claim again. */
+  private long heldLookMillis;
 
   BatchLanes(RunLedger run, RunRequests requests) {
     this.run = run;
@@ -71,6 +75,12 @@ final class BatchLanes {
       }
       ClaimResult claim =
           run.runs.claimPending(new ClaimRequest(run.runId, run.claimSequence++, free));
+      run.takeHolds(claim);
+      if (claim.held() && RunWorkflowVersions.has(WAIT_WHILE_HELD)) {
+        // No batch starts while held; those in flight go on. Claimed again after the look.
+        heldLookMillis = Math.max(1, claim.lookAgainMillis());
+        break;
+      }
       for (BatchRef batch : claim.batches()) {
         start(batch, slots.take(batch), batchOptions);
       }
@@ -91,7 +101,7 @@ final class BatchLanes {
    * Waits for a completion, a plan page or a request: with chains running and the plan to keep
    * ahead of them, for at most the window's look, planning the next page if nothing came; after a
    * claim found the slots full, for at most {@link #SLOTS_FULL_LOOK}, recovering the slots held by
-   * no live holder if nothing here holds one.
+   * no live holder if nothing here holds one; after a held claim, for at most the claim's look.
    */
   void awaitNews() {
     PlanWindow window = run.window;
@@ -100,6 +110,8 @@ final class BatchLanes {
       if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
         planNextPage();
       }
+    } else if (heldLookMillis > 0) {
+      Workflow.await(Duration.ofMillis(heldLookMillis), this::hasNews);
     } else if (slotsFull) {
       if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
           && slots.isEmpty()
@@ -111,6 +123,7 @@ final class BatchLanes {
       Workflow.await(this::hasNews);
     }
     slotsFull = false;
+    heldLookMillis = 0;
     if (slots.hasCompletions()) {
       run.fruitlessFinishes = 0;
     }

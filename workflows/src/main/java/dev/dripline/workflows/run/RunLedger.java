@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What a run's workflow knows of its run: the status it last recorded, its progress, the slots it
@@ -54,6 +55,15 @@ final class RunLedger {
   /** Until when (workflow time) an ended run's workflow waits for a retry. */
   Long retryDeadlineMillis;
 
+  /** Why the last claim could not start a batch (the brake, check names); empty if none. */
+  List<String> holds = List.of();
+
+  /** The run's held time that has ended, as its last claim booked it. */
+  long throttledMillis;
+
+  /** When the hold the last claim found began (the database's clock); null if none. */
+  Long heldSinceMillis;
+
   /** Re-queues this execution has asked for: part of each one's token. */
   private int requeues;
 
@@ -63,6 +73,13 @@ final class RunLedger {
    */
   RequeueRequest requeueRequest() {
     return new RequeueRequest(runId, Workflow.getInfo().getRunId() + "/" + requeues++);
+  }
+
+  /** Takes what a claim found of the run's holds and its held time. */
+  void takeHolds(ClaimResult claim) {
+    holds = claim.holds() == null ? List.of() : claim.holds();
+    throttledMillis = Math.max(throttledMillis, claim.throttledMillis());
+    heldSinceMillis = claim.heldSinceMillis();
   }
 
   RunRef ref() {
@@ -140,7 +157,9 @@ final class RunLedger {
             slots.held(),
             slots.cap(),
             window.error(),
-            waitingForRetry ? retryDeadlineMillis : null));
+            waitingForRetry ? retryDeadlineMillis : null,
+            holds,
+            heldSinceMillis));
   }
 
   RunProgress progress() {
@@ -150,6 +169,8 @@ final class RunLedger {
         processedKeys,
         startedAt,
         finishedAt,
-        Instant.ofEpochMilli(Workflow.currentTimeMillis()));
+        Instant.ofEpochMilli(Workflow.currentTimeMillis()),
+        throttledMillis,
+        heldSinceMillis == null ? null : Instant.ofEpochMilli(heldSinceMillis));
   }
 }

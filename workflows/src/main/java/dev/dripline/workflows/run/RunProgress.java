@@ -10,8 +10,10 @@ import java.time.Instant;
  * @param totalKeys keys in scope, once planning has finished; {@code null} before
  * @param processedKeys sum of the sizes of completed batches
  * @param percent floor of processed / total, capped at 100; 100 once completed
- * @param throughputPerMinute processed keys per minute of elapsed time
- * @param etaSeconds estimated seconds to completion while running, else {@code null}
+ * @param throughputPerMinute processed keys per minute of elapsed time not spent held (P2: the
+ *     brake or a health check kept batches from starting; that time is not processing time)
+ * @param etaSeconds estimated seconds to completion while running, at that throughput, else {@code
+ *     null}
  * @param elapsedSeconds seconds since the run started (until it finished), {@code null} before
  */
 public record RunProgress(
@@ -32,6 +34,22 @@ public record RunProgress(
       Instant startedAt,
       Instant finishedAt,
       Instant now) {
+    return of(status, totalKeys, processedKeys, startedAt, finishedAt, now, 0, null);
+  }
+
+  /**
+   * Computes progress from the counters a run keeps, leaving out the time it was held: {@code
+   * throttledMillis} of holds that ended and, while one lasts, the time since {@code heldSince}.
+   */
+  public static RunProgress of(
+      RunStatus status,
+      Long totalKeys,
+      long processedKeys,
+      Instant startedAt,
+      Instant finishedAt,
+      Instant now,
+      long throttledMillis,
+      Instant heldSince) {
     int percent;
     if (status == RunStatus.COMPLETED) {
       percent = 100;
@@ -50,8 +68,13 @@ public record RunProgress(
       Duration span = Duration.between(startedAt, end);
       long millis = Math.max(0, span.toMillis());
       elapsed = millis / 1000;
-      if (millis > 0) {
-        throughput = processedKeys * 60_000.0 / millis;
+      long held = Math.max(0, throttledMillis);
+      if (heldSince != null && end.isAfter(heldSince)) {
+        held += Duration.between(heldSince, end).toMillis();
+      }
+      long working = Math.max(0, millis - held);
+      if (working > 0) {
+        throughput = processedKeys * 60_000.0 / working;
       }
       if (status == RunStatus.RUNNING
           && totalKeys != null

@@ -95,6 +95,13 @@ final class RunWorkflowVersions {
   static final String PAUSE_RECONCILED = "pause-reconciled";
 
   /**
+   * Change id: a claim that a hold kept from taking batches (the brake, a health check: P2, P3) is
+   * tried again after its {@code lookAgainMillis} or the next news, instead of taking the empty
+   * claim for the end of the pending batches. Asked only when a claim came back held.
+   */
+  static final String WAIT_WHILE_HELD = "wait-while-held";
+
+  /**
    * Whether this execution has change {@code changeId}: true in an execution that begins with it
    * (Temporal records the marker) and when replaying a history that recorded it; false when
    * replaying one from before it. Each call is a command of the workflow: where it is asked is part

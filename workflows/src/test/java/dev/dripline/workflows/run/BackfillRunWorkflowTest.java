@@ -173,6 +173,53 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void aRunHeldFromItsStartStartsNoBatchUntilTheHoldEnds() {
+    store.items = 6;
+    store.requestedCap = 2;
+    store.holds = List.of("brake");
+    startRun();
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.heldClaims >= 3);
+    assertThat(store.claimOrder).isEmpty();
+    assertThat(store.status()).isEqualTo(RunStatus.RUNNING);
+
+    store.holds = List.of();
+    RunOutcome outcome = resultOf();
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(6);
+  }
+
+  @Test
+  void aHoldThatComesMidRunLetsInFlightBatchesFinishAndStartsNoOther() {
+    store.items = 400;
+    store.requestedCap = 2;
+    store.batchMillis = 20;
+    startRun();
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.count(BatchStatus.COMPLETED) >= 5);
+
+    store.holds = List.of("replica-lag");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> store.heldClaims >= 2 && store.executing() == 0);
+    int claimedWhileHeld;
+    synchronized (store) {
+      claimedWhileHeld = store.claimOrder.size();
+    }
+    int heldBefore = store.heldClaims;
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.heldClaims >= heldBefore + 3);
+    synchronized (store) {
+      assertThat(store.claimOrder).hasSize(claimedWhileHeld);
+    }
+    assertThat(store.status()).isEqualTo(RunStatus.RUNNING);
+
+    store.holds = List.of();
+    RunOutcome outcome = resultOf();
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(400);
+    assertThat(store.maxExecuting()).isBetween(1, 2);
+  }
+
+  @Test
   void aClaimThatFailsWhilePostgresIsDownIsRetriedAndTheRunGoesOn() {
     // F3 (docs/reliability.md): the workflow's own statements are local activities; one that
     // failed while PostgreSQL was down failed the whole run's workflow instead of being retried.

@@ -69,6 +69,15 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
    */
   int claimsFindingSlotsFull;
 
+  /**
+   * What holds the run while not empty (the brake, check names): claims take nothing, as {@code
+   * dripline_run_holds} makes them in PostgreSQL, and chains end.
+   */
+  volatile List<String> holds = List.of();
+
+  /** Claims a hold kept from taking batches. */
+  int heldClaims;
+
   /** Calls of {@link #recoverSlots} so far. */
   int recoverSlotsCalls;
 
@@ -278,6 +287,10 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
     }
     if (!claimed.isEmpty()) {
       return new ClaimResult(claimed);
+    }
+    if (!holds.isEmpty()) {
+      heldClaims++;
+      return new ClaimResult(List.of(), false, holds, 200, 0, 1_000L);
     }
     // As in PostgreSQL (RunActivitiesImpl): at most the cap less the batches holding a slot.
     int holders = (int) batches.values().stream().filter(b -> b.status.holdsSlot()).count();
@@ -496,7 +509,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
       Batch next;
       synchronized (this) {
         int cap = CapPolicy.effective(definitionCap, requestedCap, safetyCap);
-        if (status != RunStatus.RUNNING || stopRecorded || work.lane() > cap) {
+        if (status != RunStatus.RUNNING || stopRecorded || work.lane() > cap || !holds.isEmpty()) {
           break;
         }
         next =

@@ -54,4 +54,48 @@ class RunProgressTest {
     assertThat(p.elapsedSeconds()).isNull();
     assertThat(p.throughputPerMinute()).isZero();
   }
+
+  @Test
+  void timeHeldIsNotProcessingTime() {
+    // 120 s elapsed, 60 s of it held by holds that ended: 200 keys in 60 s of work.
+    RunProgress p =
+        RunProgress.of(
+            RunStatus.RUNNING, 400L, 200, START, null, START.plusSeconds(120), 60_000, null);
+
+    assertThat(p.elapsedSeconds()).isEqualTo(120);
+    assertThat(p.throughputPerMinute()).isEqualTo(200);
+    assertThat(p.etaSeconds()).isEqualTo(60);
+  }
+
+  @Test
+  void aHoldThatLastsDoesNotWearTheThroughputDown() {
+    Instant heldSince = START.plusSeconds(60);
+    RunProgress early =
+        RunProgress.of(
+            RunStatus.RUNNING, 400L, 100, START, null, START.plusSeconds(90), 0, heldSince);
+    RunProgress late =
+        RunProgress.of(
+            RunStatus.RUNNING, 400L, 100, START, null, START.plusSeconds(3600), 0, heldSince);
+
+    assertThat(early.throughputPerMinute()).isEqualTo(100);
+    assertThat(late.throughputPerMinute()).isEqualTo(100);
+    assertThat(late.etaSeconds()).isEqualTo(early.etaSeconds()).isEqualTo(180);
+    assertThat(late.elapsedSeconds()).isEqualTo(3600);
+  }
+
+  @Test
+  void aHoldBeganAfterTheFinishOrAheadOfTheClockAddsNothing() {
+    RunProgress p =
+        RunProgress.of(
+            RunStatus.RUNNING,
+            400L,
+            100,
+            START,
+            null,
+            START.plusSeconds(60),
+            0,
+            START.plusSeconds(61));
+
+    assertThat(p.throughputPerMinute()).isEqualTo(100);
+  }
 }
