@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.stream.LongStream;
 
 /**
- * {@code example.sleep}: synthetic keys {@code 1..items}, each batch sleeps {@code sleepMs}. It
- * does no real work, so it measures the engine alone, and its {@link ConcurrencyWitness} lets
- * anyone check with SQL how many of a run's batches really executed at the same moment.
+ * {@code example.sleep}: synthetic keys {@code 1..items}, each batch sleeps {@code sleepMs} plus
+ * {@code sleepMsPerKey} for each of its keys (a batch whose time grows with its size, for
+ * batch-size tuning, P4). It does no real work, so it measures the engine alone, and its {@link
+ * ConcurrencyWitness} lets anyone check with SQL how many of a run's batches really executed at the
+ * same moment.
  */
 @Singleton
 public class SleepBackfill implements BackfillDefinition {
@@ -33,8 +35,8 @@ public class SleepBackfill implements BackfillDefinition {
 
   @Override
   public String description() {
-    return "Synthetic keys 1..items; each batch sleeps sleepMs and is counted in"
-        + " example_concurrency (current, max_seen) per run.";
+    return "Synthetic keys 1..items; each batch sleeps sleepMs plus sleepMsPerKey per key and is"
+        + " counted in example_concurrency (current, max_seen) per run.";
   }
 
   @Override
@@ -43,6 +45,12 @@ public class SleepBackfill implements BackfillDefinition {
         OptionSpec.required("items", OptionType.INTEGER, "Number of synthetic keys (1..items).")
             .atLeast(0),
         OptionSpec.withDefault("sleepMs", OptionType.INTEGER, 0L, "Milliseconds each batch sleeps.")
+            .atLeast(0),
+        OptionSpec.withDefault(
+                "sleepMsPerKey",
+                OptionType.INTEGER,
+                0L,
+                "Milliseconds each batch sleeps per key, beside sleepMs.")
             .atLeast(0),
         OptionSpec.optional(
             FaultInjection.FAULT_TAG_OPTION,
@@ -71,7 +79,7 @@ public class SleepBackfill implements BackfillDefinition {
   @Override
   public void processBatch(BackfillContext context, KeyRange range) throws InterruptedException {
     faults.checkBatch(FaultInjection.tagOf(context), range);
-    long sleepMs = context.options().integer("sleepMs").orElse(0L);
+    long sleepMs = sleepMillis(context, range);
     ConcurrencyWitness.Execution execution = witness.enter(context.runId(), range.startKey());
     try {
       // Sleep while the execution holds its session: the witness counts the batch exactly as
@@ -79,6 +87,18 @@ public class SleepBackfill implements BackfillDefinition {
       Thread.sleep(sleepMs);
     } finally {
       execution.close();
+    }
+  }
+
+  /** {@code sleepMs} plus {@code sleepMsPerKey} for each key of {@code range} (1..items, dense). */
+  private static long sleepMillis(BackfillContext context, KeyRange range) {
+    long sleepMs = context.options().integer("sleepMs").orElse(0L);
+    long perKey = context.options().integer("sleepMsPerKey").orElse(0L);
+    long keys = range.endKey() - range.startKey() + 1;
+    try {
+      return Math.addExact(sleepMs, Math.multiplyExact(perKey, keys));
+    } catch (ArithmeticException beyondALong) {
+      return Long.MAX_VALUE;
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.dripline.spi;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -35,6 +36,37 @@ public interface Backfill {
    * resource; {@code null} for no definition-level cap.
    */
   default Integer maxParallelBatches() {
+    return null;
+  }
+
+  /**
+   * How long one batch should take, to tune its runs' batch sizes (P4 in docs/spec.md); {@code
+   * null} (the default) leaves them at their {@code batchSize}. A tuned run cuts the batches it has
+   * not planned yet to the size that meets this duration at the rate its last completed batches
+   * measured (their keys over their summed durations), changing the size by at most ×1.5 per step,
+   * up or down, between {@link #minBatchSize()} and {@link #maxBatchSize()}. Its first batches have
+   * the run's {@code batchSize}. A run may set its own ({@code targetBatchDuration} in the create
+   * body), which wins. Between 1 ms and 1 day; a windowed definition's batches are one window each
+   * and are not tuned.
+   */
+  default Duration targetBatchDuration() {
+    return null;
+  }
+
+  /**
+   * The least size a tuned run cuts its batches to (at least 1; default 1 when {@code null}). A run
+   * may set its own, which wins. Only the run's last batch may be smaller.
+   */
+  default Integer minBatchSize() {
+    return null;
+  }
+
+  /**
+   * The largest size a tuned run cuts its batches to (at least {@link #minBatchSize()}); when
+   * {@code null}, 100,000 or the run's {@code batchSize} if larger. A run may set its own, which
+   * wins.
+   */
+  default Integer maxBatchSize() {
     return null;
   }
 

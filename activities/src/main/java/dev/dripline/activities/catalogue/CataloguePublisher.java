@@ -4,6 +4,7 @@ import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.spi.Backfill;
 import dev.dripline.store.catalogue.CatalogueRepository;
+import dev.dripline.store.run.BatchTuning;
 import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -43,7 +44,12 @@ public class CataloguePublisher {
           schemaJson.write(definition.options()),
           definition.defaultBatchSize(),
           definition.maxParallelBatches(),
-          schemaJson.writeKey(keyed.key()));
+          schemaJson.writeKey(keyed.key()),
+          definition.targetBatchDuration() == null
+              ? null
+              : BatchTuning.targetMillis(definition.targetBatchDuration()),
+          definition.minBatchSize(),
+          definition.maxBatchSize());
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -2,6 +2,7 @@ package dev.dripline.activities.registry;
 
 import dev.dripline.spi.Backfill;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.run.BatchTuning;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
@@ -59,11 +60,43 @@ public class BackfillRegistry {
       if (cap != null && cap < 1) {
         throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
       }
+      checkTuning(name, definition);
       if (keyed.key() == null) {
         throw new IllegalStateException("backfill " + name + " declares no key");
       }
     }
     this.byName = Collections.unmodifiableMap(map);
+  }
+
+  /** A definition's batch-size tuning (P4) must be one a run could be given. */
+  private static void checkTuning(String name, Backfill definition) {
+    if (definition.targetBatchDuration() != null) {
+      try {
+        BatchTuning.targetMillis(definition.targetBatchDuration());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(
+            "backfill "
+                + name
+                + " declares targetBatchDuration "
+                + definition.targetBatchDuration()
+                + "; it "
+                + e.getMessage());
+      }
+    }
+    Integer min = definition.minBatchSize();
+    Integer max = definition.maxBatchSize();
+    if (min != null && min < 1
+        || max != null && max < 1
+        || min != null && max != null && min > max) {
+      throw new IllegalStateException(
+          "backfill "
+              + name
+              + " declares minBatchSize "
+              + min
+              + " and maxBatchSize "
+              + max
+              + "; each must be at least 1, and the least at most the largest");
+    }
   }
 
   /** Every hosted definition, ordered by name. */

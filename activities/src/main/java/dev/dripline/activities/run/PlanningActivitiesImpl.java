@@ -13,7 +13,9 @@ import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
 import dev.dripline.store.keys.KeyCodec;
 import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.PlanCursor;
+import dev.dripline.store.run.RecentBatches;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.BatchPolicy;
 import dev.dripline.workflows.run.DriplineFailure;
@@ -46,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants: batches and the cursor are saved in one transaction, guarded by a compare-and-set
  * on {@code next_batch_number}, so a retried or concurrent call never duplicates or skips a batch;
  * batches cover the planned keys exactly, in ascending order, each of at most {@code batchSize}
- * keys, and only the last batch of a run may be smaller; at most one page of keys (bounded by
- * {@link #MAX_KEYS_PER_PAGE} unless a single batch is larger) is held in memory.
+ * keys (for a tuned run, P4, the size chosen for its page), and only the last batch of a run may be
+ * smaller; at most one page of keys (bounded by {@link #MAX_KEYS_PER_PAGE} unless a single batch is
+ * larger) is held in memory.
  *
  * <p>One call plans the batches it is asked for in pages of at most {@link #MAX_KEYS_PER_PAGE}
  * keys, each saved in its own transaction (so chains may take a page's batches while the next is
@@ -152,7 +155,9 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       boolean done,
       int nextBatchNumber,
       long plannedKeys,
-      Long totalKeys) {}
+      Long totalKeys,
+      BatchTuning tuning,
+      Integer currentBatchSize) {}
 
   @Override
   public PlanPage planNextPage(PlanRequest request) {
@@ -304,10 +309,18 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
     Long remaining =
         cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();
+    // A windowed definition's batches are one window each: nothing to tune.
+    Integer tunedSize =
+        definition instanceof KeyedBackfill.Windows ? null : tunedBatchSize(request, cursor);
     Page page =
         definition instanceof KeyedBackfill.Windows windows
             ? windowsPage(windows, request, cursor, remaining)
-            : keysPage(definition, request, cursor, remaining);
+            : keysPage(
+                definition,
+                request,
+                cursor,
+                remaining,
+                tunedSize == null ? cursor.batchSize() : tunedSize);
     boolean done = page.done();
     List<PlannedBatch> batches = page.batches();
     int keysPlanned = batches.stream().mapToInt(PlannedBatch::size).sum();
@@ -330,7 +343,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
                       nextBatchNumber,
                       plannedKeys,
                       done,
-                      totalKeys)
+                      totalKeys,
+                      tunedSize)
                   != 1) {
                 return false;
               }
@@ -356,16 +370,34 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     return new Planned(new PlanPage(batches.size(), done, totalKeys), mayGoOn);
   }
 
+  /**
+   * The size this page's batches are cut to if the run is tuned (P4), else {@code null}: the next
+   * step from the size its last page was cut to, by the moving average of its last completed
+   * batches (a bounded read: {@link BatchStore#recentBatches}).
+   */
+  private Integer tunedBatchSize(PlanRequest request, Cursor cursor) {
+    BatchTuning tuning = cursor.tuning();
+    if (tuning == null) {
+      return null;
+    }
+    int current =
+        cursor.currentBatchSize() != null
+            ? cursor.currentBatchSize()
+            : tuning.startingSize(cursor.batchSize());
+    RecentBatches recent = batchStore.recentBatches(request.runId(), BatchTuning.MEASURED_BATCHES);
+    return tuning.nextSize(current, recent);
+  }
+
   /** A page of batches planned, and whether it reached the end of the run's scope. */
   private record Page(List<PlannedBatch> batches, boolean done) {}
 
   /**
-   * The next keys of the scope cut into batches of the run's size; as many as the request asks for,
-   * within {@link #MAX_KEYS_PER_PAGE} and the run's {@code maxRecords}.
+   * The next keys of the scope cut into batches of {@code batchSize} (the run's, or its tuned
+   * size); as many as the request asks for, within {@link #MAX_KEYS_PER_PAGE} and the run's {@code
+   * maxRecords}.
    */
   private Page keysPage(
-      KeyedBackfill definition, PlanRequest request, Cursor cursor, Long remaining) {
-    int batchSize = cursor.batchSize();
+      KeyedBackfill definition, PlanRequest request, Cursor cursor, Long remaining, int batchSize) {
     int batchesWanted = Math.max(1, Math.min(request.maxBatches(), MAX_KEYS_PER_PAGE / batchSize));
     long limit = (long) batchSize * batchesWanted;
     if (remaining != null) {
@@ -527,7 +559,9 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         row.planDone(),
         row.nextBatchNumber(),
         row.plannedKeys(),
-        row.totalKeys());
+        row.totalKeys(),
+        row.tuning(),
+        row.currentBatchSize());
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.counters.DriplineCounterStore;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.metrics.SnapshotSeries;
+import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.RunOutcome;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.store.run.RunSummary;
@@ -702,6 +703,15 @@ public class TargetActivitiesImpl implements TargetActivities {
     long runId = runs.nextId();
     int batchSize = definition.defaultBatchSize();
     int cap = CapPolicy.effective(definition.maxParallelBatches(), null, engine.safetyCap());
+    // A target's run is tuned as its definition says (P4).
+    BatchTuning tuning =
+        BatchTuning.resolve(
+            definition.targetBatchDuration() == null
+                ? null
+                : BatchTuning.targetMillis(definition.targetBatchDuration()),
+            definition.minBatchSize(),
+            definition.maxBatchSize(),
+            batchSize);
     runs.insertForTarget(
         runId,
         definition.name(),
@@ -711,7 +721,11 @@ public class TargetActivitiesImpl implements TargetActivities {
         "target:" + name,
         RunWorkflowIds.forRun(runId),
         name,
-        attempt);
+        attempt,
+        tuning == null ? null : tuning.targetMillis(),
+        tuning == null ? null : tuning.minBatchSize(),
+        tuning == null ? null : tuning.maxBatchSize(),
+        tuning == null ? null : tuning.startingSize(batchSize));
     records.write(TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.dbNow()));
     // A new run: forward progress counts from its first batch.
     records.observe(name, 0L, false);

@@ -10,6 +10,7 @@ import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +72,78 @@ class BackfillRegistryTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("same")
         .hasMessageContaining("registered twice");
+  }
+
+  /** A definition tuned to {@code target} within {@code min}..{@code max} (P4). */
+  private static BackfillDefinition tuned(Duration target, Integer min, Integer max) {
+    BackfillDefinition plain = named("tuned", 10, null);
+    return new BackfillDefinition() {
+      @Override
+      public String name() {
+        return plain.name();
+      }
+
+      @Override
+      public String description() {
+        return plain.description();
+      }
+
+      @Override
+      public List<OptionSpec> options() {
+        return plain.options();
+      }
+
+      @Override
+      public int defaultBatchSize() {
+        return plain.defaultBatchSize();
+      }
+
+      @Override
+      public Duration targetBatchDuration() {
+        return target;
+      }
+
+      @Override
+      public Integer minBatchSize() {
+        return min;
+      }
+
+      @Override
+      public Integer maxBatchSize() {
+        return max;
+      }
+
+      @Override
+      public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+        return List.of();
+      }
+
+      @Override
+      public void processBatch(BackfillContext context, KeyRange range) {}
+    };
+  }
+
+  @Test
+  void acceptsATuningARunCouldBeGiven() {
+    BackfillRegistry registry = new BackfillRegistry(List.of(tuned(Duration.ofSeconds(2), 10, 10)));
+    assertThat(registry.require("tuned").definition().targetBatchDuration())
+        .isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void rejectsATuningNoRunCouldBeGivenAtStartUp() {
+    for (BackfillDefinition bad :
+        List.of(
+            tuned(Duration.ZERO, null, null),
+            tuned(Duration.ofSeconds(-1), null, null),
+            tuned(Duration.ofDays(2), null, null),
+            tuned(Duration.ofSeconds(1), 0, null),
+            tuned(Duration.ofSeconds(1), null, 0),
+            tuned(Duration.ofSeconds(1), 11, 10))) {
+      assertThatThrownBy(() -> new BackfillRegistry(List.of(bad)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("backfill tuned declares");
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.dripline.activities.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
@@ -10,6 +11,8 @@ import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchTuning;
+import dev.dripline.store.run.RecentBatches;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
@@ -460,5 +463,152 @@ class PlanningActivitiesIT {
 
     assertThat(page.batchesCreated()).isZero();
     assertThat(fixtures.batchRows(runId)).isEmpty();
+  }
+
+  /**
+   * A running run of {@code items} keys with batch size {@code batchSize}, tuned (P4) to {@code
+   * targetMillis} within {@code min}..{@code max}, starting at {@code batchSize} within them, as
+   * the app records a tuned run.
+   */
+  private long tunedRun(long items, int batchSize, long targetMillis, int min, int max) {
+    long runId = fixtures.runningRun(items, batchSize);
+    fixtures.update(
+        "update runs set target_batch_millis = ?, min_batch_size = ?, max_batch_size = ?,"
+            + " current_batch_size = ? where id = ?",
+        targetMillis,
+        min,
+        max,
+        Math.max(min, Math.min(max, batchSize)),
+        runId);
+    return runId;
+  }
+
+  /** Completes the run's pending batches, each measured to have held its slot {@code millis}. */
+  private void completePendingIn(long runId, long millis) {
+    fixtures.update(
+        "update batches set status = 'completed', finished_at = now(),"
+            + " enqueued_at = now() - ? * interval '1 millisecond'"
+            + " where run_id = ? and status = 'pending'",
+        millis,
+        runId);
+  }
+
+  /** The sizes of the batches the last call planned, and the size the run records. */
+  private List<Integer> sizesOfPendingBatches(long runId) {
+    return fixtures.batchRows(runId).stream()
+        .filter(row -> "pending".equals(row.get("status")))
+        .map(row -> (Integer) row.get("size"))
+        .toList();
+  }
+
+  private int recordedSize(long runId) {
+    return (Integer) fixtures.runRow(runId).get("current_batch_size");
+  }
+
+  @Test
+  void aTunedRunsFirstPageIsCutToItsStartingSizeAndRecordsIt() {
+    long runId = tunedRun(10_000, 10, 1_000, 20, 500);
+
+    planning.planNextPage(new PlanRequest(runId, 3));
+
+    assertThat(sizesOfPendingBatches(runId)).containsExactly(20, 20, 20);
+    assertThat(recordedSize(runId)).isEqualTo(20);
+  }
+
+  @Test
+  void fastBatchesGrowATunedRunsNextPagesByAtMostHalfUpToItsLargestSize() {
+    long runId = tunedRun(100_000, 20, 1_000, 20, 500);
+    List<Integer> sizes = new ArrayList<>();
+    for (int page = 0; page < 10; page++) {
+      planning.planNextPage(new PlanRequest(runId, 2));
+      List<Integer> planned = sizesOfPendingBatches(runId);
+      assertThat(planned).hasSize(2).containsOnly(planned.get(0));
+      assertThat(recordedSize(runId)).isEqualTo(planned.get(0));
+      sizes.add(planned.get(0));
+      // 1 ms per key whatever the size: 1,000 keys would take the target's second.
+      completePendingIn(runId, planned.get(0));
+    }
+
+    assertThat(sizes).containsExactly(20, 30, 45, 67, 100, 150, 225, 337, 500, 500);
+    assertCoversKeysInOrder(runId);
+  }
+
+  @Test
+  void slowBatchesShrinkATunedRunsNextPagesByAtMostAThirdDownToItsLeastSize() {
+    long runId = tunedRun(100_000, 300, 1_000, 100, 500);
+    List<Integer> sizes = new ArrayList<>();
+    for (int page = 0; page < 5; page++) {
+      planning.planNextPage(new PlanRequest(runId, 2));
+      int size = sizesOfPendingBatches(runId).get(0);
+      sizes.add(size);
+      // 100 ms per key: 10 keys would take the target's second.
+      completePendingIn(runId, 100L * size);
+    }
+
+    assertThat(sizes).containsExactly(300, 200, 134, 100, 100);
+  }
+
+  @Test
+  void aTunedRunGoesOnFromTheSizeItRecordedNotFromItsBatchSize() {
+    long runId = tunedRun(100_000, 20, 1_000, 20, 500);
+    planning.planNextPage(new PlanRequest(runId, 2));
+    completePendingIn(runId, 20);
+    // As a new execution or worker finds it: the row is all that is kept.
+    fixtures.update("update runs set current_batch_size = 200 where id = ?", runId);
+
+    planning.planNextPage(new PlanRequest(runId, 2));
+
+    assertThat(sizesOfPendingBatches(runId)).containsExactly(300, 300);
+    assertThat(recordedSize(runId)).isEqualTo(300);
+  }
+
+  @Test
+  void theMovingAverageReadsOnlyTheRunsLastCompletedBatches() {
+    long runId = fixtures.runningRun(1_000, 10);
+    fixtures.batches(runId, 30, 10, "pending");
+    // Batches 1..10 took 10 s each, 11..30 100 ms; 31 is still pending.
+    fixtures.update(
+        "update batches set status = 'completed', finished_at = now(),"
+            + " enqueued_at = now() - case when number <= 10 then interval '10 s'"
+            + " else interval '100 ms' end where run_id = ?",
+        runId);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status)"
+            + " values (?, 31, 301, 310, 10, 'pending')",
+        runId);
+
+    RecentBatches recent = batchStore.recentBatches(runId, BatchTuning.MEASURED_BATCHES);
+
+    assertThat(recent.batches()).isEqualTo(20);
+    assertThat(recent.keys()).isEqualTo(200);
+    assertThat(recent.millis()).isCloseTo(2_000, within(1.0));
+    assertThat(batchStore.recentBatches(fixtures.runningRun(10, 10), 20))
+        .isEqualTo(new RecentBatches(0, 0, 0));
+  }
+
+  @Test
+  void anUntunedRunIsCutToItsBatchSizeAndRecordsNoTunedSize() {
+    long runId = fixtures.runningRun(1_000, 10);
+    planning.planNextPage(new PlanRequest(runId, 2));
+    completePendingIn(runId, 1);
+
+    planning.planNextPage(new PlanRequest(runId, 2));
+
+    assertThat(sizesOfPendingBatches(runId)).containsExactly(10, 10);
+    assertThat(fixtures.runRow(runId).get("current_batch_size")).isNull();
+  }
+
+  /** Batches numbered 1..n cover keys 1..the last planned, each once, in order. */
+  private void assertCoversKeysInOrder(long runId) {
+    long expectedStart = 1;
+    int number = 1;
+    for (Map<String, Object> batch : fixtures.batchRows(runId)) {
+      assertThat(batch.get("number")).isEqualTo(number++);
+      assertThat(batch.get("start_key")).isEqualTo(expectedStart);
+      long end = (Long) batch.get("end_key");
+      assertThat(end - expectedStart + 1).isEqualTo(((Integer) batch.get("size")).longValue());
+      expectedStart = end + 1;
+    }
+    assertThat(fixtures.runRow(runId).get("planned_keys")).isEqualTo(expectedStart - 1);
   }
 }

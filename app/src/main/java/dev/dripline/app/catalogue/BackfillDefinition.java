@@ -13,6 +13,10 @@ import java.util.List;
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
  * @param key its key's columns and types (K1)
+ * @param targetBatchMillis the target batch duration of its runs in milliseconds (P4), or {@code
+ *     null}: its runs are not tuned unless they set one
+ * @param minBatchSize the least batch size of its tuned runs, or {@code null}
+ * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  */
 public record BackfillDefinition(
     String name,
@@ -20,4 +24,7 @@ public record BackfillDefinition(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
-    List<KeyColumn> key) {}
+    List<KeyColumn> key,
+    Long targetBatchMillis,
+    Integer minBatchSize,
+    Integer maxBatchSize) {}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.dripline.spi.KeyColumn;
 import dev.dripline.spi.OptionSpec;
 import io.micronaut.serde.annotation.Serdeable;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -15,6 +16,10 @@ import java.util.List;
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, {@code null} for none
  * @param key its key's columns, in order: {@code [{name, type}]} (K1)
+ * @param targetBatchDuration how long its runs' batches should take, ISO-8601 (P4); {@code null}:
+ *     its runs are not tuned unless they set one
+ * @param minBatchSize the least batch size of its tuned runs, {@code null} for the default (1)
+ * @param maxBatchSize the largest batch size of its tuned runs, {@code null} for the default
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -24,7 +29,10 @@ public record BackfillResponse(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
-    List<KeyColumn> key) {
+    List<KeyColumn> key,
+    String targetBatchDuration,
+    Integer minBatchSize,
+    Integer maxBatchSize) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -33,6 +41,11 @@ public record BackfillResponse(
         definition.options(),
         definition.defaultBatchSize(),
         definition.maxParallelBatches(),
-        definition.key());
+        definition.key(),
+        definition.targetBatchMillis() == null
+            ? null
+            : Duration.ofMillis(definition.targetBatchMillis()).toString(),
+        definition.minBatchSize(),
+        definition.maxBatchSize());
   }
 }

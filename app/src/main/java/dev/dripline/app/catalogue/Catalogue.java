@@ -61,7 +61,10 @@ public class Catalogue {
         schema(entry.name(), entry.optionsSchema()),
         entry.defaultBatchSize(),
         entry.maxParallelBatches(),
-        key(entry.name(), entry.key()));
+        key(entry.name(), entry.key()),
+        entry.targetBatchMillis(),
+        entry.minBatchSize(),
+        entry.maxBatchSize());
   }
 
   /**

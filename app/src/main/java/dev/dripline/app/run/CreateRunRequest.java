@@ -19,6 +19,10 @@ import java.util.Map;
  * @param maxRecords cap on keys, or {@code null}
  * @param maxParallelBatches the requested cap, or {@code null}
  * @param startAt the scheduled start, or {@code null} to start at once
+ * @param targetBatchDuration how long a batch should take, as an ISO-8601 duration, to tune the
+ *     run's batch sizes (P4); {@code null} for its definition's, if any
+ * @param minBatchSize least size of a tuned run's batches, or {@code null} for its definition's
+ * @param maxBatchSize largest size of a tuned run's batches, or {@code null} for its definition's
  */
 @Serdeable
 record CreateRunRequest(
@@ -32,7 +36,14 @@ record CreateRunRequest(
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
         Long maxParallelBatches,
-    @Schedulable Instant startAt) {
+    @Schedulable Instant startAt,
+    String targetBatchDuration,
+    @Min(value = 1, message = "must be at least 1")
+        @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        Long minBatchSize,
+    @Min(value = 1, message = "must be at least 1")
+        @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        Long maxBatchSize) {
 
   CreateRunRequest {
     options = options == null ? Map.of() : options;

@@ -16,6 +16,8 @@ import java.util.List;
  * @param lastKey the last key counted
  * @param sampleBatches the first five batches
  * @param effectiveMaxParallelBatches the cap the run would have (R5)
+ * @param startingBatchSize the size of the run's first batches, which the figures above are planned
+ *     with: its batch size, within a tuned run's bounds (P4)
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -27,4 +29,5 @@ public record DryRunResponse(
     Object firstKey,
     Object lastKey,
     List<DryRunAnswer.SampleBatch> sampleBatches,
-    int effectiveMaxParallelBatches) {}
+    int effectiveMaxParallelBatches,
+    int startingBatchSize) {}

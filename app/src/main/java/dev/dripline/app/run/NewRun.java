@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.store.run.BatchTuning;
 import java.time.Instant;
 
 /**
@@ -14,6 +15,7 @@ import java.time.Instant;
  * @param startAt scheduled start, or {@code null}
  * @param createdBy who asked
  * @param idempotencyKey the request's {@code Idempotency-Key}, or {@code null}
+ * @param tuning its batch-size tuning (P4), or {@code null} if it is not tuned
  */
 record NewRun(
     String backfill,
@@ -24,4 +26,11 @@ record NewRun(
     int maxParallelBatches,
     Instant startAt,
     String createdBy,
-    String idempotencyKey) {}
+    String idempotencyKey,
+    BatchTuning tuning) {
+
+  /** The size the run's first batches are cut to: its batch size, within a tuned run's bounds. */
+  int startingBatchSize() {
+    return tuning == null ? batchSize : tuning.startingSize(batchSize);
+  }
+}

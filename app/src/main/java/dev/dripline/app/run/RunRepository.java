@@ -64,7 +64,11 @@ public class RunRepository {
           run.startAt(),
           run.createdBy(),
           run.idempotencyKey(),
-          RunWorkflowIds.forRun(id));
+          RunWorkflowIds.forRun(id),
+          run.tuning() == null ? null : run.tuning().targetMillis(),
+          run.tuning() == null ? null : run.tuning().minBatchSize(),
+          run.tuning() == null ? null : run.tuning().maxBatchSize(),
+          run.tuning() == null ? null : run.startingBatchSize());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -179,7 +183,11 @@ public class RunRepository {
         r.stopping(),
         r.planDone(),
         r.heldSince(),
-        r.throttledMillis());
+        r.throttledMillis(),
+        r.targetBatchMillis(),
+        r.minBatchSize(),
+        r.maxBatchSize(),
+        r.currentBatchSize());
   }
 
   private static BatchRow batch(BatchView b) {

@@ -5,6 +5,7 @@ import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RunProgress;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.serde.annotation.Serdeable;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -32,6 +33,12 @@ import java.util.Map;
  * @param inFlight batches holding a slot (enqueued or running)
  * @param progress progress figures (spec R11)
  * @param throttle what holds a running run now (P2, P3); {@code null} unless it is running
+ * @param targetBatchDuration a tuned run's target batch duration (P4), ISO-8601; {@code null} if
+ *     the run is not tuned
+ * @param minBatchSize a tuned run's least batch size, else {@code null}
+ * @param maxBatchSize a tuned run's largest batch size, else {@code null}
+ * @param currentBatchSize the size the run's batches are cut to now: a tuned run's last planned
+ *     size (its starting size before it planned), else {@code batchSize}
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -55,7 +62,11 @@ public record RunResponse(
     Map<String, Long> batchCounts,
     long inFlight,
     ProgressResponse progress,
-    @Nullable RunThrottleResponse throttle) {
+    @Nullable RunThrottleResponse throttle,
+    @Nullable String targetBatchDuration,
+    @Nullable Integer minBatchSize,
+    @Nullable Integer maxBatchSize,
+    int currentBatchSize) {
 
   /**
    * @param throttle what holds the run, if it is running; else {@code null}
@@ -104,6 +115,12 @@ public record RunResponse(
         byStatus,
         inFlight,
         ProgressResponse.of(progress),
-        throttle);
+        throttle,
+        run.targetBatchMillis() == null
+            ? null
+            : Duration.ofMillis(run.targetBatchMillis()).toString(),
+        run.minBatchSize(),
+        run.maxBatchSize(),
+        run.currentBatchSize() == null ? run.batchSize() : run.currentBatchSize());
   }
 }

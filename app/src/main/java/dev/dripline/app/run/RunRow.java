@@ -31,6 +31,10 @@ import java.util.Map;
  * @param planDone whether planning has reached the end of the run's scope
  * @param heldSince when the run's current hold began, as its claims booked it; {@code null} if none
  * @param throttledMillis time of its holds that ended (not processing time, P2)
+ * @param targetBatchMillis a tuned run's target batch duration (P4), else {@code null}
+ * @param minBatchSize a tuned run's least batch size, else {@code null}
+ * @param maxBatchSize a tuned run's largest batch size, else {@code null}
+ * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
  */
 record RunRow(
     long id,
@@ -54,4 +58,8 @@ record RunRow(
     boolean stopping,
     boolean planDone,
     Instant heldSince,
-    long throttledMillis) {}
+    long throttledMillis,
+    Long targetBatchMillis,
+    Integer minBatchSize,
+    Integer maxBatchSize,
+    Integer currentBatchSize) {}

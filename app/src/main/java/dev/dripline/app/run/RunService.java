@@ -16,6 +16,7 @@ import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.dryrun.DryRunAnswer;
 import dev.dripline.store.dryrun.DryRunRequest;
+import dev.dripline.store.run.BatchTuning;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapPolicy;
@@ -136,14 +137,15 @@ public class RunService {
         catalogue.check(request.backfill(), request.options(), bound.hasError("options"), errors);
     BackfillDefinition definition = checked.definition();
     ValidatedOptions options = checked.options();
-    if (!errors.isEmpty()) {
-      throw new ValidationProblem(errors);
-    }
-    // Both within int: the request's constraints bound them.
+    // Within int: the request's constraints bound it.
     int batchSize =
         request.batchSize() != null
             ? request.batchSize().intValue()
-            : definition.defaultBatchSize();
+            : definition == null ? 1 : definition.defaultBatchSize();
+    BatchTuning tuning = RunTuning.resolve(bound, definition, batchSize, errors);
+    if (!errors.isEmpty()) {
+      throw new ValidationProblem(errors);
+    }
     Integer requestedCap =
         request.maxParallelBatches() == null ? null : request.maxParallelBatches().intValue();
     int cap =
@@ -157,7 +159,8 @@ public class RunService {
         cap,
         request.startAt(),
         createdBy,
-        idempotencyKey);
+        idempotencyKey,
+        tuning);
   }
 
   /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */
@@ -188,7 +191,7 @@ public class RunService {
                 UUID.randomUUID().toString(),
                 run.backfill(),
                 run.optionsJson(),
-                run.batchSize(),
+                run.startingBatchSize(),
                 run.maxRecords(),
                 DRY_RUN_BOUND));
     if (answer.error() != null) {
@@ -203,7 +206,8 @@ public class RunService {
         answer.firstKey(),
         answer.lastKey(),
         answer.sampleBatches(),
-        run.maxParallelBatches());
+        run.maxParallelBatches(),
+        run.startingBatchSize());
   }
 
   /** The run with its batch counts and progress. */

@@ -54,6 +54,10 @@ class RunWorkflowsTest {
         false,
         false,
         null,
-        0);
+        0,
+        null,
+        null,
+        null,
+        null);
   }
 }

@@ -17,6 +17,10 @@ import java.time.Instant;
  * @param publishedAt when a worker last published it
  * @param key its key's columns as JSON text ({@code [{name, type}]}); null if published by a worker
  *     from before typed keys, whose definitions all have one bigint key
+ * @param targetBatchMillis the definition's target batch duration in milliseconds (P4), or {@code
+ *     null}: its runs are not tuned unless they set one
+ * @param minBatchSize the least batch size of its tuned runs, or {@code null}
+ * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -26,4 +30,7 @@ public record CatalogueEntry(
     int defaultBatchSize,
     @Nullable Integer maxParallelBatches,
     Instant publishedAt,
-    @Nullable String key) {}
+    @Nullable String key,
+    @Nullable Long targetBatchMillis,
+    @Nullable Integer minBatchSize,
+    @Nullable Integer maxBatchSize) {}

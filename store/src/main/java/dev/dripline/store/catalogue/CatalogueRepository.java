@@ -19,18 +19,22 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
   Optional<CatalogueEntry> findByName(String name);
 
   /**
-   * Publishes a definition: inserted, or its published fields replaced. Upserts only, so a
-   * definition hosted by another worker deployment stays published.
+   * Publishes a definition: inserted, or its published fields replaced (its batch-size tuning, P4,
+   * included). Upserts only, so a definition hosted by another worker deployment stays published.
    */
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
-          + " max_parallel_batches, key, published_at)"
+          + " max_parallel_batches, key, target_batch_millis, min_batch_size, max_batch_size,"
+          + " published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
-          + " :maxParallelBatches, cast(:key as jsonb), now())"
+          + " :maxParallelBatches, cast(:key as jsonb), :targetBatchMillis, :minBatchSize,"
+          + " :maxBatchSize, now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
           + " max_parallel_batches = excluded.max_parallel_batches, key = excluded.key,"
+          + " target_batch_millis = excluded.target_batch_millis,"
+          + " min_batch_size = excluded.min_batch_size, max_batch_size = excluded.max_batch_size,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -38,5 +42,8 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       String optionsSchema,
       int defaultBatchSize,
       @Nullable Integer maxParallelBatches,
-      String key);
+      String key,
+      @Nullable Long targetBatchMillis,
+      @Nullable Integer minBatchSize,
+      @Nullable Integer maxBatchSize);
 }

@@ -149,6 +149,26 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   long countPending(long runId, int limit);
 
   /**
+   * Run {@code runId}'s last {@code limit} completed batches by number, summed: their keys and the
+   * time each held its slot (from the claim that enqueued it, or its first attempt, to its
+   * completion). A backward scan of {@code batches_run_status_idx} that stops after {@code limit}
+   * entries, however many batches the run has: batch-size tuning's moving average (P4).
+   *
+   * <p>The status is compared with a subquery's value, which the planner does not know when it
+   * plans: told {@code 'completed'}, which most of a run's batches are, it walks the primary key
+   * down from the run's last batch instead, through every pending batch planned ahead (up to the
+   * planning window: thousands) before it finds completed ones.
+   */
+  @Query(
+      "select count(*) as batches, coalesce(sum(size), 0) as keys,"
+          + " cast(coalesce(sum(greatest(0, extract(epoch from finished_at"
+          + " - coalesce(enqueued_at, started_at)) * 1000)), 0) as float8) as millis"
+          + " from (select size, enqueued_at, started_at, finished_at from batches"
+          + " where run_id = :runId and status = (select 'completed')"
+          + " order by number desc limit :limit) recent")
+  RecentBatches recentBatches(long runId, int limit);
+
+  /**
    * Inserts a page of run {@code runId}'s batches as one statement (the arrays, one element per
    * batch, are unnested), not one per batch: a page of 100 batches is one statement for PostgreSQL
    * to parse, plan and run instead of 100. A batch whose number exists is left as it is; the

@@ -18,6 +18,11 @@ import io.micronaut.core.annotation.Nullable;
  * @param nextBatchNumber the number the next planned batch gets
  * @param plannedKeys keys planned so far
  * @param totalKeys keys in scope once planning is done, else {@code null}
+ * @param targetBatchMillis a tuned run's target batch duration (P4), else {@code null}
+ * @param minBatchSize a tuned run's least batch size, else {@code null}
+ * @param maxBatchSize a tuned run's largest batch size, else {@code null}
+ * @param currentBatchSize the size a tuned run's last page was cut to (its starting size before the
+ *     first), else {@code null}
  */
 @Introspected
 public record PlanCursor(
@@ -31,4 +36,14 @@ public record PlanCursor(
     boolean planDone,
     int nextBatchNumber,
     long plannedKeys,
-    @Nullable Long totalKeys) {}
+    @Nullable Long totalKeys,
+    @Nullable Long targetBatchMillis,
+    @Nullable Integer minBatchSize,
+    @Nullable Integer maxBatchSize,
+    @Nullable Integer currentBatchSize) {
+
+  /** The run's batch-size tuning, or {@code null} if it is not tuned. */
+  public BatchTuning tuning() {
+    return BatchTuning.of(targetBatchMillis, minBatchSize, maxBatchSize);
+  }
+}

@@ -31,7 +31,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
-          + " r.plan_done, r.held_since, r.throttled_millis from runs r";
+          + " r.plan_done, r.held_since, r.throttled_millis, r.target_batch_millis,"
+          + " r.min_batch_size, r.max_batch_size, r.current_batch_size from runs r";
 
   /** Runs of one status and/or one backfill; {@code null} matches every status or backfill. */
   String FILTER =
@@ -44,15 +45,18 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
 
   /**
    * Inserts a pending run; {@code options} is stored as jsonb and, as text, as its duplicate key
-   * (R3). A unique violation of {@code runs_one_active} or of the idempotency key throws.
+   * (R3). A unique violation of {@code runs_one_active} or of the idempotency key throws. A tuned
+   * run (P4) gives its target, bounds and starting size; an untuned one nulls.
    */
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
-          + " idempotency_key, workflow_id)"
+          + " idempotency_key, workflow_id, target_batch_millis, min_batch_size, max_batch_size,"
+          + " current_batch_size)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
-          + " :idempotencyKey, :workflowId)")
+          + " :idempotencyKey, :workflowId, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
+          + " :currentBatchSize)")
   int insert(
       long id,
       String backfill,
@@ -64,7 +68,11 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Instant startAt,
       @Nullable String createdBy,
       @Nullable String idempotencyKey,
-      String workflowId);
+      String workflowId,
+      @Nullable Long targetBatchMillis,
+      @Nullable Integer minBatchSize,
+      @Nullable Integer maxBatchSize,
+      @Nullable Integer currentBatchSize);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -234,14 +242,16 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    * Inserts a pending run that target {@code targetName} planned in its planning attempt {@code
    * targetAttempt}; {@code options} is stored as jsonb and, as text, as its duplicate key. A unique
    * violation of {@code runs_one_active} or of the attempt ({@code target_attempt}) throws: a
-   * planning attempt saves one run at most.
+   * planning attempt saves one run at most. Tuning (P4) as for {@link #insert}.
    */
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
-          + " created_by, status, workflow_id, target_name, target_attempt)"
+          + " created_by, status, workflow_id, target_name, target_attempt, target_batch_millis,"
+          + " min_batch_size, max_batch_size, current_batch_size)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
           + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
-          + " :targetAttempt)")
+          + " :targetAttempt, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
+          + " :currentBatchSize)")
   int insertForTarget(
       long id,
       String backfill,
@@ -251,7 +261,11 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       String createdBy,
       String workflowId,
       String targetName,
-      long targetAttempt);
+      long targetAttempt,
+      @Nullable Long targetBatchMillis,
+      @Nullable Integer minBatchSize,
+      @Nullable Integer maxBatchSize,
+      @Nullable Integer currentBatchSize);
 
   /** Run {@code id} as its target observes it: status, error and processed keys. */
   @Query(
@@ -271,7 +285,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "select backfill, cast(options as text) as options, status,"
           + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
           + " coalesce(dripline_bigint_key(plan_cursor), plan_cursor_key) as plan_cursor,"
-          + " plan_done, next_batch_number, planned_keys, total_keys"
+          + " plan_done, next_batch_number, planned_keys, total_keys, target_batch_millis,"
+          + " min_batch_size, max_batch_size, current_batch_size"
           + " from runs where id = :id")
   Optional<PlanCursor> findPlanCursor(long id);
 
@@ -282,7 +297,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    * lock this takes, matches no row and must not insert its batches.
    *
    * <p>The cursor is {@code planCursorKey}'s bytes ({@link dev.dripline.store.keys.KeyCodec}), and
-   * {@code planCursor} too while the key is one bigint, for the release before typed keys.
+   * {@code planCursor} too while the key is one bigint, for the release before typed keys. A tuned
+   * run's page also records the size it was cut to ({@code currentBatchSize}; null keeps the
+   * recorded one).
    *
    * @return 0 if the cursor moved on (or the run ended or is gone): nothing was written
    */
@@ -290,6 +307,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "update runs set plan_cursor_key = :planCursorKey, plan_cursor = :planCursor,"
           + " next_batch_number = :nextBatchNumber,"
           + " planned_keys = :plannedKeys, plan_done = :done, total_keys = :totalKeys,"
+          + " current_batch_size = coalesce(:currentBatchSize, current_batch_size),"
           + " updated_at = now()"
           + " where id = :id and next_batch_number = :expectedNextBatchNumber and not plan_done"
           + " and status in ('pending', 'running', 'paused')")
@@ -301,7 +319,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       int nextBatchNumber,
       long plannedKeys,
       boolean done,
-      @Nullable Long totalKeys);
+      @Nullable Long totalKeys,
+      @Nullable Integer currentBatchSize);
 
   /**
    * The active runs created over a minute ago by the database's clock, by id: younger ones are

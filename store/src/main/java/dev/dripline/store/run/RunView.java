@@ -31,6 +31,10 @@ import java.time.Instant;
  * @param heldSince when the hold its claims last found began (the brake, a health check), null if
  *     none is open
  * @param throttledMillis time of its holds that ended
+ * @param targetBatchMillis a tuned run's target batch duration (P4), else {@code null}
+ * @param minBatchSize a tuned run's least batch size, else {@code null}
+ * @param maxBatchSize a tuned run's largest batch size, else {@code null}
+ * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
  */
 @Introspected
 public record RunView(
@@ -55,4 +59,8 @@ public record RunView(
     boolean stopping,
     boolean planDone,
     @Nullable Instant heldSince,
-    long throttledMillis) {}
+    long throttledMillis,
+    @Nullable Long targetBatchMillis,
+    @Nullable Integer minBatchSize,
+    @Nullable Integer maxBatchSize,
+    @Nullable Integer currentBatchSize) {}
