@@ -66,6 +66,19 @@ class RunValidationIT {
         "startAt number      | {'backfill':'@','options':{'items':1},'startAt':5}   | startAt",
         "startAt digits      | {'backfill':'@','options':{'items':1},'startAt':'1767225600'} | startAt",
         "unknown field       | {'backfill':'@','options':{'items':1},'priority':1}  | priority",
+        "target not duration | {'backfill':'@','options':{'items':1},'targetBatchDuration':'soon'} | targetBatchDuration",
+        "target zero         | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT0S'} | targetBatchDuration",
+        "target negative     | {'backfill':'@','options':{'items':1},'targetBatchDuration':'-PT2S'} | targetBatchDuration",
+        "target under 1 ms   | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT0.0001S'} | targetBatchDuration",
+        "target over a day   | {'backfill':'@','options':{'items':1},'targetBatchDuration':'P2D'} | targetBatchDuration",
+        "target a number     | {'backfill':'@','options':{'items':1},'targetBatchDuration':2} | targetBatchDuration",
+        "target a date       | {'backfill':'@','options':{'items':1},'targetBatchDuration':'2026-01-01'} | targetBatchDuration",
+        "minBatchSize 0      | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT2S','minBatchSize':0} | minBatchSize",
+        "maxBatchSize 0      | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT2S','maxBatchSize':0} | maxBatchSize",
+        "maxBatchSize string | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT2S','maxBatchSize':'9'} | maxBatchSize",
+        "min above max       | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT2S','minBatchSize':10,'maxBatchSize':9} | minBatchSize",
+        "min without target  | {'backfill':'@','options':{'items':1},'minBatchSize':5} | minBatchSize",
+        "max without target  | {'backfill':'@','options':{'items':1},'maxBatchSize':5} | maxBatchSize",
       })
   void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
     long before = runsOfTestBackfills();
@@ -171,6 +184,56 @@ class RunValidationIT {
 
     assertThat(reply.status()).isEqualTo(400);
     assertThat(reply.errorFields()).containsExactlyInAnyOrder("status", "size");
+  }
+
+  @Test
+  void rejectsARunsBoundThatConflictsWithItsDefinitionsAndNamesTheRunsField() {
+    String tuned = TestData.uniqueName();
+    data.definition(tuned, 10, null);
+    data.sql(
+        "update backfill_definitions set target_batch_millis = 2000, min_batch_size = 100,"
+            + " max_batch_size = 1000 where name = ?",
+        tuned);
+    try {
+      Api.Reply belowMin =
+          api.post(
+              "/api/runs",
+              "{\"backfill\":\"%s\",\"options\":{\"items\":1},\"maxBatchSize\":50}"
+                  .formatted(tuned));
+      Api.Reply aboveMax =
+          api.post(
+              "/api/runs",
+              "{\"backfill\":\"%s\",\"options\":{\"items\":1},\"minBatchSize\":5000}"
+                  .formatted(tuned));
+
+      assertThat(belowMin.status()).isEqualTo(400);
+      assertThat(belowMin.errorFields()).containsExactly("maxBatchSize");
+      assertThat(String.valueOf(belowMin.body())).contains("100, backfill " + tuned + "'s");
+      assertThat(aboveMax.status()).isEqualTo(400);
+      assertThat(aboveMax.errorFields()).containsExactly("minBatchSize");
+      assertThat(data.count("select count(*) from runs where backfill = ?", tuned)).isZero();
+    } finally {
+      data.cleanUp(tuned);
+    }
+  }
+
+  @Test
+  void aBadTargetIsReportedBesideTheOtherBadFields() {
+    String body =
+        """
+        {"backfill":"%s","options":{"items":"x"},"batchSize":0,"targetBatchDuration":"PT0S",
+         "minBatchSize":0}
+        """
+            .formatted(backfill);
+
+    Api.Reply reply = api.post("/api/runs", body);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.errorFields())
+        .containsExactlyInAnyOrder(
+            "options.items", "batchSize", "targetBatchDuration", "minBatchSize");
+    assertThat(String.valueOf(reply.body())).contains("positive ISO-8601 duration");
+    assertThat(runsOfTestBackfills()).isZero();
   }
 
   private long runsOfTestBackfills() {
