@@ -5,6 +5,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Direct SQL on the test database, to check what Dripline recorded independently of its API. */
 final class TestDb {
@@ -25,6 +27,25 @@ final class TestDb {
       try (ResultSet rs = s.executeQuery()) {
         return rs.next() ? rs.getLong(1) : 0;
       }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The first column of every row, as longs, in the query's order. */
+  static List<Long> queryLongs(String sql, Object... args) {
+    try (Connection c = DriverManager.getConnection(URL, "dripline", "dripline");
+        PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        s.setObject(i + 1, args[i]);
+      }
+      List<Long> values = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          values.add(rs.getLong(1));
+        }
+      }
+      return values;
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
