@@ -59,7 +59,26 @@ class SleepBackfillIT {
               assertThat(o.name()).isEqualTo("sleepMs");
               assertThat(o.defaultValue()).isEqualTo(0L);
             })
+        .anySatisfy(
+            o -> {
+              assertThat(o.name()).isEqualTo("sleepMsPerKey");
+              assertThat(o.defaultValue()).isEqualTo(0L);
+              assertThat(o.min()).isZero();
+            })
         .anySatisfy(o -> assertThat(o.name()).isEqualTo("faultTag"));
+  }
+
+  @Test
+  void aBatchSleepsSleepMsPerKeyForEachOfItsKeysBesideSleepMs() throws Exception {
+    BackfillContext context = items(uniqueRunId(), 100, "sleepMs", 30L, "sleepMsPerKey", 20L);
+
+    long started = System.nanoTime();
+    sleep.processBatch(context, new KeyRange(11, 20));
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+    // A lower bound only: Thread.sleep never returns early; how much later it returns is the
+    // machine's.
+    assertThat(tookMillis).isGreaterThanOrEqualTo(30 + 10 * 20);
   }
 
   @Test
