@@ -415,7 +415,10 @@ public class RunWorkflows {
         .build();
   }
 
-  /** The one-line summary the Web UI shows, e.g. "example.sleep · batch size 10 · cap 3". */
+  /**
+   * The one-line summary the Web UI shows, e.g. "example.sleep · batch size 10 · cap 3"; a tuned
+   * run's (P4) adds e.g. "· tuned to PT2S per batch, 10–5,000 keys".
+   */
   static String summary(RunRow run) {
     NumberFormat number = NumberFormat.getIntegerInstance(Locale.US);
     StringBuilder text =
@@ -426,6 +429,15 @@ public class RunWorkflows {
             .append(number.format(run.maxParallelBatches()));
     if (run.maxRecords() != null) {
       text.append(" · ").append(number.format(run.maxRecords())).append(" keys max");
+    }
+    if (run.targetBatchMillis() != null) {
+      text.append(" · tuned to ")
+          .append(Duration.ofMillis(run.targetBatchMillis()))
+          .append(" per batch, ")
+          .append(number.format(run.minBatchSize()))
+          .append("–")
+          .append(number.format(run.maxBatchSize()))
+          .append(" keys");
     }
     return text.toString();
   }

@@ -25,6 +25,45 @@ class RunWorkflowsTest {
   }
 
   @Test
+  void summaryOfATunedRunNamesItsTargetAndBounds() {
+    RunRow tuned = tuned(run(null, Map.of()), 2_000L, 10, 5_000);
+
+    assertThat(RunWorkflows.summary(tuned))
+        .isEqualTo(
+            "example.sleep · batch size 10 · cap 3 · tuned to PT2S per batch, 10–5,000 keys");
+  }
+
+  private static RunRow tuned(RunRow run, long targetMillis, int min, int max) {
+    return new RunRow(
+        run.id(),
+        run.backfill(),
+        run.options(),
+        run.batchSize(),
+        run.maxRecords(),
+        run.requestedMaxParallelBatches(),
+        run.maxParallelBatches(),
+        run.startAt(),
+        run.createdBy(),
+        run.status(),
+        run.error(),
+        run.workflowId(),
+        run.totalKeys(),
+        run.processedKeys(),
+        run.createdAt(),
+        run.updatedAt(),
+        run.startedAt(),
+        run.finishedAt(),
+        run.stopping(),
+        run.planDone(),
+        run.heldSince(),
+        run.throttledMillis(),
+        targetMillis,
+        min,
+        max,
+        run.batchSize());
+  }
+
+  @Test
   void detailsListTheOptions() {
     String details = RunWorkflows.details(run(null, new TreeMap<>(Map.of("items", 5, "tag", "x"))));
 
