@@ -18,6 +18,7 @@ import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
 import dev.dripline.workflows.run.PlanningActivities;
+import io.micronaut.data.annotation.Query;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -584,6 +585,39 @@ class PlanningActivitiesIT {
     assertThat(recent.millis()).isCloseTo(2_000, within(1.0));
     assertThat(batchStore.recentBatches(fixtures.runningRun(10, 10), 20))
         .isEqualTo(new RecentBatches(0, 0, 0));
+  }
+
+  /**
+   * The moving average is a bounded read: PostgreSQL plans it as a scan of {@code
+   * batches_run_status_idx} within the run's completed batches, not down the primary key through
+   * the pending batches planned ahead of them (up to a planning window: thousands).
+   */
+  @Test
+  void theMovingAverageScansOnlyTheRunsCompletedBatchesByIndex() throws Exception {
+    long runId = fixtures.runningRun(100_000, 1);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status, enqueued_at,"
+            + " finished_at) select ?, n, n, n, 1,"
+            + " case when n <= 9000 then 'completed' else 'pending' end, now(), now()"
+            + " from generate_series(1, 10000) n",
+        runId);
+    fixtures.update("analyze batches");
+    String statement =
+        BatchStore.class
+            .getMethod("recentBatches", long.class, int.class)
+            .getAnnotation(Query.class)
+            .value()
+            .replace(":runId", Long.toString(runId))
+            .replace(":limit", Integer.toString(BatchTuning.MEASURED_BATCHES));
+
+    String plan =
+        fixtures.rows("explain (format text) " + statement).stream()
+            .map(row -> String.valueOf(row.values().iterator().next()))
+            .reduce("", (a, b) -> a + b + "\n");
+
+    assertThat(plan).contains("batches_run_status_idx").doesNotContain("batches_pkey");
+    assertThat(batchStore.recentBatches(runId, BatchTuning.MEASURED_BATCHES).batches())
+        .isEqualTo(20);
   }
 
   @Test
