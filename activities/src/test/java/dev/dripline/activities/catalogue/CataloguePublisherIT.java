@@ -3,6 +3,7 @@ package dev.dripline.activities.catalogue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.testing.KeysBackfill;
+import dev.dripline.activities.testing.LiveBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.spi.OptionSpec;
 import io.micronaut.core.type.Argument;
@@ -43,6 +44,28 @@ class CataloguePublisherIT {
     List<OptionSpec> schema =
         objectMapper.readValue((String) row.get("schema"), Argument.listOf(OptionSpec.class));
     assertThat(schema).isEqualTo(keysBackfill.options());
+  }
+
+  @Test
+  void publishesADefinitionsBatchSizeTuningAndNullsForOneWithout() {
+    publisher.publish();
+
+    assertThat(
+            fixtures.row(
+                "select target_batch_millis, min_batch_size, max_batch_size"
+                    + " from backfill_definitions where name = ?",
+                LiveBackfill.NAME))
+        .containsEntry("target_batch_millis", 1_000L)
+        .containsEntry("min_batch_size", 20)
+        .containsEntry("max_batch_size", null);
+    assertThat(
+            fixtures.row(
+                "select target_batch_millis, min_batch_size, max_batch_size"
+                    + " from backfill_definitions where name = ?",
+                KeysBackfill.NAME))
+        .containsEntry("target_batch_millis", null)
+        .containsEntry("min_batch_size", null)
+        .containsEntry("max_batch_size", null);
   }
 
   @Test

@@ -319,6 +319,28 @@ class TargetActivitiesIT {
   }
 
   @Test
+  void aTargetsRunIsTunedAsItsDefinitionSays() {
+    String tenant = TargetFixtures.uniqueName("tenant");
+    String name =
+        fixtures.target(
+            "tune", LiveBackfill.NAME, "{\"tenant\":\"" + tenant + "\"}", null, "backfilling");
+
+    PlannedRun planned = activities.plan(new TargetRef(name));
+
+    // test.live: a second per batch, at least 20 keys, no largest size (the default), batch 50.
+    assertThat(fixtures.row("select * from runs where id = ?", planned.runId()))
+        .containsEntry("target_batch_millis", 1_000L)
+        .containsEntry("min_batch_size", 20)
+        .containsEntry("max_batch_size", 100_000)
+        .containsEntry("current_batch_size", 50);
+    String untuned = fixtures.target("tune", KeysBackfill.NAME, KEYS_OPTIONS, null, "backfilling");
+    PlannedRun plain = activities.plan(new TargetRef(untuned));
+    assertThat(fixtures.row("select * from runs where id = ?", plain.runId()))
+        .containsEntry("target_batch_millis", null)
+        .containsEntry("current_batch_size", null);
+  }
+
+  @Test
   void planUsesTheTargetNameAsFaultTagWhenTheDefinitionDeclaresOne() {
     String tenant = TargetFixtures.uniqueName("tenant");
     String name =

@@ -8,6 +8,7 @@ import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import jakarta.inject.Singleton;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +17,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Test-only target definition: records the live batches it applies per target, in order, and the
  * options it was probed with. A payload containing {@code "permanent"} fails permanently, one
- * containing {@code "transient"} fails retryably.
+ * containing {@code "transient"} fails retryably. Its runs are tuned to a second per batch, from 20
+ * keys up (P4).
  */
 @Singleton
 public class LiveBackfill implements BackfillDefinition {
@@ -45,6 +47,17 @@ public class LiveBackfill implements BackfillDefinition {
   @Override
   public int defaultBatchSize() {
     return 50;
+  }
+
+  /** Tuned (P4), so a target's run and the catalogue carry a definition's tuning. */
+  @Override
+  public Duration targetBatchDuration() {
+    return Duration.ofSeconds(1);
+  }
+
+  @Override
+  public Integer minBatchSize() {
+    return 20;
   }
 
   @Override
