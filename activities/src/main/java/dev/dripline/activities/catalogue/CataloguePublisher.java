@@ -43,6 +43,7 @@ public class CataloguePublisher {
           schemaJson.write(definition.options()),
           definition.defaultBatchSize(),
           definition.maxParallelBatches(),
+          definition.maxFailedBatchesPercent(),
           schemaJson.writeKey(keyed.key()));
       published++;
     }

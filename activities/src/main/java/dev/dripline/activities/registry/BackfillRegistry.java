@@ -59,6 +59,11 @@ public class BackfillRegistry {
       if (cap != null && cap < 1) {
         throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
       }
+      Double budget = definition.maxFailedBatchesPercent();
+      if (budget != null && !(budget >= 0 && budget <= 100)) {
+        throw new IllegalStateException(
+            "backfill " + name + " declares maxFailedBatchesPercent " + budget);
+      }
       if (keyed.key() == null) {
         throw new IllegalStateException("backfill " + name + " declares no key");
       }

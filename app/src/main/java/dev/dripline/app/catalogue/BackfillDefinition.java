@@ -12,6 +12,7 @@ import java.util.List;
  * @param options its option schema
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
+ * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  * @param key its key's columns and types (K1)
  */
 public record BackfillDefinition(
@@ -20,4 +21,5 @@ public record BackfillDefinition(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
+    Double maxFailedBatchesPercent,
     List<KeyColumn> key) {}

@@ -14,6 +14,8 @@ import java.util.List;
  * @param options the option schema
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, {@code null} for none
+ * @param maxFailedBatchesPercent its runs' failure budget unless a run sets its own (P6b), {@code
+ *     null} for none
  * @param key its key's columns, in order: {@code [{name, type}]} (K1)
  */
 @Serdeable
@@ -24,6 +26,7 @@ public record BackfillResponse(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
+    Double maxFailedBatchesPercent,
     List<KeyColumn> key) {
 
   static BackfillResponse of(BackfillDefinition definition) {
@@ -33,6 +36,7 @@ public record BackfillResponse(
         definition.options(),
         definition.defaultBatchSize(),
         definition.maxParallelBatches(),
+        definition.maxFailedBatchesPercent(),
         definition.key());
   }
 }

@@ -61,6 +61,7 @@ public class Catalogue {
         schema(entry.name(), entry.optionsSchema()),
         entry.defaultBatchSize(),
         entry.maxParallelBatches(),
+        entry.maxFailedBatchesPercent(),
         key(entry.name(), entry.key()));
   }
 

@@ -14,6 +14,8 @@ import java.time.Instant;
  * @param startAt scheduled start, or {@code null}
  * @param createdBy who asked
  * @param idempotencyKey the request's {@code Idempotency-Key}, or {@code null}
+ * @param maxFailedBatchesPercent the run's failure budget, or {@code null} for its definition's
+ * @param failureBudgetMinBatches batches that must finish before the budget applies
  */
 record NewRun(
     String backfill,
@@ -24,4 +26,10 @@ record NewRun(
     int maxParallelBatches,
     Instant startAt,
     String createdBy,
-    String idempotencyKey) {}
+    String idempotencyKey,
+    Double maxFailedBatchesPercent,
+    int failureBudgetMinBatches) {
+
+  /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
+  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;
+}

@@ -64,7 +64,9 @@ public class RunRepository {
           run.startAt(),
           run.createdBy(),
           run.idempotencyKey(),
-          RunWorkflowIds.forRun(id));
+          RunWorkflowIds.forRun(id),
+          run.maxFailedBatchesPercent(),
+          run.failureBudgetMinBatches());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -179,7 +181,8 @@ public class RunRepository {
         r.stopping(),
         r.planDone(),
         r.heldSince(),
-        r.throttledMillis());
+        r.throttledMillis(),
+        FailureBudgetResponse.of(r));
   }
 
   private static BatchRow batch(BatchView b) {

@@ -31,7 +31,9 @@ import java.util.Map;
  * @param batchCounts batches per status, every status present
  * @param inFlight batches holding a slot (enqueued or running)
  * @param progress progress figures (spec R11)
- * @param throttle what holds a running run now (P2, P3); {@code null} unless it is running
+ * @param throttle what holds a running run now (P2, P3, P6b); {@code null} unless it is running, or
+ *     paused by its failure budget
+ * @param failureBudget its failure budget (P6b), {@code null} if it has none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -55,10 +57,12 @@ public record RunResponse(
     Map<String, Long> batchCounts,
     long inFlight,
     ProgressResponse progress,
-    @Nullable RunThrottleResponse throttle) {
+    @Nullable RunThrottleResponse throttle,
+    @Nullable FailureBudgetResponse failureBudget) {
 
   /**
-   * @param throttle what holds the run, if it is running; else {@code null}
+   * @param throttle what holds the run, if it is running or paused by its failure budget; else
+   *     {@code null}
    */
   static RunResponse of(
       RunRow run,
@@ -104,6 +108,7 @@ public record RunResponse(
         byStatus,
         inFlight,
         ProgressResponse.of(progress),
-        throttle);
+        throttle,
+        run.failureBudget());
   }
 }

@@ -14,6 +14,7 @@ import java.time.Instant;
  * @param optionsSchema its option schema as JSON text (an array of {@code OptionSpec})
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
+ * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  * @param publishedAt when a worker last published it
  * @param key its key's columns as JSON text ({@code [{name, type}]}); null if published by a worker
  *     from before typed keys, whose definitions all have one bigint key
@@ -25,5 +26,6 @@ public record CatalogueEntry(
     String optionsSchema,
     int defaultBatchSize,
     @Nullable Integer maxParallelBatches,
+    @Nullable Double maxFailedBatchesPercent,
     Instant publishedAt,
     @Nullable String key) {}

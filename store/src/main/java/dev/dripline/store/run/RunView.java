@@ -31,6 +31,11 @@ import java.time.Instant;
  * @param heldSince when the hold its claims last found began (the brake, a health check), null if
  *     none is open
  * @param throttledMillis time of its holds that ended
+ * @param maxFailedBatchesPercent its failure budget (P6b), or {@code null} if it has none
+ * @param failureBudgetMinBatches batches that must finish before the budget applies
+ * @param failureBudgetSpentAt when the budget was spent, {@code null} unless it is spent now
+ * @param failedBatchesPercent while the budget is spent, the share of the batches finished since it
+ *     was renewed that failed; else {@code null}
  */
 @Introspected
 public record RunView(
@@ -55,4 +60,8 @@ public record RunView(
     boolean stopping,
     boolean planDone,
     @Nullable Instant heldSince,
-    long throttledMillis) {}
+    long throttledMillis,
+    @Nullable Double maxFailedBatchesPercent,
+    int failureBudgetMinBatches,
+    @Nullable Instant failureBudgetSpentAt,
+    @Nullable Double failedBatchesPercent) {}
