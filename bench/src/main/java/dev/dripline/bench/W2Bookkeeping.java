@@ -135,17 +135,32 @@ final class W2Bookkeeping {
 
   /**
    * Creates, when missing, copies of the four tables {@link #record} writes: the same columns,
-   * indexes and constraints, no foreign keys.
+   * indexes and constraints, no foreign keys. A copy made before a migration changed its table's
+   * columns is made again.
    */
   static void createCopies(
       Statement statement, String runs, String batches, String keyCounts, String outcomes)
       throws SQLException {
-    statement.execute("create table if not exists " + runs + " (like runs including all)");
-    statement.execute("create table if not exists " + batches + " (like batches including all)");
+    copy(statement, runs, "runs");
+    copy(statement, batches, "batches");
+    copy(statement, keyCounts, "run_key_counts");
+    copy(statement, outcomes, "batch_outcome_counters");
+  }
+
+  private static void copy(Statement statement, String copy, String table) throws SQLException {
     statement.execute(
-        "create table if not exists " + keyCounts + " (like run_key_counts including all)");
-    statement.execute(
-        "create table if not exists " + outcomes + " (like batch_outcome_counters including all)");
+        "do $$ begin if exists (select 1 from information_schema.columns where table_name = '"
+            + copy
+            + "') and (select array_agg(column_name::text order by column_name::text)"
+            + " from information_schema.columns where table_name = '"
+            + copy
+            + "') is distinct from (select array_agg(column_name::text order by column_name::text)"
+            + " from information_schema.columns where table_name = '"
+            + table
+            + "') then execute 'drop table "
+            + copy
+            + "'; end if; end $$");
+    statement.execute("create table if not exists " + copy + " (like " + table + " including all)");
   }
 
   /** The planner's part: the batch's row, running (auto-commit). */

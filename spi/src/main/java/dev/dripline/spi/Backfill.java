@@ -71,6 +71,16 @@ public interface Backfill {
   }
 
   /**
+   * The failure budget of this definition's runs: the share of a run's finished batches, 0 to 100,
+   * that may fail before the run pauses itself instead of working on (a run may set its own);
+   * {@code null} for none. It applies once a run has finished 20 batches (a run may set another
+   * minimum).
+   */
+  default Double maxFailedBatchesPercent() {
+    return null;
+  }
+
+  /**
    * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
    * applied one at a time in arrival order; applying one twice must be harmless.
    *

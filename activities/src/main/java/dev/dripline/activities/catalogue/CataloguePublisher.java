@@ -49,7 +49,8 @@ public class CataloguePublisher {
               ? null
               : BatchTuning.targetMillis(definition.targetBatchDuration()),
           definition.minBatchSize(),
-          definition.maxBatchSize());
+          definition.maxBatchSize(),
+          definition.maxFailedBatchesPercent());
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -61,6 +61,11 @@ public class BackfillRegistry {
         throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
       }
       checkTuning(name, definition);
+      Double budget = definition.maxFailedBatchesPercent();
+      if (budget != null && !(budget >= 0 && budget <= 100)) {
+        throw new IllegalStateException(
+            "backfill " + name + " declares maxFailedBatchesPercent " + budget);
+      }
       if (keyed.key() == null) {
         throw new IllegalStateException("backfill " + name + " declares no key");
       }

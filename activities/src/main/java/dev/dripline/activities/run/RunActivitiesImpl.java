@@ -353,6 +353,9 @@ public class RunActivitiesImpl implements RunActivities {
                 outcomes.add(outcome);
               }
               releaseChained(failure, outcomes);
+              if (!outcomes.isEmpty()) {
+                runs.spendFailureBudget(failure.runId());
+              }
               return outcomes;
             });
     failed.forEach(metrics::recordSlotTime);
@@ -411,7 +414,14 @@ public class RunActivitiesImpl implements RunActivities {
           IllegalArgumentException.class.getName());
     }
     transactions.inTransaction(
-        connection -> runs.recordStatus(change.runId(), change.status().wire()));
+        connection -> {
+          int recorded = runs.recordStatus(change.runId(), change.status().wire());
+          if (recorded == 1 && change.status() == RunStatus.RUNNING) {
+            // A resume: a failure budget the run paused itself for counts afresh (P6b).
+            runs.renewFailureBudget(change.runId(), true);
+          }
+          return recorded;
+        });
   }
 
   @Override

@@ -17,6 +17,7 @@ import java.util.List;
  *     null}: its runs are not tuned unless they set one
  * @param minBatchSize the least batch size of its tuned runs, or {@code null}
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
+ * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  */
 public record BackfillDefinition(
     String name,
@@ -27,4 +28,5 @@ public record BackfillDefinition(
     List<KeyColumn> key,
     Long targetBatchMillis,
     Integer minBatchSize,
-    Integer maxBatchSize) {}
+    Integer maxBatchSize,
+    Double maxFailedBatchesPercent) {}

@@ -20,6 +20,8 @@ import java.util.List;
  *     its runs are not tuned unless they set one
  * @param minBatchSize the least batch size of its tuned runs, {@code null} for the default (1)
  * @param maxBatchSize the largest batch size of its tuned runs, {@code null} for the default
+ * @param maxFailedBatchesPercent its runs' failure budget unless a run sets its own (P6b), {@code
+ *     null} for none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -32,7 +34,8 @@ public record BackfillResponse(
     List<KeyColumn> key,
     String targetBatchDuration,
     Integer minBatchSize,
-    Integer maxBatchSize) {
+    Integer maxBatchSize,
+    Double maxFailedBatchesPercent) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -46,6 +49,7 @@ public record BackfillResponse(
             ? null
             : Duration.ofMillis(definition.targetBatchMillis()).toString(),
         definition.minBatchSize(),
-        definition.maxBatchSize());
+        definition.maxBatchSize(),
+        definition.maxFailedBatchesPercent());
   }
 }

@@ -64,7 +64,8 @@ public class Catalogue {
         key(entry.name(), entry.key()),
         entry.targetBatchMillis(),
         entry.minBatchSize(),
-        entry.maxBatchSize());
+        entry.maxBatchSize(),
+        entry.maxFailedBatchesPercent());
   }
 
   /**

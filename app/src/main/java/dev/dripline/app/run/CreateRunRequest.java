@@ -1,6 +1,8 @@
 package dev.dripline.app.run;
 
 import io.micronaut.serde.annotation.Serdeable;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -23,6 +25,10 @@ import java.util.Map;
  *     run's batch sizes (P4); {@code null} for its definition's, if any
  * @param minBatchSize least size of a tuned run's batches, or {@code null} for its definition's
  * @param maxBatchSize largest size of a tuned run's batches, or {@code null} for its definition's
+ * @param maxFailedBatchesPercent the run's failure budget (P6b), or {@code null} for its
+ *     definition's
+ * @param failureBudgetMinBatches batches that must finish before the budget applies, or {@code
+ *     null} for 20
  */
 @Serdeable
 record CreateRunRequest(
@@ -43,7 +49,13 @@ record CreateRunRequest(
         Long minBatchSize,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
-        Long maxBatchSize) {
+        Long maxBatchSize,
+    @DecimalMin(value = "0", message = "must be between 0 and 100")
+        @DecimalMax(value = "100", message = "must be between 0 and 100")
+        Double maxFailedBatchesPercent,
+    @Min(value = 1, message = "must be at least 1")
+        @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        Long failureBudgetMinBatches) {
 
   CreateRunRequest {
     options = options == null ? Map.of() : options;

@@ -16,6 +16,8 @@ import java.time.Instant;
  * @param createdBy who asked
  * @param idempotencyKey the request's {@code Idempotency-Key}, or {@code null}
  * @param tuning its batch-size tuning (P4), or {@code null} if it is not tuned
+ * @param maxFailedBatchesPercent the run's failure budget, or {@code null} for its definition's
+ * @param failureBudgetMinBatches batches that must finish before the budget applies
  */
 record NewRun(
     String backfill,
@@ -27,7 +29,12 @@ record NewRun(
     Instant startAt,
     String createdBy,
     String idempotencyKey,
-    BatchTuning tuning) {
+    BatchTuning tuning,
+    Double maxFailedBatchesPercent,
+    int failureBudgetMinBatches) {
+
+  /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
+  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;
 
   /** The size the run's first batches are cut to: its batch size, within a tuned run's bounds. */
   int startingBatchSize() {

@@ -68,7 +68,9 @@ public class RunRepository {
           run.tuning() == null ? null : run.tuning().targetMillis(),
           run.tuning() == null ? null : run.tuning().minBatchSize(),
           run.tuning() == null ? null : run.tuning().maxBatchSize(),
-          run.tuning() == null ? null : run.startingBatchSize());
+          run.tuning() == null ? null : run.startingBatchSize(),
+          run.maxFailedBatchesPercent(),
+          run.failureBudgetMinBatches());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -187,7 +189,8 @@ public class RunRepository {
         r.targetBatchMillis(),
         r.minBatchSize(),
         r.maxBatchSize(),
-        r.currentBatchSize());
+        r.currentBatchSize(),
+        FailureBudgetResponse.of(r));
   }
 
   private static BatchRow batch(BatchView b) {

@@ -39,6 +39,9 @@ import java.util.Map;
  * @param maxBatchSize a tuned run's largest batch size, else {@code null}
  * @param currentBatchSize the size the run's batches are cut to now: a tuned run's last planned
  *     size (its starting size before it planned), else {@code batchSize}
+ * @param throttle what holds a running run now (P2, P3, P6b); {@code null} unless it is running, or
+ *     paused by its failure budget
+ * @param failureBudget its failure budget (P6b), {@code null} if it has none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -66,10 +69,12 @@ public record RunResponse(
     @Nullable String targetBatchDuration,
     @Nullable Integer minBatchSize,
     @Nullable Integer maxBatchSize,
-    int currentBatchSize) {
+    int currentBatchSize,
+    @Nullable FailureBudgetResponse failureBudget) {
 
   /**
-   * @param throttle what holds the run, if it is running; else {@code null}
+   * @param throttle what holds the run, if it is running or paused by its failure budget; else
+   *     {@code null}
    */
   static RunResponse of(
       RunRow run,
@@ -121,6 +126,7 @@ public record RunResponse(
             : Duration.ofMillis(run.targetBatchMillis()).toString(),
         run.minBatchSize(),
         run.maxBatchSize(),
-        run.currentBatchSize() == null ? run.batchSize() : run.currentBatchSize());
+        run.currentBatchSize() == null ? run.batchSize() : run.currentBatchSize(),
+        run.failureBudget());
   }
 }

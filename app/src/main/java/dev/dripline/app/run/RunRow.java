@@ -35,6 +35,7 @@ import java.util.Map;
  * @param minBatchSize a tuned run's least batch size, else {@code null}
  * @param maxBatchSize a tuned run's largest batch size, else {@code null}
  * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
+ * @param failureBudget its failure budget (P6b), {@code null} if it has none
  */
 record RunRow(
     long id,
@@ -62,4 +63,5 @@ record RunRow(
     Long targetBatchMillis,
     Integer minBatchSize,
     Integer maxBatchSize,
-    Integer currentBatchSize) {}
+    Integer currentBatchSize,
+    FailureBudgetResponse failureBudget) {}

@@ -23,7 +23,6 @@ import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RunControl;
 import dev.dripline.workflows.run.RunControl.Request;
-import dev.dripline.workflows.run.RunStatus;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,7 +160,11 @@ public class RunService {
         request.startAt(),
         createdBy,
         idempotencyKey,
-        tuning);
+        tuning,
+        request.maxFailedBatchesPercent(),
+        request.failureBudgetMinBatches() == null
+            ? NewRun.DEFAULT_FAILURE_BUDGET_MIN_BATCHES
+            : request.failureBudgetMinBatches().intValue());
   }
 
   /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */
@@ -232,9 +236,7 @@ public class RunService {
                         run,
                         counts.getOrDefault(run.id(), Map.of()),
                         now,
-                        run.status() == RunStatus.RUNNING
-                            ? throttles.computeIfAbsent(run.backfill(), holds::of)
-                            : null))
+                        throttle(run, backfill -> throttles.computeIfAbsent(backfill, holds::of))))
             .toList();
     return new PageResponse<>(items, paging.page(), paging.size(), page.total());
   }
@@ -369,8 +371,25 @@ public class RunService {
   private RunResponse view(RunRow run) {
     Map<BatchStatus, Long> counts =
         runs.batchCounts(List.of(run.id())).getOrDefault(run.id(), Map.of());
+    return RunResponse.of(run, counts, Instant.now(), throttle(run, holds::of));
+  }
+
+  /**
+   * What holds {@code run}: for a running run, its backfill's holds ({@code holdsOf}) and its spent
+   * failure budget; for a paused one, its spent failure budget (it paused itself); else null.
+   */
+  private static RunThrottleResponse throttle(
+      RunRow run, Function<String, RunThrottleResponse> holdsOf) {
+    FailureBudgetResponse budget = run.failureBudget();
+    boolean budgetSpent = budget != null && budget.spent();
     RunThrottleResponse throttle =
-        run.status() == RunStatus.RUNNING ? holds.of(run.backfill()) : null;
-    return RunResponse.of(run, counts, Instant.now(), throttle);
+        switch (run.status()) {
+          case RUNNING -> holdsOf.apply(run.backfill());
+          case PAUSED -> budgetSpent ? RunThrottleResponse.NONE : null;
+          default -> null;
+        };
+    return throttle != null && budgetSpent
+        ? throttle.and(budget.reason(), budget.spentAt())
+        : throttle;
   }
 }

@@ -39,7 +39,8 @@ class RunRepositoryIT {
   }
 
   private NewRun run(String optionsJson, String idempotencyKey) {
-    return new NewRun(backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey, null);
+    return new NewRun(
+        backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey, null, null, 20);
   }
 
   @Test

@@ -198,6 +198,48 @@ class RunRequestsTest {
   }
 
   @Test
+  void readsAFailureBudgetBetweenZeroAndAHundredPercent() {
+    BoundBody<CreateRunRequest> read =
+        requests.create(
+            "{\"backfill\":\"b\",\"maxFailedBatchesPercent\":5.5,\"failureBudgetMinBatches\":50}",
+            null);
+
+    assertThat(read.errors()).isEmpty();
+    assertThat(read.body().maxFailedBatchesPercent()).isEqualTo(5.5);
+    assertThat(read.body().failureBudgetMinBatches()).isEqualTo(50L);
+    for (String edge : List.of("0", "100", "0.0", "100.0")) {
+      assertThat(
+              requests
+                  .create("{\"backfill\":\"b\",\"maxFailedBatchesPercent\":" + edge + "}", null)
+                  .errors())
+          .as(edge)
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void rejectsAFailureBudgetOutsideZeroToAHundredOrNotANumber() {
+    for (String bad : List.of("-0.5", "100.01", "1e9", "\"5\"", "true", "[5]")) {
+      assertThat(
+              requests
+                  .create("{\"backfill\":\"b\",\"maxFailedBatchesPercent\":" + bad + "}", null)
+                  .errors())
+          .as(bad)
+          .extracting(FieldError::field)
+          .containsExactly("maxFailedBatchesPercent");
+    }
+    for (String bad : List.of("0", "-1", "2147483648", "1.5", "\"20\"")) {
+      assertThat(
+              requests
+                  .create("{\"backfill\":\"b\",\"failureBudgetMinBatches\":" + bad + "}", null)
+                  .errors())
+          .as(bad)
+          .extracting(FieldError::field)
+          .containsExactly("failureBudgetMinBatches");
+    }
+  }
+
+  @Test
   void rejectsAStartOutsideTheYears1970To9999() {
     String body = "{\"backfill\":\"b\",\"startAt\":\"+10000-01-01T00:00:00Z\"}";
 

@@ -60,7 +60,8 @@ class RunWorkflowsTest {
         targetMillis,
         min,
         max,
-        run.batchSize());
+        run.batchSize(),
+        run.failureBudget());
   }
 
   @Test
@@ -94,6 +95,7 @@ class RunWorkflowsTest {
         false,
         null,
         0,
+        null,
         null,
         null,
         null,

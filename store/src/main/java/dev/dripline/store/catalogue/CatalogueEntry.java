@@ -21,6 +21,7 @@ import java.time.Instant;
  *     null}: its runs are not tuned unless they set one
  * @param minBatchSize the least batch size of its tuned runs, or {@code null}
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
+ * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -29,6 +30,7 @@ public record CatalogueEntry(
     String optionsSchema,
     int defaultBatchSize,
     @Nullable Integer maxParallelBatches,
+    @Nullable Double maxFailedBatchesPercent,
     Instant publishedAt,
     @Nullable String key,
     @Nullable Long targetBatchMillis,

@@ -25,16 +25,17 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
           + " max_parallel_batches, key, target_batch_millis, min_batch_size, max_batch_size,"
-          + " published_at)"
+          + " max_failed_batches_percent, published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
           + " :maxParallelBatches, cast(:key as jsonb), :targetBatchMillis, :minBatchSize,"
-          + " :maxBatchSize, now())"
+          + " :maxBatchSize, :maxFailedBatchesPercent, now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
           + " max_parallel_batches = excluded.max_parallel_batches, key = excluded.key,"
           + " target_batch_millis = excluded.target_batch_millis,"
           + " min_batch_size = excluded.min_batch_size, max_batch_size = excluded.max_batch_size,"
+          + " max_failed_batches_percent = excluded.max_failed_batches_percent,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -45,5 +46,6 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       String key,
       @Nullable Long targetBatchMillis,
       @Nullable Integer minBatchSize,
-      @Nullable Integer maxBatchSize);
+      @Nullable Integer maxBatchSize,
+      @Nullable Double maxFailedBatchesPercent);
 }

@@ -97,6 +97,10 @@ public class BatchRequeue {
     }
     List<String> from = RetryRule.requeued(status).stream().map(BatchStatus::wire).toList();
     int requeued = batches.requeue(runId, from);
+    if (requeued > 0) {
+      // Its failed batches are pending again: the failure budget counts afresh (P6b).
+      runs.renewFailureBudget(runId, false);
+    }
     boolean reopened = RetryRule.reopens(status, 0, planDone);
     RunStatus after = status;
     if (RetryRule.reopens(status, requeued, planDone)) {

@@ -341,11 +341,12 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   /**
    * The claim of a chain's next batch: takes the run's lowest pending batch into the chain headed
    * by {@code :headNumber} (pending → running, an attempt counted, {@code :holder}'s lease) if the
-   * run is running, not stopping, nothing holds it ({@code dripline_run_holds}: the brake, a health
-   * check; evaluated once per statement), its cap covers {@code :lane}, and its slot holders (in
-   * the statement's snapshot) leave room: at most the cap less the slack. SKIP LOCKED: two chains,
-   * or a chain and the workflow's claim, never take the same batch. Parameters, in order:
-   * headNumber, holder, leaseMillis, runId, runId, lane, runId; the slack follows.
+   * run is running, not stopping, its failure budget not spent, nothing holds it ({@code
+   * dripline_run_holds}: the brake, a health check; evaluated once per statement), its cap covers
+   * {@code :lane}, and its slot holders (in the statement's snapshot) leave room: at most the cap
+   * less the slack. SKIP LOCKED: two chains, or a chain and the workflow's claim, never take the
+   * same batch. Parameters, in order: headNumber, holder, leaseMillis, runId, runId, lane, runId;
+   * the slack follows.
    */
   String CLAIM_NEXT =
       "update/**/batches b set status = 'running', chain_head = :headNumber, claim_token = null,"
@@ -356,7 +357,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " from runs r where r.id = b.run_id and b.run_id = :runId"
           + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
           + " where p.run_id = :runId and p.status = 'pending' and q.status = 'running'"
-          + " and q.stop_requested_at is null and :lane <= q.max_parallel_batches"
+          + " and q.stop_requested_at is null and q.failure_budget_spent_at is null"
+          + " and :lane <= q.max_parallel_batches"
           + " and cardinality(dripline_run_holds("
           + "(select o.backfill from runs o where o.id = :runId))) = 0"
           + " and (select count(*) from batches h where h.run_id = q.id"

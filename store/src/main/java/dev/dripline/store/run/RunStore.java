@@ -32,7 +32,13 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
           + " r.plan_done, r.held_since, r.throttled_millis, r.target_batch_millis,"
-          + " r.min_batch_size, r.max_batch_size, r.current_batch_size from runs r";
+          + " r.min_batch_size, r.max_batch_size, r.current_batch_size, r.max_failed_batches_percent,"
+          + " r.failure_budget_min_batches, r.failure_budget_spent_at,"
+          // Only a spent budget's share is read: a count of the run's failed batches, by index.
+          + " case when r.failure_budget_spent_at is not null then (select 100.0"
+          + " * (c.failed - r.failure_budget_failed_base)"
+          + " / greatest(1, c.finished - r.failure_budget_finished_base)"
+          + " from dripline_finished_batches(r.id) c) end as failed_batches_percent from runs r";
 
   /** Runs of one status and/or one backfill; {@code null} matches every status or backfill. */
   String FILTER =
@@ -52,11 +58,15 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
           + " idempotency_key, workflow_id, target_batch_millis, min_batch_size, max_batch_size,"
-          + " current_batch_size)"
+          + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
           + " :idempotencyKey, :workflowId, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
-          + " :currentBatchSize)")
+          + " :currentBatchSize,"
+          // The run's failure budget, else its definition's as published, else none (P6b).
+          + " coalesce(cast(:maxFailedBatchesPercent as float8),"
+          + " (select d.max_failed_batches_percent from backfill_definitions d"
+          + " where d.name = :backfill)), :failureBudgetMinBatches)")
   int insert(
       long id,
       String backfill,
@@ -72,7 +82,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Long targetBatchMillis,
       @Nullable Integer minBatchSize,
       @Nullable Integer maxBatchSize,
-      @Nullable Integer currentBatchSize);
+      @Nullable Integer currentBatchSize,
+      @Nullable Double maxFailedBatchesPercent,
+      int failureBudgetMinBatches);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -143,6 +155,20 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " (started_at is null and status in ('pending', 'paused')"
           + " and :status in ('pending', 'paused')))")
   int recordStatus(long id, String status);
+
+  /**
+   * Spends run {@code id}'s failure budget (P6b) if the batches that finished since it was renewed
+   * fail beyond it; called in the transaction that fails a batch. True if it was spent now.
+   */
+  @Query("select dripline_spend_failure_budget(:id)")
+  boolean spendFailureBudget(long id);
+
+  /**
+   * Renews run {@code id}'s failure budget: from now on it counts only batches that finish after
+   * this. {@code ifSpent}: only if it is spent (a resume); else always (a retry).
+   */
+  @Query("select 1 from dripline_renew_failure_budget(:id, :ifSpent)")
+  int renewFailureBudget(long id, boolean ifSpent);
 
   /** Records that a live run is being stopped, the first time only; 0 if the run is not live. */
   @Query(
@@ -247,11 +273,12 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
           + " created_by, status, workflow_id, target_name, target_attempt, target_batch_millis,"
-          + " min_batch_size, max_batch_size, current_batch_size)"
+          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
           + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
           + " :targetAttempt, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
-          + " :currentBatchSize)")
+          + " :currentBatchSize, (select d.max_failed_batches_percent from backfill_definitions d"
+          + " where d.name = :backfill))")
   int insertForTarget(
       long id,
       String backfill,
@@ -375,7 +402,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    */
   @Query(
       "select r.max_parallel_batches, d.max_parallel_batches as definition_cap,"
-          + " array_to_string(dripline_run_holds(r.backfill), ',') as holds, r.held_since,"
+          + " array_to_string(dripline_run_holds(r.backfill)"
+          + " || case when r.failure_budget_spent_at is null then '{}'::text[]"
+          + " else array['failure-budget'] end, ',') as holds, r.held_since,"
           + " r.throttled_millis"
           + " from runs r left join backfill_definitions d on d.name = r.backfill"
           + " where r.id = :id for update of r")

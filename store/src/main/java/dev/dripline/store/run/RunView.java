@@ -35,6 +35,11 @@ import java.time.Instant;
  * @param minBatchSize a tuned run's least batch size, else {@code null}
  * @param maxBatchSize a tuned run's largest batch size, else {@code null}
  * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
+ * @param maxFailedBatchesPercent its failure budget (P6b), or {@code null} if it has none
+ * @param failureBudgetMinBatches batches that must finish before the budget applies
+ * @param failureBudgetSpentAt when the budget was spent, {@code null} unless it is spent now
+ * @param failedBatchesPercent while the budget is spent, the share of the batches finished since it
+ *     was renewed that failed; else {@code null}
  */
 @Introspected
 public record RunView(
@@ -63,4 +68,8 @@ public record RunView(
     @Nullable Long targetBatchMillis,
     @Nullable Integer minBatchSize,
     @Nullable Integer maxBatchSize,
-    @Nullable Integer currentBatchSize) {}
+    @Nullable Integer currentBatchSize,
+    @Nullable Double maxFailedBatchesPercent,
+    int failureBudgetMinBatches,
+    @Nullable Instant failureBudgetSpentAt,
+    @Nullable Double failedBatchesPercent) {}
