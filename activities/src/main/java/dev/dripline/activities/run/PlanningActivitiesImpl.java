@@ -266,8 +266,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
 
   /**
    * {@link #planOnce}, again from the persisted cursor while PostgreSQL cannot be reached. {@code
-   * checkWindow}: count the pending batches first (a later page of a call knows them from the page
-   * before).
+   * checkWindow}: the call's first page, which counts the pending batches first (a later page of a
+   * call knows them from the page before) and takes a tuned run's next step.
    */
   private Planned planThroughOutages(PlanRequest request, boolean checkWindow) {
     while (true) {
@@ -311,7 +311,9 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();
     // A windowed definition's batches are one window each: nothing to tune.
     Integer tunedSize =
-        definition instanceof KeyedBackfill.Windows ? null : tunedBatchSize(request, cursor);
+        definition instanceof KeyedBackfill.Windows
+            ? null
+            : tunedBatchSize(request, cursor, checkWindow);
     Page page =
         definition instanceof KeyedBackfill.Windows windows
             ? windowsPage(windows, request, cursor, remaining)
@@ -371,11 +373,12 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   }
 
   /**
-   * The size this page's batches are cut to if the run is tuned (P4), else {@code null}: the next
-   * step from the size its last page was cut to, by the moving average of its last completed
-   * batches (a bounded read: {@link BatchStore#recentBatches}).
+   * The size this page's batches are cut to if the run is tuned (P4), else {@code null}: on a
+   * call's first page the next step from the size its last page was cut to, by the moving average
+   * of its last completed batches (a bounded read: {@link BatchStore#recentBatches}); on a later
+   * page of the same call that size again, since no batch was measured at it yet.
    */
-  private Integer tunedBatchSize(PlanRequest request, Cursor cursor) {
+  private Integer tunedBatchSize(PlanRequest request, Cursor cursor, boolean firstPageOfCall) {
     BatchTuning tuning = cursor.tuning();
     if (tuning == null) {
       return null;
@@ -384,6 +387,9 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         cursor.currentBatchSize() != null
             ? cursor.currentBatchSize()
             : tuning.startingSize(cursor.batchSize());
+    if (!firstPageOfCall) {
+      return tuning.nextSize(current, RecentBatches.NONE);
+    }
     RecentBatches recent = batchStore.recentBatches(request.runId(), BatchTuning.MEASURED_BATCHES);
     return tuning.nextSize(current, recent);
   }

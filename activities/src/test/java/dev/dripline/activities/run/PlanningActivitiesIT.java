@@ -550,6 +550,21 @@ class PlanningActivitiesIT {
   }
 
   @Test
+  void aCallThatPlansSeveralPagesOfATunedRunTakesOneStep() {
+    long runId = tunedRun(1_000_000, 20_000, 1_000, 1, 200_000);
+    planning.planNextPage(new PlanRequest(runId, 2));
+    // 20,000 keys in 200 ms: 100,000 would take the target's second, a step reaches 30,000.
+    completePendingIn(runId, 200);
+
+    // Pages of at most 100,000 keys: 3 batches of 30,000 each, 7 pages for the 20 asked for.
+    PlanPage page = planning.planNextPage(new PlanRequest(runId, 20));
+
+    assertThat(page.batchesCreated()).isEqualTo(20);
+    assertThat(sizesOfPendingBatches(runId)).hasSize(20).containsOnly(30_000);
+    assertThat(recordedSize(runId)).isEqualTo(30_000);
+  }
+
+  @Test
   void aTunedRunGoesOnFromTheSizeItRecordedNotFromItsBatchSize() {
     long runId = tunedRun(100_000, 20, 1_000, 20, 500);
     planning.planNextPage(new PlanRequest(runId, 2));

@@ -8,7 +8,7 @@ import java.time.Duration;
  * and {@code maxBatchSize} and never more than {@link #MAX_STEP} times larger or smaller than the
  * size before. The app resolves it when it creates a run (the run's settings, else its
  * definition's, else the defaults) and the run's record keeps it; the planner applies {@link
- * #nextSize} to each page it plans. A pure rule: no clock, no I/O.
+ * #nextSize} once per planning call. A pure rule: no clock, no I/O.
  *
  * <p>The size that meets the target is {@code targetMillis} times the keys per millisecond of the
  * run's last {@link #MEASURED_BATCHES} completed batches (their keys over their summed durations):
