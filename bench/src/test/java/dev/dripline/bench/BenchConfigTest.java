@@ -33,7 +33,7 @@ class BenchConfigTest {
     assertThat(config.batches()).isEqualTo(10_000);
     assertThat(config.cap()).isEqualTo(50);
     assertThat(config.warmupBatches()).isEqualTo(500);
-    assertThat(config.w1Backfill()).isEqualTo("example.sleep");
+    assertThat(config.w1Backfill()).isEqualTo("bench.noop");
     assertThat(config.barePerExecution()).isEqualTo(1000);
     assertThat(config.stopBatches()).isEqualTo(5000);
     assertThat(config.stopSleepMs()).isEqualTo(200);

@@ -204,10 +204,38 @@ class ThrottleIT {
     assertThat(overrides.findByName("no-such-check")).isEmpty();
   }
 
+  @Test
+  void aThresholdThatIsNotAFiniteNumberNamesItsFieldAndChangesNothing() {
+    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null);
+
+    assertBadChange(OVER, "{\"threshold\": \"NaN\"}", "threshold");
+    assertBadChange(OVER, "{\"threshold\": \"Infinity\"}", "threshold");
+    assertBadChange(OVER, "{\"threshold\": 1e309}", "threshold");
+    assertBadChange(OVER, "{\"threshold\": -1e309}", "threshold");
+    assertBadChange(OVER, "{\"resumeBelow\": -1e309}", "resumeBelow");
+    assertBadChange(OVER, "{\"threshold\": {\"value\": 20}}", "threshold");
+    // NaN and Infinity unquoted are not JSON: the body itself is refused, with where it fails.
+    assertBadChange(OVER, "{\"threshold\": NaN}", "body");
+    assertBadChange(OVER, "{\"threshold\": Infinity}", "body");
+    assertThat(overrides.findByName(OVER)).isEmpty();
+  }
+
+  @Test
+  void anUnknownCheckWithABadThresholdNamesBothAndWritesNothing() {
+    Api.Reply reply =
+        operator().patch("/api/throttle/checks/no-such-check", "{\"threshold\": \"high\"}");
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+    assertThat(reply.errorFields()).containsExactly("name", "threshold");
+    assertThat(overrides.findByName("no-such-check")).isEmpty();
+  }
+
   private void assertBadChange(String name, String body, String field) {
     Api.Reply reply = operator().patch("/api/throttle/checks/" + name, body);
 
     assertThat(reply.status()).as(body).isEqualTo(400);
+    assertThat(reply.contentType()).as(body).startsWith("application/problem+json");
     assertThat(reply.errorFields()).as(body).containsExactly(field);
   }
 
