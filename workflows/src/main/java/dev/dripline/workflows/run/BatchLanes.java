@@ -26,7 +26,7 @@ final class BatchLanes {
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
 
   private final RunLedger run;
-  private final RunRequests requests;
+  private final RunEngine engine;
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
@@ -37,17 +37,17 @@ final class BatchLanes {
   /** While the last claim was held (the brake, a health check), how long to wait to claim again. */
   private long heldLookMillis;
 
-  BatchLanes(RunLedger run, RunRequests requests) {
+  BatchLanes(RunLedger run, RunEngine engine) {
     this.run = run;
-    this.requests = requests;
+    this.engine = engine;
   }
 
   /** Makes the planning window and the activities' options from the run's settings. */
   void configure() {
-    RunSettings settings = run.settings;
+    RunSettings settings = run.settings();
     run.window =
         new PlanWindow(
-            run.runId,
+            run.runId(),
             settings.planPageBatches(),
             settings.chainMillis(),
             settings.planningDone(),
@@ -64,8 +64,8 @@ final class BatchLanes {
    */
   void startBatches() {
     SlotBook slots = run.slots;
-    while (!requests.stopRequested
-        && !requests.paused
+    while (!run.state.stopping()
+        && !run.state.paused()
         && !run.continueAsNewDue()
         && slots.free() > 0) {
       int free = slots.free();
@@ -74,9 +74,10 @@ final class BatchLanes {
         break;
       }
       ClaimResult claim =
-          run.runs.claimPending(new ClaimRequest(run.runId, run.claimSequence++, free));
-      run.takeHolds(claim);
-      if (claim.held() && RunWorkflowVersions.has(WAIT_WHILE_HELD)) {
+          run.runs.claimPending(new ClaimRequest(run.runId(), run.claimSequence++, free));
+      run.takeHeldTime(claim);
+      engine.on(new RunEvent.Claimed(claim));
+      if (claim.held() && engine.has(WAIT_WHILE_HELD)) {
         // No batch starts while held; those in flight go on. Claimed again after the look.
         heldLookMillis = Math.max(1, claim.lookAgainMillis());
         break;
@@ -85,14 +86,14 @@ final class BatchLanes {
         start(batch, slots.take(batch), batchOptions);
       }
       if (claim.batches().size() < free) {
-        if (claim.slotsFull() && RunWorkflowVersions.has(WAIT_FOR_FULL_SLOTS)) {
+        if (claim.slotsFull() && engine.has(WAIT_FOR_FULL_SLOTS)) {
           slotsFull = true;
           break;
         }
         run.mayHavePending = false;
       }
     }
-    if (run.window.runsLow(slots.cap(), requests.stopRequested)) {
+    if (run.window.runsLow(slots.cap(), run.state.stopping())) {
       planNextPage();
     }
   }
@@ -106,7 +107,7 @@ final class BatchLanes {
   void awaitNews() {
     PlanWindow window = run.window;
     SlotBook slots = run.slots;
-    if (window.keepsAhead(requests.stopRequested) && !window.underWay() && !slots.isEmpty()) {
+    if (window.keepsAhead(run.state.stopping()) && !window.underWay() && !slots.isEmpty()) {
       if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
         planNextPage();
       }
@@ -132,13 +133,13 @@ final class BatchLanes {
   }
 
   private boolean hasNews() {
-    return run.slots.hasCompletions() || requests.woken || run.window.hasPlanned();
+    return run.slots.hasCompletions() || run.state.news() || run.window.hasPlanned();
   }
 
   /** Starts the next planning call in the background, unless one is under way or none is needed. */
   void planNextPage() {
     run.window
-        .nextCall(run.slots.cap(), requests.stopRequested)
+        .nextCall(run.slots.cap(), run.state.stopping())
         .ifPresent(
             request ->
                 Async.function(planning::planNextPage, request)
@@ -153,7 +154,7 @@ final class BatchLanes {
   private void handlePlanned(PlanWindow.Planned outcome) {
     if (outcome.failure() != null) {
       run.window.fail("planning failed: " + RunText.failure(outcome.failure()));
-      log.warn("run {}: {}", run.runId, run.window.error());
+      log.warn("run {}: {}", run.runId(), run.window.error());
       return;
     }
     PlanPage page = outcome.page();
@@ -178,7 +179,7 @@ final class BatchLanes {
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {
-    long chainMillis = run.settings.chainMillis();
+    long chainMillis = run.settings().chainMillis();
     String summary =
         "batch "
             + batch.number()
@@ -195,7 +196,7 @@ final class BatchLanes {
     Promise<BatchResult> result =
         Async.function(
             activities::processBatch,
-            new BatchWork(run.runId, run.settings.backfill(), batch, lane, chainMillis));
+            new BatchWork(run.runId(), run.settings().backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
           run.slots.completed(batch, value, failure);
@@ -225,8 +226,8 @@ final class BatchLanes {
         }
       } else {
         String error = RunText.failure(completion.failure());
-        log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), error);
-        run.runs.recordBatchFailure(new BatchFailure(run.runId, batch.number(), error));
+        log.warn("run {}: batch {} failed: {}", run.runId(), batch.number(), error);
+        run.runs.recordBatchFailure(new BatchFailure(run.runId(), batch.number(), error));
       }
     }
     run.publishDetails();
@@ -239,10 +240,10 @@ final class BatchLanes {
    */
   private void handOff(BatchResult result, int lane) {
     BatchRef batch = result.handoff();
-    if (result.handoffPermanent() || run.settings.batchPolicy().maxAttempts() == 1) {
-      log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), result.handoffError());
+    if (result.handoffPermanent() || run.settings().batchPolicy().maxAttempts() == 1) {
+      log.warn("run {}: batch {} failed: {}", run.runId(), batch.number(), result.handoffError());
       run.runs.recordBatchFailure(
-          new BatchFailure(run.runId, batch.number(), result.handoffError()));
+          new BatchFailure(run.runId(), batch.number(), result.handoffError()));
       return;
     }
     start(batch, run.slots.take(batch, lane), batchOptions);

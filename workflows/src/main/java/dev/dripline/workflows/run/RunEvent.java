@@ -1,0 +1,118 @@
+package dev.dripline.workflows.run;
+
+/**
+ * Something that happened to a run's workflow, as {@link RunTransitions} takes it: an operator's
+ * request (a signal or an Update), a step of the workflow's loop, or the answer of a command it
+ * carried out. The workflow turns Temporal's inputs into these and nothing else.
+ */
+sealed interface RunEvent {
+
+  // Operators' requests, by signal or Update.
+
+  /** Stop the run (R7). */
+  record Stop() implements RunEvent {}
+
+  /** Retry the run (R8); an Update's answer is given where the retry is applied. */
+  record Retry() implements RunEvent {}
+
+  /** Pause the run (R9). */
+  record Pause() implements RunEvent {}
+
+  /** Resume the paused run. */
+  record Resume() implements RunEvent {}
+
+  /** A cap change by signal: applied by the loop. */
+  record CapSignal(int maxParallelBatches) implements RunEvent {}
+
+  /** A cap change by Update, taken once the run is loaded, holding the cap lock. */
+  record CapUpdate(int maxParallelBatches) implements RunEvent {}
+
+  /** A cap change by Update has been recorded. */
+  record CapUpdated(int requestedCap, int effectiveCap) implements RunEvent {}
+
+  // The start of an execution.
+
+  /** The workflow method of an execution for run {@code runId} begins. */
+  record Begin(long runId) implements RunEvent {}
+
+  /** The execution read the run's record ({@code loadRun}); not found if deleted. */
+  record Loaded(RunSettings settings) implements RunEvent {}
+
+  /** A first execution, or one started anew (no carry-over), takes the status it loaded. */
+  record Fresh() implements RunEvent {}
+
+  /** A new execution of a live run whose slots were recovered: it goes on from its record. */
+  record LiveAgain() implements RunEvent {}
+
+  /** An execution continued as new takes over what the one before it carried. */
+  record Continued(RunCarryOver carried) implements RunEvent {}
+
+  /** An execution continued as new while its run had ended and waited for a retry. */
+  record ContinuedEnded(RunCarryOver carried) implements RunEvent {}
+
+  /** The run's status is known and the loop begins. */
+  record Ready() implements RunEvent {}
+
+  /** A pause or resume kept for later applies now. */
+  record ApplyLater() implements RunEvent {}
+
+  // The loop.
+
+  /** The loop applies what was asked: the stop first, then the retry, the cap and the pause. */
+  record Apply() implements RunEvent {}
+
+  /** The retry step of {@link Apply}. */
+  record ApplyRetry() implements RunEvent {}
+
+  /** The cap step of {@link Apply}. */
+  record ApplyCap() implements RunEvent {}
+
+  /** The cap step, holding the cap lock. */
+  record CapApplied() implements RunEvent {}
+
+  /** The pause step of {@link Apply}. */
+  record ApplyPause() implements RunEvent {}
+
+  /** A re-queue of the live run answered; {@code before} is the status it was asked in. */
+  record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
+
+  /** A claim answered: what holds the run now (the brake, checks, pools). */
+  record Claimed(ClaimResult claim) implements RunEvent {}
+
+  /** The loop looked at the run's news: it has seen them. */
+  record NewsSeen() implements RunEvent {}
+
+  // A pending run.
+
+  /** A pending run takes the pause or resume asked while it waits for its start. */
+  record PendingPauseAsked() implements RunEvent {}
+
+  /** A retry of a pending run is refused: it has no batches yet. */
+  record PendingRetryRefused() implements RunEvent {}
+
+  /** A pending run started (its record moved to running). */
+  record Started() implements RunEvent {}
+
+  // The end.
+
+  /** {@code finish} ended the run as {@code status} (null: the run is gone). */
+  record Ended(RunStatus status) implements RunEvent {}
+
+  /** {@code finish} ended the run while a retry was asked: it applies to the run as it ended. */
+  record EndedUnderRetry(RunStatus status) implements RunEvent {}
+
+  /** The ended run's workflow begins to wait for a retry, at {@code nowMillis} (workflow time). */
+  record EndedWaitBegins(long nowMillis) implements RunEvent {}
+
+  /** A retry of the ended run is applied. */
+  record RetryEnded() implements RunEvent {}
+
+  /** A re-queue of the ended run answered. */
+  record EndedRequeued(RequeueResult result) implements RunEvent {}
+
+  /** A look at the ended run's record found it re-opened. */
+  record RecordReopened(RunSettings record) implements RunEvent {}
+
+  /** The ended run's workflow stops waiting: the run is gone, or its retry window passed. */
+  record WaitOver(String reason) implements RunEvent {}
+}
