@@ -1,8 +1,6 @@
 package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
 
 import io.temporal.workflow.Workflow;
@@ -32,6 +30,9 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private final BatchLanes lanes = new BatchLanes(run, engine);
   private final EndedRunWait ended = new EndedRunWait(run, engine);
   private final RunStart start = new RunStart(run, engine, ended);
+
+  /** The loop's work is done: the workflow completes with the run's outcome. */
+  private boolean completed;
 
   @Override
   public RunOutcome run(RunWorkflowInput input) {
@@ -117,69 +118,52 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   private RunOutcome loop() {
+    engine.leaveToTheLoop(this::carryOut);
     while (true) {
       engine.on(new RunEvent.NewsSeen());
       engine.on(new RunEvent.Apply());
       lanes.startBatches();
       run.publishDetails();
-      if (run.slots.isEmpty() && !run.window.underWay()) {
-        RunState state = run.state;
-        boolean finishes =
-            state.stopping() || run.window.over() && !run.mayHavePending && !state.paused();
-        if (finishes) {
-          RunOutcome outcome = finish();
-          if (outcome != null) {
-            return outcome;
+      switch (RunTransitions.next(run.state, run.facts())) {
+        case FINISH -> {
+          engine.on(new RunEvent.Finishing());
+          if (completed) {
+            return outcome();
           }
           continue;
         }
-        if (run.continueAsNewDue()) {
-          continueAsNew();
-        }
+        case HAND_OVER -> continueAsNew();
+        case WAIT -> {}
       }
       lanes.awaitNews();
     }
   }
 
-  /**
-   * Asks PostgreSQL to finish the run (R5, {@link RunEnding}).
-   *
-   * @return the workflow's outcome, or null if the run goes on (refused, or re-opened by a retry)
-   */
-  private RunOutcome finish() {
-    FinishResult finish =
-        run.runs.finish(new FinishRequest(run.runId(), run.state.stopping(), run.window.error()));
-    if (finish.finished() && (!run.state.retryAsked() || ended.waitsForRetry(finish.status()))) {
-      run.ended(finish);
-      engine.on(new RunEvent.Ended(finish.status()));
-      if (run.status() == null || !ended.waitsForRetry(run.status()) || !ended.await()) {
-        return outcome();
-      }
-      return null; // Re-opened by a retry.
-    }
-    if (finish.finished() && engine.has(RETRY_IGNORED_WHILE_STOPPING)) {
-      // A retry raced the finish: it applies to the run as it ended, whose stop is over.
-      if (finish.status() == null) {
-        log.info("run {} no longer exists; nothing to do", run.runId());
-        return outcome();
-      }
-      run.ended(finish);
-      engine.on(new RunEvent.EndedUnderRetry(finish.status()));
-      return null;
-    }
-    if (engine.has(RECOVER_ORPHAN_SLOTS)) {
+  /** Carries out a command of the loop (the engine carries out the others). */
+  private void carryOut(RunCommand command) {
+    if (command instanceof RunCommand.StartBatch start) {
+      lanes.start(start.batch());
+    } else if (command instanceof RunCommand.PlanNextPage) {
+      lanes.planNextPage();
+    } else if (command instanceof RunCommand.Complete) {
+      completed = true;
+    } else if (command instanceof RunCommand.AwaitRetry) {
+      completed = !ended.await();
+    } else if (command instanceof RunCommand.RecoverSlots) {
       awaitOrRecoverSlots();
+    } else if (command instanceof RunCommand.WaitAfterRefusedFinish) {
+      // A batch appeared (a retry raced the finish): go on, without spinning.
+      if (run.fruitlessFinishes++ > 0) {
+        Workflow.sleep(Duration.ofSeconds(5));
+      }
+      run.mayHavePending = true;
+    } else if (command instanceof RunCommand.HandOverIfDue) {
       if (run.continueAsNewDue()) {
         continueAsNew();
       }
-      return null;
+    } else {
+      throw new IllegalArgumentException("no way to carry out " + command);
     }
-    // A batch appeared (a retry raced the finish): go on, without spinning.
-    if (run.fruitlessFinishes++ > 0) {
-      Workflow.sleep(Duration.ofSeconds(5));
-    }
-    run.mayHavePending = true;
-    return null;
   }
 
   /**

@@ -1,8 +1,6 @@
 package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Async;
@@ -31,12 +29,6 @@ final class BatchLanes {
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
 
-  /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
-  private boolean slotsFull;
-
-  /** While the last claim was held (the brake, a health check), how long to wait to claim again. */
-  private long heldLookMillis;
-
   BatchLanes(RunLedger run, RunEngine engine) {
     this.run = run;
     this.engine = engine;
@@ -60,42 +52,18 @@ final class BatchLanes {
 
   /**
    * Fills free slots with the lowest-numbered pending batches, asking for the next page of the plan
-   * when none remain, or when chains may soon run out of pending batches.
+   * when none remain ({@link RunTransitions}), or when chains may soon run out of pending batches.
    */
   void startBatches() {
-    SlotBook slots = run.slots;
-    while (!run.state.stopping()
-        && !run.state.paused()
-        && !run.continueAsNewDue()
-        && slots.free() > 0) {
-      int free = slots.free();
-      if (!run.mayHavePending) {
-        planNextPage();
-        break;
-      }
-      ClaimResult claim =
-          run.runs.claimPending(new ClaimRequest(run.runId(), run.claimSequence++, free));
-      run.takeHeldTime(claim);
-      engine.on(new RunEvent.Claimed(claim));
-      if (claim.held() && engine.has(WAIT_WHILE_HELD)) {
-        // No batch starts while held; those in flight go on. Claimed again after the look.
-        heldLookMillis = Math.max(1, claim.lookAgainMillis());
-        break;
-      }
-      for (BatchRef batch : claim.batches()) {
-        start(batch, slots.take(batch), batchOptions);
-      }
-      if (claim.batches().size() < free) {
-        if (claim.slotsFull() && engine.has(WAIT_FOR_FULL_SLOTS)) {
-          slotsFull = true;
-          break;
-        }
-        run.mayHavePending = false;
-      }
-    }
-    if (run.window.runsLow(slots.cap(), run.state.stopping())) {
+    engine.on(new RunEvent.FillSlots(run.facts()));
+    if (run.window.runsLow(run.slots.cap(), run.state.stopping())) {
       planNextPage();
     }
+  }
+
+  /** Starts an activity for {@code batch}, claimed, in the lowest free lane. */
+  void start(BatchRef batch) {
+    start(batch, run.slots.take(batch), batchOptions);
   }
 
   /**
@@ -111,9 +79,9 @@ final class BatchLanes {
       if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
         planNextPage();
       }
-    } else if (heldLookMillis > 0) {
-      Workflow.await(Duration.ofMillis(heldLookMillis), this::hasNews);
-    } else if (slotsFull) {
+    } else if (run.state.heldLookMillis() > 0) {
+      Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
+    } else if (run.state.slotsFull()) {
       if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
           && slots.isEmpty()
           && !window.underWay()) {
@@ -123,8 +91,7 @@ final class BatchLanes {
     } else {
       Workflow.await(this::hasNews);
     }
-    slotsFull = false;
-    heldLookMillis = 0;
+    engine.on(new RunEvent.Waited());
     if (slots.hasCompletions()) {
       run.fruitlessFinishes = 0;
     }

@@ -1,7 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY;
-
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -39,9 +37,7 @@ final class EndedRunWait {
 
   /** Whether the workflow of a run that ended in {@code ended} stays open for a retry. */
   boolean waitsForRetry(RunStatus ended) {
-    return (ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
-        && run.settings().endedRunRetryWindowMillis() > 0
-        && engine.has(ENDED_RUN_WAITS_FOR_RETRY);
+    return engine.waitsForRetry(ended);
   }
 
   /**

@@ -60,6 +60,48 @@ sealed interface RunCommand {
    */
   record Reopen() implements RunCommand {}
 
+  /** Claims up to {@code free} pending batches; answered by {@link RunEvent.Claimed}. */
+  record Claim(int free) implements RunCommand {}
+
+  /** Starts a batch activity for {@code batch} in the lowest free lane. */
+  record StartBatch(BatchRef batch) implements RunCommand {}
+
+  /** Starts the next planning call in the background, unless one is under way. */
+  record PlanNextPage() implements RunCommand {}
+
+  /** No pending batch is left to claim until a plan page, retry or completion says otherwise. */
+  record NoPending() implements RunCommand {}
+
+  /** Fills free slots again: takes {@link RunEvent.FillSlots} with what the loop knows now. */
+  record Fill() implements RunCommand {}
+
+  /** Asks PostgreSQL to finish the run; answered by {@link RunEvent.Finished}. */
+  record Finish(boolean stopping) implements RunCommand {}
+
+  /** Takes what {@code finish} recorded: the end time and PostgreSQL's count of processed keys. */
+  record TakeEnd(FinishResult finish) implements RunCommand {}
+
+  /** The workflow completes with the run's outcome. */
+  record Complete() implements RunCommand {}
+
+  /** The ended run's workflow waits for a retry; it completes if none re-opens the run. */
+  record AwaitRetry() implements RunCommand {}
+
+  /**
+   * After a refused finish with nothing in flight: recovers the slots held by no live batch, or
+   * waits between looks when none is.
+   */
+  record RecoverSlots() implements RunCommand {}
+
+  /**
+   * After a refused finish, in executions from before slots were recovered there: waits from the
+   * second refusal in a row on, and claims again.
+   */
+  record WaitAfterRefusedFinish() implements RunCommand {}
+
+  /** Continues as new if due. */
+  record HandOverIfDue() implements RunCommand {}
+
   /** Takes {@code event} holding the cap lock (cap changes are recorded one at a time). */
   record WithCapLock(RunEvent event) implements RunCommand {}
 

@@ -2,9 +2,13 @@ package dev.dripline.workflows.run;
 
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
+import dev.dripline.workflows.run.RunCommand.Claim;
+import dev.dripline.workflows.run.RunCommand.Fill;
+import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.ForgetEnd;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.LookSoon;
+import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanAgain;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
@@ -14,6 +18,7 @@ import dev.dripline.workflows.run.RunCommand.RecordStop;
 import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
 import dev.dripline.workflows.run.RunCommand.SetCap;
+import dev.dripline.workflows.run.RunCommand.TakeEnd;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
@@ -24,6 +29,7 @@ import io.temporal.workflow.WorkflowLock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
@@ -50,8 +56,16 @@ final class RunEngine {
   /** The answer to the cap Update being taken (under {@link #capLock}). */
   private CapAnswer capAnswer;
 
+  /** Carries out the commands of the workflow's loop: batches, planning, the run's end. */
+  private Consumer<RunCommand> loop = command -> {};
+
   RunEngine(RunLedger run) {
     this.run = run;
+  }
+
+  /** Has {@code loop} carry out the commands this engine leaves to the workflow's loop. */
+  void leaveToTheLoop(Consumer<RunCommand> loop) {
+    this.loop = loop;
   }
 
   /** Takes {@code event}: the next state, then its commands carried out in order. */
@@ -89,6 +103,16 @@ final class RunEngine {
       unrecorded = RunTransitions.pauseUnrecorded(run.state);
     }
     return unrecorded;
+  }
+
+  /** {@link RunTransitions#waitsForRetry}, asking for the change it depends on if need be. */
+  boolean waitsForRetry(RunStatus ended) {
+    Boolean waits = RunTransitions.waitsForRetry(run.state, ended);
+    if (waits == null) {
+      has(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+      waits = RunTransitions.waitsForRetry(run.state, ended);
+    }
+    return waits;
   }
 
   /** A retry whose caller waits for what it did: answered where the retry is applied. */
@@ -185,8 +209,23 @@ final class RunEngine {
       }
     } else if (command instanceof Then t) {
       on(t.event());
+    } else if (command instanceof Claim c) {
+      ClaimResult claim =
+          run.runs.claimPending(new ClaimRequest(run.runId(), run.claimSequence++, c.free()));
+      run.takeHeldTime(claim);
+      on(new RunEvent.Claimed(claim, c.free()));
+    } else if (command instanceof Fill) {
+      on(new RunEvent.FillSlots(run.facts()));
+    } else if (command instanceof NoPending) {
+      run.mayHavePending = false;
+    } else if (command instanceof Finish f) {
+      FinishResult finish =
+          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.window.error()));
+      on(new RunEvent.Finished(finish));
+    } else if (command instanceof TakeEnd t) {
+      run.ended(t.finish());
     } else {
-      throw new IllegalArgumentException("no way to carry out " + command);
+      loop.accept(command);
     }
   }
 }

@@ -76,11 +76,47 @@ sealed interface RunEvent {
   /** A re-queue of the live run answered; {@code before} is the status it was asked in. */
   record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
 
-  /** A claim answered: what holds the run now (the brake, checks, pools). */
-  record Claimed(ClaimResult claim) implements RunEvent {}
+  /**
+   * What the loop knows of the batches in flight and the planning ahead of them when it decides.
+   *
+   * @param free slots that may be taken now
+   * @param slotsEmpty no slot is held by this execution
+   * @param planUnderWay a planning call is under way, its outcome not yet handled
+   * @param planOver planning has nothing more to do: every key is in a batch, or it failed
+   * @param mayHavePending pending batches may be left to claim
+   * @param continueAsNewDue this execution has started enough batches, or Temporal suggests it
+   */
+  record Facts(
+      int free,
+      boolean slotsEmpty,
+      boolean planUnderWay,
+      boolean planOver,
+      boolean mayHavePending,
+      boolean continueAsNewDue) {}
+
+  /** The loop fills free slots: claims pending batches, or plans when none may be left. */
+  record FillSlots(Facts facts) implements RunEvent {}
+
+  /** A claim for {@code asked} slots answered: what holds the run now, and the batches to start. */
+  record Claimed(ClaimResult claim, int asked) implements RunEvent {}
+
+  /** A claim took fewer batches than asked; {@code slotsFull} if the run's slots were full. */
+  record ClaimedFewer(boolean slotsFull) implements RunEvent {}
 
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}
+
+  /** The loop waited for news: the looks the last claim asked for are over. */
+  record Waited() implements RunEvent {}
+
+  /** Nothing is in flight and the run may end: ask PostgreSQL to finish it. */
+  record Finishing() implements RunEvent {}
+
+  /** {@code finish} answered. */
+  record Finished(FinishResult finish) implements RunEvent {}
+
+  /** The run ended at its finish: its workflow completes, or waits for a retry. */
+  record EndedAtFinish() implements RunEvent {}
 
   // A pending run.
 
@@ -97,9 +133,6 @@ sealed interface RunEvent {
 
   /** {@code finish} ended the run as {@code status} (null: the run is gone). */
   record Ended(RunStatus status) implements RunEvent {}
-
-  /** {@code finish} ended the run while a retry was asked: it applies to the run as it ended. */
-  record EndedUnderRetry(RunStatus status) implements RunEvent {}
 
   /** The ended run's workflow begins to wait for a retry, at {@code nowMillis} (workflow time). */
   record EndedWaitBegins(long nowMillis) implements RunEvent {}

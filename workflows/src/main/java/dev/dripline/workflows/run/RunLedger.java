@@ -99,6 +99,17 @@ final class RunLedger {
     }
   }
 
+  /** What the loop knows now of the batches in flight and the planning ahead of them. */
+  RunEvent.Facts facts() {
+    return new RunEvent.Facts(
+        slots.free(),
+        slots.isEmpty(),
+        window.underWay(),
+        window.over(),
+        mayHavePending,
+        continueAsNewDue());
+  }
+
   boolean continueAsNewDue() {
     return batchesStartedHere >= settings().maxBatchesPerExecution()
         || Workflow.getInfo().isContinueAsNewSuggested();

@@ -38,6 +38,10 @@ import java.util.Set;
  * @param waitingForRetry the run has ended (failed or stopped) and its workflow waits for a retry
  * @param retryDeadlineMillis until when (workflow time) an ended run's workflow waits for a retry
  * @param news something happened that the workflow's loop should look at
+ * @param heldLookMillis the last claim was held (the brake, a health check): how long the loop
+ *     waits before it claims again; 0 when not held
+ * @param slotsFull the last claim found the run's slots full in PostgreSQL, held by batches this
+ *     execution does not hold: the loop claims again after a short look
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  */
@@ -56,6 +60,8 @@ record RunState(
     boolean waitingForRetry,
     Long retryDeadlineMillis,
     boolean news,
+    long heldLookMillis,
+    boolean slotsFull,
     Map<String, Boolean> versions) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
@@ -97,6 +103,8 @@ record RunState(
         Later.NONE,
         false,
         null,
+        false,
+        0,
         false,
         Map.of());
   }
@@ -157,6 +165,8 @@ record RunState(
     boolean waitingForRetry;
     Long retryDeadlineMillis;
     boolean news;
+    long heldLookMillis;
+    boolean slotsFull;
     final Map<String, Boolean> versions;
     long runId;
 
@@ -175,6 +185,8 @@ record RunState(
       waitingForRetry = s.waitingForRetry;
       retryDeadlineMillis = s.retryDeadlineMillis;
       news = s.news;
+      heldLookMillis = s.heldLookMillis;
+      slotsFull = s.slotsFull;
       versions = new LinkedHashMap<>(s.versions);
     }
 
@@ -214,6 +226,8 @@ record RunState(
           waitingForRetry,
           retryDeadlineMillis,
           news,
+          heldLookMillis,
+          slotsFull,
           versions);
     }
   }

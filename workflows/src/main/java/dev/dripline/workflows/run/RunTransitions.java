@@ -2,25 +2,41 @@ package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.CAP_FROM_SETTINGS;
 import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PAUSE_RESUME;
+import static dev.dripline.workflows.run.RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY;
 import static dev.dripline.workflows.run.RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY;
 import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
+import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
+import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
+import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
+import dev.dripline.workflows.run.RunCommand.AwaitRetry;
+import dev.dripline.workflows.run.RunCommand.Claim;
+import dev.dripline.workflows.run.RunCommand.Complete;
+import dev.dripline.workflows.run.RunCommand.Fill;
+import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.ForgetEnd;
+import dev.dripline.workflows.run.RunCommand.HandOverIfDue;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.LookSoon;
+import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanAgain;
+import dev.dripline.workflows.run.RunCommand.PlanNextPage;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
+import dev.dripline.workflows.run.RunCommand.RecoverSlots;
 import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
 import dev.dripline.workflows.run.RunCommand.SetCap;
+import dev.dripline.workflows.run.RunCommand.StartBatch;
+import dev.dripline.workflows.run.RunCommand.TakeEnd;
 import dev.dripline.workflows.run.RunCommand.Then;
+import dev.dripline.workflows.run.RunCommand.WaitAfterRefusedFinish;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
 import dev.dripline.workflows.run.RunEvent.Apply;
@@ -34,12 +50,16 @@ import dev.dripline.workflows.run.RunEvent.CapSignal;
 import dev.dripline.workflows.run.RunEvent.CapUpdate;
 import dev.dripline.workflows.run.RunEvent.CapUpdated;
 import dev.dripline.workflows.run.RunEvent.Claimed;
+import dev.dripline.workflows.run.RunEvent.ClaimedFewer;
 import dev.dripline.workflows.run.RunEvent.Continued;
 import dev.dripline.workflows.run.RunEvent.ContinuedEnded;
 import dev.dripline.workflows.run.RunEvent.Ended;
+import dev.dripline.workflows.run.RunEvent.EndedAtFinish;
 import dev.dripline.workflows.run.RunEvent.EndedRequeued;
-import dev.dripline.workflows.run.RunEvent.EndedUnderRetry;
 import dev.dripline.workflows.run.RunEvent.EndedWaitBegins;
+import dev.dripline.workflows.run.RunEvent.FillSlots;
+import dev.dripline.workflows.run.RunEvent.Finished;
+import dev.dripline.workflows.run.RunEvent.Finishing;
 import dev.dripline.workflows.run.RunEvent.Fresh;
 import dev.dripline.workflows.run.RunEvent.LiveAgain;
 import dev.dripline.workflows.run.RunEvent.Loaded;
@@ -56,6 +76,7 @@ import dev.dripline.workflows.run.RunEvent.RetryEnded;
 import dev.dripline.workflows.run.RunEvent.Started;
 import dev.dripline.workflows.run.RunEvent.Stop;
 import dev.dripline.workflows.run.RunEvent.WaitOver;
+import dev.dripline.workflows.run.RunEvent.Waited;
 import dev.dripline.workflows.run.RunState.Later;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -174,12 +195,27 @@ final class RunTransitions {
       return applyPause(s);
     } else if (event instanceof Requeued r) {
       return requeued(s, r.result(), r.before());
+    } else if (event instanceof FillSlots f) {
+      return fillSlots(s, f.facts());
     } else if (event instanceof Claimed c) {
-      return claimed(s, c.claim());
+      return claimed(s, c.claim(), c.asked());
+    } else if (event instanceof ClaimedFewer c) {
+      return claimedFewer(s, c.slotsFull());
     } else if (event instanceof NewsSeen) {
       RunState.Edit e = s.edit();
       e.news = false;
       return Step.to(e.done());
+    } else if (event instanceof Waited) {
+      RunState.Edit e = s.edit();
+      e.heldLookMillis = 0;
+      e.slotsFull = false;
+      return Step.to(e.done());
+    } else if (event instanceof Finishing) {
+      return Step.to(s, new Finish(s.stopping()));
+    } else if (event instanceof Finished f) {
+      return finished(s, f.finish());
+    } else if (event instanceof EndedAtFinish) {
+      return endedAtFinish(s);
     } else if (event instanceof PendingPauseAsked) {
       return pendingPauseAsked(s);
     } else if (event instanceof PendingRetryRefused) {
@@ -197,12 +233,6 @@ final class RunTransitions {
       RunState.Edit e = s.edit();
       e.status = ended.status();
       return Step.to(e.done(), new PublishStatus());
-    } else if (event instanceof EndedUnderRetry ended) {
-      // The stop that ended the run is over: the retry applies to the run as it ended.
-      RunState.Edit e = s.edit();
-      e.status = ended.status();
-      e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
-      return Step.to(e.done());
     } else if (event instanceof EndedWaitBegins begins) {
       return endedWaitBegins(s, begins.nowMillis());
     } else if (event instanceof RetryEnded) {
@@ -580,14 +610,165 @@ final class RunTransitions {
     return Step.to(e.done(), applied.commands());
   }
 
-  /** A claim's answer: what holds the run besides its own holds is what the claim reported. */
-  private static Step claimed(RunState s, ClaimResult claim) {
+  /**
+   * The loop fills free slots while nothing of the run's own holds it and the execution is not due
+   * to continue as new: it claims pending batches, or plans the next page when none may be left.
+   */
+  private static Step fillSlots(RunState s, RunEvent.Facts f) {
+    if (s.stopping() || s.paused() || f.continueAsNewDue() || f.free() <= 0) {
+      return Step.to(s);
+    }
+    if (!f.mayHavePending()) {
+      return Step.to(s, new PlanNextPage());
+    }
+    return Step.to(s, new Claim(f.free()));
+  }
+
+  /**
+   * A claim's answer. What holds the run besides its own holds is what the claim reported; while
+   * held, no batch starts (those in flight go on) and the loop claims again after the claim's look.
+   * Otherwise the batches claimed start, and the loop claims again while slots are free.
+   */
+  private static Step claimed(RunState s, ClaimResult claim, int asked) {
     RunState.Edit e = s.edit();
     e.holds.removeIf(h -> !h.equals(RunState.PAUSED) && !h.equals(RunState.STOPPING));
     if (claim.holds() != null) {
       e.holds.addAll(claim.holds());
     }
-    return Step.to(e.done());
+    if (claim.held()) {
+      Boolean waits = s.versions().get(WAIT_WHILE_HELD);
+      if (waits == null) {
+        return Step.ask(s, WAIT_WHILE_HELD);
+      }
+      if (waits) {
+        e.heldLookMillis = Math.max(1, claim.lookAgainMillis());
+        return Step.to(e.done());
+      }
+    }
+    List<RunCommand> commands = new ArrayList<>();
+    for (BatchRef batch : claim.batches()) {
+      commands.add(new StartBatch(batch));
+    }
+    commands.add(
+        claim.batches().size() < asked
+            ? new Then(new ClaimedFewer(claim.slotsFull()))
+            : new Fill());
+    return Step.to(e.done(), commands);
+  }
+
+  /**
+   * A claim took fewer batches than asked: the run's slots are full in PostgreSQL (held by batches
+   * this execution does not hold), and the loop claims again after a look; or no pending batch is
+   * left, and the loop plans.
+   */
+  private static Step claimedFewer(RunState s, boolean slotsFull) {
+    if (slotsFull) {
+      Boolean waits = s.versions().get(WAIT_FOR_FULL_SLOTS);
+      if (waits == null) {
+        return Step.ask(s, WAIT_FOR_FULL_SLOTS);
+      }
+      if (waits) {
+        RunState.Edit e = s.edit();
+        e.slotsFull = true;
+        return Step.to(e.done());
+      }
+    }
+    return Step.to(s, new NoPending(), new Fill());
+  }
+
+  /** What the loop does once it has applied requests and filled slots. */
+  enum Turn {
+    /** Ask PostgreSQL to finish the run ({@link RunEvent.Finishing}). */
+    FINISH,
+    /** Continue as new: nothing is in flight and the execution is due to. */
+    HAND_OVER,
+    /** Wait for news: a completion, a plan page or a request. */
+    WAIT
+  }
+
+  /**
+   * The loop's next move: with nothing in flight and no planning under way, a stopping run
+   * finishes, and so does one whose planning is over with nothing left to claim unless paused; a
+   * run that goes on continues as new when due.
+   */
+  static Turn next(RunState s, RunEvent.Facts f) {
+    if (!f.slotsEmpty() || f.planUnderWay()) {
+      return Turn.WAIT;
+    }
+    if (s.stopping() || f.planOver() && !f.mayHavePending() && !s.paused()) {
+      return Turn.FINISH;
+    }
+    return f.continueAsNewDue() ? Turn.HAND_OVER : Turn.WAIT;
+  }
+
+  /**
+   * Whether the workflow of a run that ended {@code ended} stays open for a retry; null if that
+   * depends on {@link RunWorkflowVersions#ENDED_RUN_WAITS_FOR_RETRY}, not yet known.
+   */
+  static Boolean waitsForRetry(RunState s, RunStatus ended) {
+    if ((ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
+        && s.settings().endedRunRetryWindowMillis() > 0) {
+      return s.versions().get(ENDED_RUN_WAITS_FOR_RETRY);
+    }
+    return false;
+  }
+
+  /**
+   * {@code finish} answered (R5, {@link RunEnding}). Ended, the run's workflow completes or waits
+   * for a retry; ended while a retry was asked, the retry applies to the run as it ended, whose
+   * stop is over; refused — a batch is pending (a retry raced the finish) or holds a slot in
+   * PostgreSQL that nothing here holds — the loop recovers the slots whose holder is dead, or waits
+   * a while.
+   */
+  private static Step finished(RunState s, FinishResult finish) {
+    if (finish.finished()) {
+      boolean endsHere = true;
+      if (s.retryAsked()) {
+        Boolean waits = waitsForRetry(s, finish.status());
+        if (waits == null) {
+          return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
+        }
+        endsHere = waits;
+      }
+      RunState.Edit e = s.edit();
+      if (endsHere) {
+        e.status = finish.status();
+        return Step.to(
+            e.done(), new TakeEnd(finish), new PublishStatus(), new Then(new EndedAtFinish()));
+      }
+      Boolean retryApplies = s.versions().get(RETRY_IGNORED_WHILE_STOPPING);
+      if (retryApplies == null) {
+        return Step.ask(s, RETRY_IGNORED_WHILE_STOPPING);
+      }
+      if (retryApplies) {
+        if (finish.status() == null) {
+          return Step.to(
+              s, new Log("run " + s.runId() + " no longer exists; nothing to do"), new Complete());
+        }
+        e.status = finish.status();
+        e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
+        return Step.to(e.done(), new TakeEnd(finish));
+      }
+    }
+    Boolean recovers = s.versions().get(RECOVER_ORPHAN_SLOTS);
+    if (recovers == null) {
+      return Step.ask(s, RECOVER_ORPHAN_SLOTS);
+    }
+    return recovers
+        ? Step.to(s, new RecoverSlots(), new HandOverIfDue())
+        : Step.to(s, new WaitAfterRefusedFinish());
+  }
+
+  /** The run ended at its finish: its workflow completes, unless it waits for a retry. */
+  private static Step endedAtFinish(RunState s) {
+    if (s.status() == null) {
+      return Step.to(s, new Complete());
+    }
+    Boolean waits = waitsForRetry(s, s.status());
+    if (waits == null) {
+      return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
+    }
+    return Step.to(s, waits ? new AwaitRetry() : new Complete());
   }
 
   // A pending run.

@@ -41,6 +41,13 @@ class RunTransitionsTest {
     RunState state;
     final Map<String, Boolean> versions = new HashMap<>();
     final Deque<RequeueResult> requeues = new ArrayDeque<>();
+    final Deque<ClaimResult> claims = new ArrayDeque<>();
+    final Deque<FinishResult> finishes = new ArrayDeque<>();
+
+    /** Free slots and whether batches may be pending, as the loop would see them. */
+    int free = 2;
+
+    boolean mayHavePending = true;
     final List<RunCommand> commands = new ArrayList<>();
     final List<String> asked = new ArrayList<>();
 
@@ -60,6 +67,10 @@ class RunTransitionsTest {
       return List.copyOf(commands.subList(from, commands.size()));
     }
 
+    RunEvent.Facts facts() {
+      return new RunEvent.Facts(free, free == 2, false, false, mayHavePending, false);
+    }
+
     private void take(RunEvent event) {
       Step step = RunTransitions.on(state, event);
       while (step.needsVersion() != null) {
@@ -76,9 +87,19 @@ class RunTransitionsTest {
           take(then.event());
         } else if (command instanceof WithCapLock locked) {
           take(locked.event());
+        } else if (command instanceof RunCommand.Fill) {
+          take(new RunEvent.FillSlots(facts()));
         } else {
           commands.add(command);
-          if (command instanceof Requeue requeue) {
+          if (command instanceof RunCommand.StartBatch) {
+            free--;
+          } else if (command instanceof RunCommand.NoPending) {
+            mayHavePending = false;
+          } else if (command instanceof RunCommand.Claim claim) {
+            take(new RunEvent.Claimed(claims.remove(), claim.free()));
+          } else if (command instanceof RunCommand.Finish) {
+            take(new RunEvent.Finished(finishes.remove()));
+          } else if (command instanceof Requeue requeue) {
             RequeueResult answer = requeues.remove();
             take(
                 requeue.ended()
@@ -382,11 +403,12 @@ class RunTransitionsTest {
 
   @Test
   void aRetryThatReopensAnEndedRunAnswersRequeuedEvenWithNoBatch() {
-    Machine m = running();
-    m.on(new RunEvent.EndedUnderRetry(RunStatus.FAILED));
-    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
-
+    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
     m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+    m.on(new RunEvent.Finishing());
+    assertThat(m.state.status()).isEqualTo(RunStatus.FAILED);
+    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
 
     assertThat(m.on(new RunEvent.Apply())).contains(new AnswerRetries(RetryAnswer.requeued(0)));
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
@@ -438,9 +460,15 @@ class RunTransitionsTest {
     m.on(new RunEvent.Stop());
     m.on(new RunEvent.Apply());
     m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH));
 
-    m.on(new RunEvent.EndedUnderRetry(RunStatus.STOPPED));
+    List<RunCommand> done =
+        m.without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY).on(new RunEvent.Finishing());
 
+    assertThat(done)
+        .containsExactly(
+            new RunCommand.Finish(true),
+            new RunCommand.TakeEnd(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH)));
     assertThat(m.state.holds()).isEmpty();
     assertThat(m.state.stopRecorded()).isFalse();
     assertThat(m.state.status()).isEqualTo(RunStatus.STOPPED);
@@ -736,6 +764,236 @@ class RunTransitionsTest {
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
   }
 
+  // The loop: claims, planning, finishing.
+
+  private static final BatchRef B1 = new BatchRef(1, 1L, 10L, 10);
+  private static final BatchRef B2 = new BatchRef(2, 11L, 20L, 10);
+
+  @Test
+  void freeSlotsAreFilledWithTheBatchesAClaimReturns() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(B1, B2)));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2), new RunCommand.StartBatch(B1), new RunCommand.StartBatch(B2));
+  }
+
+  @Test
+  void aClaimThatFindsNoPendingBatchPlansTheNextPage() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(B1)));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2),
+            new RunCommand.StartBatch(B1),
+            new RunCommand.NoPending(),
+            new RunCommand.PlanNextPage());
+  }
+
+  @Test
+  void aClaimThatFindsTheSlotsFullIsTriedAgainAfterALook() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(), true));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.state.slotsFull()).isTrue();
+    assertThat(m.asked).contains(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
+
+    m.on(new RunEvent.Waited());
+    assertThat(m.state.slotsFull()).isFalse();
+  }
+
+  @Test
+  void aClaimThatFindsTheSlotsFullPlansInAnExecutionFromBeforeItWaited() {
+    Machine m = running().without(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
+    m.claims.add(new ClaimResult(List.of(), true));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2), new RunCommand.NoPending(), new RunCommand.PlanNextPage());
+    assertThat(m.state.slotsFull()).isFalse();
+  }
+
+  @Test
+  void aHeldClaimStartsNothingAndIsTriedAgainAfterItsLook() {
+    Machine m = running();
+    m.claims.add(claimHeldBy("brake"));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.state.heldLookMillis()).isEqualTo(500);
+    assertThat(m.state.holds()).containsExactly("brake");
+    assertThat(m.mayHavePending).isTrue();
+
+    m.on(new RunEvent.Waited());
+    assertThat(m.state.heldLookMillis()).isZero();
+  }
+
+  @Test
+  void aHeldClaimWithoutALookIsTriedAgainAfterAMillisecond() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(), false, List.of("replica-lag"), 0, 0, null));
+
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    assertThat(m.state.heldLookMillis()).isEqualTo(1);
+  }
+
+  @Test
+  void noBatchIsClaimedWhilePausedStoppingOrDueToContinueAsNew() {
+    Machine paused = running();
+    paused.on(new RunEvent.Pause());
+    assertThat(paused.on(new RunEvent.FillSlots(paused.facts()))).isEmpty();
+
+    Machine stopping = running();
+    stopping.on(new RunEvent.Stop());
+    assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
+
+    Machine due = running();
+    assertThat(
+            due.on(new RunEvent.FillSlots(new RunEvent.Facts(2, true, false, false, true, true))))
+        .isEmpty();
+
+    Machine full = running();
+    assertThat(
+            full.on(
+                new RunEvent.FillSlots(new RunEvent.Facts(0, false, false, false, true, false))))
+        .isEmpty();
+  }
+
+  @Test
+  void heldByTheBrakeAlonePlanningStillGoesOn() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
+    m.mayHavePending = false;
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(new RunCommand.PlanNextPage());
+  }
+
+  @Test
+  void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
+    RunState s = running().state;
+    RunEvent.Facts idle = new RunEvent.Facts(2, true, false, true, false, false);
+
+    assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(1, false, false, true, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, true, true, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, true, true, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, false, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void aStoppingRunFinishesAndAPausedOneDoesNot() {
+    Machine stopping = running();
+    stopping.on(new RunEvent.Stop());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, false, false, true, false);
+    assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
+
+    Machine paused = running();
+    paused.on(new RunEvent.Pause());
+    RunEvent.Facts done = new RunEvent.Facts(2, true, false, true, false, false);
+    assertThat(RunTransitions.next(paused.state, done)).isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void anIdleExecutionDueToContinueAsNewHandsOver() {
+    RunEvent.Facts due = new RunEvent.Facts(2, true, false, false, true, true);
+
+    assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+  }
+
+  @Test
+  void aCompletedRunsWorkflowCompletes() {
+    Machine m = running();
+    FinishResult completed = new FinishResult(true, RunStatus.COMPLETED, Instant.EPOCH, 40L);
+    m.finishes.add(completed);
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.TakeEnd(completed),
+            new PublishStatus(),
+            new RunCommand.Complete());
+    assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(m.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+  }
+
+  @Test
+  void aFailedRunsWorkflowWaitsForARetryAskedAfterItsStatusIsPublished() {
+    Machine m = running();
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+
+    Step finished =
+        RunTransitions.on(
+            m.state, new RunEvent.Finished(new FinishResult(true, RunStatus.FAILED, null)));
+    assertThat(finished.needsVersion()).isNull();
+    assertThat(finished.commands().get(2)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .endsWith(new PublishStatus(), new RunCommand.AwaitRetry());
+  }
+
+  @Test
+  void aFailedRunsWorkflowCompletesInAnExecutionFromBeforeEndedRunsWaited() {
+    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+
+    assertThat(m.on(new RunEvent.Finishing())).endsWith(new RunCommand.Complete());
+  }
+
+  @Test
+  void aStoppedRunsWorkflowWaitsForTheRetryAskedAsItFinished() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH));
+
+    assertThat(m.on(new RunEvent.Finishing())).endsWith(new RunCommand.AwaitRetry());
+    assertThat(m.state.retryAsked()).isTrue();
+  }
+
+  @Test
+  void aRefusedFinishRecoversSlotsHeldByNoLiveBatchAndContinuesAsNewIfDue() {
+    Machine m = running();
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.RecoverSlots(),
+            new RunCommand.HandOverIfDue());
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aRefusedFinishWaitsInAnExecutionFromBeforeSlotsWereRecovered() {
+    Machine m = running().without(RunWorkflowVersions.RECOVER_ORPHAN_SLOTS);
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(new RunCommand.Finish(false), new RunCommand.WaitAfterRefusedFinish());
+  }
+
+  @Test
+  void aRunDeletedAsItFinishesWithARetryAskedEndsItsWorkflow() {
+    Machine m = running();
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, null, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new Log("run 7 no longer exists; nothing to do"),
+            new RunCommand.Complete());
+  }
+
   // Holds from claims.
 
   @Test
@@ -743,23 +1001,23 @@ class RunTransitionsTest {
     Machine m = running();
     m.on(new RunEvent.Pause());
 
-    m.on(new RunEvent.Claimed(claimHeldBy("brake", "replica-lag")));
+    m.on(new RunEvent.Claimed(claimHeldBy("brake", "replica-lag"), 2));
     assertThat(m.state.holds()).containsExactly(RunState.PAUSED, "brake", "replica-lag");
     assertThat(m.state.claimHolds()).containsExactly("brake", "replica-lag");
 
-    m.on(new RunEvent.Claimed(claimHeldBy("pool:etl")));
+    m.on(new RunEvent.Claimed(claimHeldBy("pool:etl"), 2));
     assertThat(m.state.claimHolds()).containsExactly("pool:etl");
 
-    m.on(new RunEvent.Claimed(new ClaimResult(List.of())));
+    m.on(new RunEvent.Claimed(new ClaimResult(List.of()), 2));
     assertThat(m.state.holds()).containsExactly(RunState.PAUSED);
   }
 
   @Test
   void aClaimRecordedBeforeHoldsExistedClearsThem() {
     Machine m = running();
-    m.on(new RunEvent.Claimed(claimHeldBy("brake")));
+    m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
 
-    m.on(new RunEvent.Claimed(new ClaimResult(List.of(), false, null, 0, 0, null)));
+    m.on(new RunEvent.Claimed(new ClaimResult(List.of(), false, null, 0, 0, null), 2));
 
     assertThat(m.state.holds()).isEmpty();
   }
