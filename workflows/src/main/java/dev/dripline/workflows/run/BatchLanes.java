@@ -10,12 +10,12 @@ import java.time.Duration;
 import org.slf4j.Logger;
 
 /**
- * The run's batches in flight: claims pending batches into free slots and starts an activity for
- * each, in its lane (1 to the cap); keeps planning ahead of them; takes their outcomes. An activity
- * holds one slot and one batch at a time: the batch it was given and then, for up to {@code
- * batch-chain-time}, further pending batches it takes itself (a chain, see BatchExecution). A
- * chained batch that fails comes back as a hand-off and goes on as a batch of its own, with
- * retries.
+ * The run's batches in flight: starts an activity for each batch claimed into a free slot (what to
+ * claim and when is {@link LoopRules}'), in its lane (1 to the cap); keeps planning ahead of them;
+ * takes their outcomes; and waits for news between the loop's turns. An activity holds one slot and
+ * one batch at a time: the batch it was given and then, for up to {@code batch-chain-time}, further
+ * pending batches it takes itself (a chain, see BatchExecution). A chained batch that fails comes
+ * back as a hand-off and goes on as a batch of its own, with retries.
  */
 final class BatchLanes {
   private static final Logger log = Workflow.getLogger(BatchLanes.class);

@@ -35,11 +35,6 @@ final class EndedRunWait {
     this.engine = engine;
   }
 
-  /** Whether the workflow of a run that ended in {@code ended} stays open for a retry. */
-  boolean waitsForRetry(RunStatus ended) {
-    return engine.waitsForRetry(ended);
-  }
-
   /**
    * Waits for a retry until the window ends. Every {@link #ENDED_RUN_LOOK} the run's record is
    * read: deleted, the workflow ends; re-opened (a retry the API recorded but could not signal),

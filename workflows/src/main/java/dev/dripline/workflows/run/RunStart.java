@@ -38,7 +38,7 @@ final class RunStart {
       run.ended(finish);
       engine.on(new RunEvent.Ended(finish.status() == null ? RunStatus.STOPPED : finish.status()));
       boolean reopened =
-          finish.status() != null && ended.waitsForRetry(run.status()) && ended.await();
+          finish.status() != null && engine.waitsForRetry(run.status()) && ended.await();
       return reopened ? null : new RunOutcome(run.status(), run.processedKeys);
     }
     StartResult start = run.runs.markRunning(run.ref());
@@ -48,7 +48,7 @@ final class RunStart {
       return null;
     }
     log.info("run {} did not start: it is {}", run.runId(), start.status());
-    if (start.status() == null || !ended.waitsForRetry(start.status())) {
+    if (start.status() == null || !engine.waitsForRetry(start.status())) {
       return new RunOutcome(start.status(), run.processedKeys);
     }
     engine.on(new RunEvent.Ended(start.status()));

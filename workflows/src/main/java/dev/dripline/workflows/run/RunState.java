@@ -71,6 +71,12 @@ record RunState(
   static final String STOPPING = "stopping";
 
   /**
+   * A claim's hold: the run's failed batches are beyond its failure budget (P6b). The run pauses
+   * itself on it ({@link LoopRules#claimed}).
+   */
+  static final String FAILURE_BUDGET = "failure-budget";
+
+  /**
    * Requests kept for later (see {@link RunState#later}).
    *
    * @param pause the last pause (true) or resume (false), or null

@@ -1022,6 +1022,53 @@ class RunTransitionsTest {
     assertThat(m.state.holds()).isEmpty();
   }
 
+  @Test
+  void aRunBeyondItsFailureBudgetPausesItselfAndTheLoopRecordsIt() {
+    Machine m = running();
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.holds()).containsExactly(RunState.FAILURE_BUDGET, RunState.PAUSED);
+    assertThat(m.state.news()).isTrue();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+  }
+
+  @Test
+  void aStoppingRunBeyondItsFailureBudgetDoesNotPause() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.paused()).isFalse();
+  }
+
+  @Test
+  void aRunResumedBeyondItsFailureBudgetPausesItselfAgainAtItsNextClaim() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Resume());
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.paused()).isTrue();
+  }
+
+  @Test
+  void aPoolHoldOnlyWaitsForTheNextLook() {
+    Machine m = running();
+
+    m.on(new RunEvent.Claimed(claimHeldBy("pool:etl"), 2));
+
+    assertThat(m.state.paused()).isFalse();
+    assertThat(m.state.heldLookMillis()).isEqualTo(500);
+  }
+
   private static ClaimResult claimHeldBy(String... holds) {
     return new ClaimResult(List.of(), false, List.of(holds), 500, 0, 1L);
   }
