@@ -994,6 +994,65 @@ class RunTransitionsTest {
             new RunCommand.Complete());
   }
 
+  @Test
+  void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, true, false);
+
+    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
+    assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
+    RunEvent.Facts planned = new RunEvent.Facts(2, true, false, false, true, false);
+    assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
+  }
+
+  @Test
+  void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, false, false);
+
+    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
+    RunEvent.Facts allPlanned = new RunEvent.Facts(2, true, false, true, false, false);
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void aRetryBeforeTheLoadOfALiveRunIsAppliedByItsFirstApply() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.on(new RunEvent.Ready());
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new AnswerRetries(RetryAnswer.requeued(1)));
+  }
+
+  @Test
+  void aCapSignalToAPendingRunIsRecordedOnceItRuns() {
+    Machine m = pending();
+
+    m.on(new RunEvent.CapSignal(3));
+    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordCap(3, 3));
+  }
+
+  @Test
+  void aStopBeforeThePauseOfAPendingRunIsRecordedEndsItsWait() {
+    Machine m = pending();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.PendingPauseAsked());
+
+    m.on(new RunEvent.Stop());
+
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED, RunState.STOPPING);
+  }
+
   // Holds from claims.
 
   @Test
