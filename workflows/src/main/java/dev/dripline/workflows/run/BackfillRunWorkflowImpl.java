@@ -143,6 +143,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private void carryOut(RunCommand command) {
     if (command instanceof RunCommand.StartBatch start) {
       lanes.start(start.batch());
+    } else if (command instanceof RunCommand.ContinueInLane c) {
+      lanes.continueInLane(c.batch(), c.lane());
     } else if (command instanceof RunCommand.PlanNextPage) {
       lanes.planNextPage();
     } else if (command instanceof RunCommand.Complete) {

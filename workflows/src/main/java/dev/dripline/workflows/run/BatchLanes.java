@@ -171,48 +171,25 @@ final class BatchLanes {
         });
   }
 
+  /** Hands each completion received to the loop's rules ({@link LoopRules#batchEnded}). */
   private void handleCompletions() {
     if (!run.slots.hasCompletions()) {
       return;
     }
     while (run.slots.hasCompletions()) {
       SlotBook.Completion completion = run.slots.nextCompletion();
-      BatchRef batch = completion.batch();
-      if (completion.failure() == null) {
-        BatchResult result = completion.result();
-        if (result.outcome() != BatchOutcome.SKIPPED) {
-          run.processedKeys += result.size();
-        }
-        run.processedKeys += result.chainedKeys();
-        if (result.chainedBatches() > 0) {
-          // The chain may have ended on its time, with batches still pending.
-          run.mayHavePending = true;
-        }
-        if (result.handoff() != null) {
-          handOff(result, completion.lane());
-        }
-      } else {
-        String error = RunText.failure(completion.failure());
-        log.warn("run {}: batch {} failed: {}", run.runId(), batch.number(), error);
-        run.runs.recordBatchFailure(new BatchFailure(run.runId(), batch.number(), error));
-      }
+      engine.on(
+          new RunEvent.BatchEnded(
+              completion.batch(),
+              completion.lane(),
+              completion.result(),
+              completion.failure() == null ? null : RunText.failure(completion.failure())));
     }
     run.publishDetails();
   }
 
-  /**
-   * A chained batch failed its attempt and still holds the chain's slot: it goes on as a batch of
-   * its own in that lane, with the attempts it has left (its failed attempts are counted in
-   * PostgreSQL), or fails now if it has none.
-   */
-  private void handOff(BatchResult result, int lane) {
-    BatchRef batch = result.handoff();
-    if (result.handoffPermanent() || run.settings().batchPolicy().maxAttempts() == 1) {
-      log.warn("run {}: batch {} failed: {}", run.runId(), batch.number(), result.handoffError());
-      run.runs.recordBatchFailure(
-          new BatchFailure(run.runId(), batch.number(), result.handoffError()));
-      return;
-    }
+  /** Starts an activity for {@code batch}, handed back by its chain, in the chain's lane. */
+  void continueInLane(BatchRef batch, int lane) {
     start(batch, run.slots.take(batch, lane), batchOptions);
   }
 }

@@ -4,13 +4,18 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.Claim;
+import dev.dripline.workflows.run.RunCommand.ContinueInLane;
+import dev.dripline.workflows.run.RunCommand.CountKeys;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
+import dev.dripline.workflows.run.RunCommand.MayHavePending;
 import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanNextPage;
+import dev.dripline.workflows.run.RunCommand.RecordBatchFailure;
 import dev.dripline.workflows.run.RunCommand.StartBatch;
 import dev.dripline.workflows.run.RunCommand.Then;
+import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunEvent.ClaimedFewer;
 import dev.dripline.workflows.run.RunTransitions.Step;
 import java.util.ArrayList;
@@ -101,6 +106,40 @@ final class LoopRules {
       }
     }
     return Step.to(s, new NoPending(), new Fill());
+  }
+
+  /**
+   * A batch activity's outcome: its keys (and its chain's) are counted; a chained batch whose
+   * attempt failed and still holds the chain's slot goes on as a batch of its own in that lane,
+   * with the attempts it has left (counted in PostgreSQL), or fails now if it has none; an activity
+   * that failed for good fails its batch.
+   */
+  static Step batchEnded(RunState s, BatchRef batch, int lane, BatchResult result, String error) {
+    if (error != null) {
+      return Step.to(s, failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
+    }
+    List<RunCommand> commands = new ArrayList<>();
+    long keys =
+        (result.outcome() != BatchOutcome.SKIPPED ? result.size() : 0) + result.chainedKeys();
+    commands.add(new CountKeys(keys));
+    if (result.chainedBatches() > 0) {
+      // The chain may have ended on its time, with batches still pending.
+      commands.add(new MayHavePending());
+    }
+    BatchRef handoff = result.handoff();
+    if (handoff != null) {
+      if (result.handoffPermanent() || s.settings().batchPolicy().maxAttempts() == 1) {
+        commands.add(failed(s, handoff, result.handoffError()));
+        commands.add(new RecordBatchFailure(handoff.number(), result.handoffError()));
+      } else {
+        commands.add(new ContinueInLane(handoff, lane));
+      }
+    }
+    return Step.to(s, commands);
+  }
+
+  private static RunCommand failed(RunState s, BatchRef batch, String error) {
+    return new Warn("run " + s.runId() + ": batch " + batch.number() + " failed: " + error);
   }
 
   /** The loop has seen the news so far. */

@@ -66,6 +66,18 @@ sealed interface RunCommand {
   /** Starts a batch activity for {@code batch} in the lowest free lane. */
   record StartBatch(BatchRef batch) implements RunCommand {}
 
+  /** Starts an activity for {@code batch}, handed back by its chain, in its chain's lane. */
+  record ContinueInLane(BatchRef batch, int lane) implements RunCommand {}
+
+  /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
+  record RecordBatchFailure(int batch, String error) implements RunCommand {}
+
+  /** Adds {@code keys} to the run's processed keys. */
+  record CountKeys(long keys) implements RunCommand {}
+
+  /** Pending batches may be left to claim (a chain may have ended on its time). */
+  record MayHavePending() implements RunCommand {}
+
   /** Starts the next planning call in the background, unless one is under way. */
   record PlanNextPage() implements RunCommand {}
 

@@ -224,6 +224,12 @@ final class RunEngine {
       on(new RunEvent.Finished(finish));
     } else if (command instanceof TakeEnd t) {
       run.ended(t.finish());
+    } else if (command instanceof RunCommand.RecordBatchFailure f) {
+      run.runs.recordBatchFailure(new BatchFailure(run.runId(), f.batch(), f.error()));
+    } else if (command instanceof RunCommand.CountKeys c) {
+      run.processedKeys += c.keys();
+    } else if (command instanceof RunCommand.MayHavePending) {
+      run.mayHavePending = true;
     } else {
       loop.accept(command);
     }

@@ -103,6 +103,13 @@ sealed interface RunEvent {
   /** A claim took fewer batches than asked; {@code slotsFull} if the run's slots were full. */
   record ClaimedFewer(boolean slotsFull) implements RunEvent {}
 
+  /**
+   * A batch activity ended, its outcome handled in the loop: {@code result} if it completed, else
+   * {@code error}, why it failed for good. Its slot ({@code lane}) is free from now on.
+   */
+  record BatchEnded(BatchRef batch, int lane, BatchResult result, String error)
+      implements RunEvent {}
+
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}
 

@@ -5,6 +5,7 @@ import dev.dripline.workflows.run.RunEvent.ApplyCap;
 import dev.dripline.workflows.run.RunEvent.ApplyLater;
 import dev.dripline.workflows.run.RunEvent.ApplyPause;
 import dev.dripline.workflows.run.RunEvent.ApplyRetry;
+import dev.dripline.workflows.run.RunEvent.BatchEnded;
 import dev.dripline.workflows.run.RunEvent.Begin;
 import dev.dripline.workflows.run.RunEvent.CapApplied;
 import dev.dripline.workflows.run.RunEvent.CapSignal;
@@ -144,6 +145,8 @@ final class RunTransitions {
       return LoopRules.claimed(s, c.claim(), c.asked());
     } else if (event instanceof ClaimedFewer c) {
       return LoopRules.claimedFewer(s, c.slotsFull());
+    } else if (event instanceof BatchEnded b) {
+      return LoopRules.batchEnded(s, b.batch(), b.lane(), b.result(), b.error());
     } else if (event instanceof NewsSeen) {
       return LoopRules.newsSeen(s);
     } else if (event instanceof Waited) {

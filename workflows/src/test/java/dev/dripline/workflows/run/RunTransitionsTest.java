@@ -873,6 +873,85 @@ class RunTransitionsTest {
   }
 
   @Test
+  void aCompletedBatchCountsItsKeysAndItsChains() {
+    Machine m = running();
+    BatchResult chained = new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, chained, null)))
+        .containsExactly(new RunCommand.CountKeys(40), new RunCommand.MayHavePending());
+  }
+
+  @Test
+  void aSkippedBatchCountsOnlyItsChainsKeys() {
+    Machine m = running();
+    BatchResult skipped = new BatchResult(BatchOutcome.SKIPPED, 10);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, skipped, null)))
+        .containsExactly(new RunCommand.CountKeys(0));
+  }
+
+  @Test
+  void aChainedBatchHandedBackGoesOnInItsChainsLane() {
+    Machine m = running();
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, B2, "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(new RunCommand.ContinueInLane(B2, 2));
+  }
+
+  @Test
+  void aChainedBatchHandedBackWithNoAttemptLeftFailsNow() {
+    Machine m = running();
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", true);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(
+            new RunCommand.Warn("run 7: batch 2 failed: boom"),
+            new RunCommand.RecordBatchFailure(2, "boom"));
+  }
+
+  @Test
+  void aChainedBatchHandedBackUnderAOneAttemptPolicyFailsNow() {
+    Machine m = new Machine(RunState.initial(0));
+    RunSettings oneAttempt =
+        new RunSettings(
+            RUN,
+            true,
+            "b",
+            RunStatus.RUNNING,
+            10,
+            null,
+            8,
+            16,
+            null,
+            Instant.EPOCH,
+            null,
+            0,
+            false,
+            new BatchPolicy(1_000, 1_000, 1, 100, 1_000),
+            100,
+            1_000,
+            0,
+            false,
+            60_000);
+    m.on(new RunEvent.Loaded(oneAttempt));
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(new RunCommand.RecordBatchFailure(2, "boom"));
+  }
+
+  @Test
+  void aBatchWhoseActivityFailedForGoodFails() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, null, "timeout")))
+        .containsExactly(
+            new RunCommand.Warn("run 7: batch 1 failed: timeout"),
+            new RunCommand.RecordBatchFailure(1, "timeout"));
+  }
+
+  @Test
   void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
     RunState s = running().state;
     RunEvent.Facts idle = new RunEvent.Facts(2, true, false, true, false, false);
