@@ -1,10 +1,6 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.CAP_FROM_SETTINGS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY;
 import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
 
 import io.temporal.workflow.Workflow;
@@ -13,10 +9,12 @@ import java.time.Instant;
 import org.slf4j.Logger;
 
 /**
- * The run engine. It keeps only a cursor, flags and counters ({@link RunLedger}); batches live in
- * PostgreSQL. The loop applies what operators asked ({@link RunRequests}), fills free slots and
- * takes outcomes ({@link BatchLanes}), and finishes the run when nothing is left; a run that ended
- * failed or stopped then waits for a retry ({@link EndedRunWait}).
+ * The run engine. It keeps only its run's lifecycle as one value ({@link RunState}, whose rules are
+ * {@link RunTransitions}), a cursor and counters ({@link RunLedger}); batches live in PostgreSQL.
+ * Signals and Updates become events that {@link RunEngine} takes; the loop applies what operators
+ * asked, fills free slots and takes outcomes ({@link BatchLanes}), and finishes the run when
+ * nothing is left; a run that ended failed or stopped then waits for a retry ({@link
+ * EndedRunWait}).
  *
  * <p>The slots it holds ({@link SlotBook}) are the run's semaphore: an activity is started only
  * while fewer than the effective cap are held, and gives its slot back only once its outcome is
@@ -28,10 +26,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
 
   private final RunLedger run = new RunLedger();
-  private final RunRequests requests = new RunRequests(run);
-  private final BatchLanes lanes = new BatchLanes(run, requests);
-  private final EndedRunWait ended = new EndedRunWait(run, requests);
-  private final RunStart start = new RunStart(run, requests, ended);
+  private final RunEngine engine = new RunEngine(run);
+  private final BatchLanes lanes = new BatchLanes(run, engine);
+  private final EndedRunWait ended = new EndedRunWait(run, engine);
+  private final RunStart start = new RunStart(run, engine, ended);
+
+  /** The loop's work is done: the workflow completes with the run's outcome. */
+  private boolean completed;
 
   @Override
   public RunOutcome run(RunWorkflowInput input) {
@@ -39,197 +40,132 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     // A retry asked as the run's workflow ends — also while it waits here for its handlers — is
     // refused, never left unanswered.
     RetryAnswer ending =
-        run.settings != null && !run.settings.found()
+        run.settings() != null && !run.settings().found()
             ? RetryAnswer.gone()
             : RetryAnswer.refused(
-                run.status == RunStatus.COMPLETED
-                    ? RunControl.nothingToRequeue(run.runId, run.status)
-                    : "the workflow of run " + run.runId + " was ending; try again");
+                run.status() == RunStatus.COMPLETED
+                    ? RunControl.nothingToRequeue(run.runId(), run.status())
+                    : "the workflow of run " + run.runId() + " was ending; try again");
     do {
-      requests.answerRetries(ending);
-      Workflow.await(() -> requests.retryAnswersOwed() || Workflow.isEveryHandlerFinished());
-    } while (requests.retryAnswersOwed() || !Workflow.isEveryHandlerFinished());
+      engine.answerRetries(ending);
+      Workflow.await(() -> engine.retryAnswersOwed() || Workflow.isEveryHandlerFinished());
+    } while (engine.retryAnswersOwed() || !Workflow.isEveryHandlerFinished());
     return outcome;
   }
 
   private RunOutcome drive(RunWorkflowInput input) {
-    run.runId = input.runId();
-    run.settings = run.runs.loadRun(run.ref());
-    if (!run.settings.found()) {
-      log.info("run {} no longer exists; nothing to do", run.runId);
+    engine.on(new RunEvent.Begin(input.runId()));
+    engine.on(new RunEvent.Loaded(run.runs.loadRun(run.ref())));
+    RunSettings settings = run.settings();
+    if (!settings.found()) {
+      log.info("run {} no longer exists; nothing to do", run.runId());
       return new RunOutcome(null, 0);
     }
-    configure();
+    run.totalKeys = settings.totalKeys();
+    run.processedKeys = settings.processedKeys();
+    run.startedAt = settings.startedAt();
+    lanes.configure();
     RunCarryOver carried = input.carried();
     if (carried != null) {
-      restore(carried);
-      if (carried.endedStatus() != null && !ended.goesOnAfterContinuing(carried)) {
-        return outcome();
+      engine.on(new RunEvent.Continued(carried));
+      restoreProgress(carried);
+      if (carried.endedStatus() != null) {
+        run.finishedAt =
+            carried.endedAtMillis() == null ? null : Instant.ofEpochMilli(carried.endedAtMillis());
+        engine.on(new RunEvent.ContinuedEnded(carried));
+        if (!run.status().isActive() && !ended.await()) {
+          return outcome();
+        }
       }
     } else {
-      run.status = run.settings.status();
-      if (run.status == RunStatus.PAUSED && run.settings.startedAt() == null) {
-        // Paused before it started (R9): a new execution of it waits as the first one did.
-        requests.paused = true;
-        requests.pauseRecorded = true;
-      }
-      if (run.status == RunStatus.PENDING || requests.paused && run.settings.startedAt() == null) {
+      engine.on(new RunEvent.Fresh());
+      RunState state = run.state;
+      if (state.status() == RunStatus.PENDING || state.paused() && settings.startedAt() == null) {
         RunOutcome notStarted = start.await();
         if (notStarted != null) {
           return notStarted;
         }
-      } else if (run.status.isTerminal()) {
-        if (!requests.retryRequested
-            || !RunWorkflowVersions.has(RETRY_OF_ENDED_RUN)
-            || !retriedAfterEnd()) {
+      } else if (state.status().isTerminal()) {
+        if (!state.retryAsked() || !engine.has(RETRY_OF_ENDED_RUN) || !retriedAfterEnd()) {
           return outcome();
         }
       } else {
         // A new execution of a live run: revived by a retry, or after a terminated execution.
         run.runs.recoverSlots(run.ref());
-        requests.paused = run.status == RunStatus.PAUSED;
-        requests.pauseRecorded = requests.paused;
-        if (run.settings.stopRequested() && RunWorkflowVersions.has(KEEP_EARLY_STOP_AND_RETRY)) {
-          // The execution that took the stop is gone; its record remembers it.
-          requests.stopRequested = true;
-        }
+        engine.on(new RunEvent.LiveAgain());
       }
     }
-    requests.initialised = true;
-    requests.applyEarlyPause();
-    run.publishStatus();
+    engine.on(new RunEvent.Ready());
     return loop();
   }
 
-  private void configure() {
-    if (!requests.capChanged) {
-      // A cap signal may have been handled while the settings were loading; it wins.
-      run.requestedCap = run.settings.requestedCap();
-    }
-    run.applyCap();
-    run.totalKeys = run.settings.totalKeys();
-    run.processedKeys = run.settings.processedKeys();
-    run.startedAt = run.settings.startedAt();
-    lanes.configure();
-  }
-
-  private void restore(RunCarryOver carried) {
-    if (!RunWorkflowVersions.has(CAP_FROM_SETTINGS)) {
-      run.slots.setCap(carried.effectiveCap());
-    }
-    // Else the cap configure() computed stands: the record's requested cap (kept current by every
-    // cap change, recorded before the hand-over) or one signalled before the load, bounded by the
-    // definition's and the engine's caps as deployed now.
-    requests.paused = carried.paused();
-    requests.pauseRecorded = requests.paused;
-    RunStatus recorded = run.settings.status();
-    boolean recordedPaused = recorded == RunStatus.PAUSED;
-    if (carried.endedStatus() == null
-        && (recordedPaused || recorded == RunStatus.RUNNING)
-        && recordedPaused != requests.paused
-        && RunWorkflowVersions.has(PAUSE_RECONCILED)) {
-      // A status write was lost at the hand-over; the workflow, the record's one writer, records
-      // the pause it carries (the loop's first apply).
-      log.info(
-          "run {}: record says {}, the workflow carried pause={}",
-          run.runId,
-          recorded,
-          requests.paused);
-      requests.pauseRecorded = recordedPaused;
-    }
-    if (RunWorkflowVersions.has(KEEP_EARLY_STOP_AND_RETRY)) {
-      // A stop or retry may have been handled already, delivered before this execution loaded the
-      // run (at the continue-as-new boundary, or while loadRun waited for the database). The
-      // record's stop counts for a live run only: a stopped run's record keeps it until a retry.
-      requests.stopRequested |=
-          carried.stopRequested()
-              || (carried.endedStatus() == null && run.settings.stopRequested());
-      requests.retryRequested |= carried.retryRequested();
-    } else {
-      requests.stopRequested = carried.stopRequested();
-      requests.retryRequested = carried.retryRequested();
-    }
+  /** Takes the progress an execution continued as new carried over. */
+  private void restoreProgress(RunCarryOver carried) {
     run.window.setDone(carried.planningDone());
     run.totalKeys = carried.totalKeys();
-    // PostgreSQL's count as this execution loaded it (configure) is exact; the carried one may have
-    // fallen short (see RunLedger.takeProcessedKeys).
+    // PostgreSQL's count as this execution loaded it is exact; the carried one may have fallen
+    // short (see RunLedger.takeProcessedKeys).
     run.processedKeys = Math.max(run.processedKeys, carried.processedKeys());
     run.startedAt =
         carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
     run.claimSequence = carried.claimSequence();
-    run.status = requests.paused ? RunStatus.PAUSED : RunStatus.RUNNING;
   }
 
   /** A fresh execution of an ended run, started for a retry: true if the retry re-opened it. */
   private boolean retriedAfterEnd() {
-    requests.initialised = true;
-    return ended.retry() == EndedRunWait.Outcome.REOPENED;
+    engine.on(new RunEvent.RetryEnded());
+    return run.status().isActive();
   }
 
   private RunOutcome loop() {
+    engine.leaveToTheLoop(this::carryOut);
     while (true) {
-      requests.woken = false;
-      requests.apply();
+      engine.on(new RunEvent.NewsSeen());
+      engine.on(new RunEvent.Apply());
       lanes.startBatches();
       run.publishDetails();
-      if (run.slots.isEmpty() && !run.window.underWay()) {
-        boolean finishes =
-            requests.stopRequested || run.window.over() && !run.mayHavePending && !requests.paused;
-        if (finishes) {
-          RunOutcome outcome = finish();
-          if (outcome != null) {
-            return outcome;
+      switch (RunTransitions.next(run.state, run.facts())) {
+        case FINISH -> {
+          engine.on(new RunEvent.Finishing());
+          if (completed) {
+            return outcome();
           }
           continue;
         }
-        if (run.continueAsNewDue()) {
-          continueAsNew();
-        }
+        case HAND_OVER -> continueAsNew();
+        case WAIT -> {}
       }
       lanes.awaitNews();
     }
   }
 
-  /**
-   * Asks PostgreSQL to finish the run (R5, {@link RunEnding}).
-   *
-   * @return the workflow's outcome, or null if the run goes on (refused, or re-opened by a retry)
-   */
-  private RunOutcome finish() {
-    FinishResult finish =
-        run.runs.finish(new FinishRequest(run.runId, requests.stopRequested, run.window.error()));
-    if (finish.finished() && (!requests.retryRequested || ended.waitsForRetry(finish.status()))) {
-      run.ended(finish);
-      run.publishStatus();
-      if (run.status == null || !ended.waitsForRetry(run.status) || !ended.await()) {
-        return outcome();
-      }
-      return null; // Re-opened by a retry.
-    }
-    if (finish.finished() && RunWorkflowVersions.has(RETRY_IGNORED_WHILE_STOPPING)) {
-      // A retry raced the finish: it applies to the run as it ended, whose stop is over.
-      if (finish.status() == null) {
-        log.info("run {} no longer exists; nothing to do", run.runId);
-        return outcome();
-      }
-      run.ended(finish);
-      requests.stopRequested = false;
-      requests.stopRecorded = false;
-      return null;
-    }
-    if (RunWorkflowVersions.has(RECOVER_ORPHAN_SLOTS)) {
+  /** Carries out a command of the loop (the engine carries out the others). */
+  private void carryOut(RunCommand command) {
+    if (command instanceof RunCommand.StartBatch start) {
+      lanes.start(start.batch());
+    } else if (command instanceof RunCommand.ContinueInLane c) {
+      lanes.continueInLane(c.batch(), c.lane());
+    } else if (command instanceof RunCommand.PlanNextPage) {
+      lanes.planNextPage();
+    } else if (command instanceof RunCommand.Complete) {
+      completed = true;
+    } else if (command instanceof RunCommand.AwaitRetry) {
+      completed = !ended.await();
+    } else if (command instanceof RunCommand.RecoverSlots) {
       awaitOrRecoverSlots();
+    } else if (command instanceof RunCommand.WaitAfterRefusedFinish) {
+      // A batch appeared (a retry raced the finish): go on, without spinning.
+      if (run.fruitlessFinishes++ > 0) {
+        Workflow.sleep(Duration.ofSeconds(5));
+      }
+      run.mayHavePending = true;
+    } else if (command instanceof RunCommand.HandOverIfDue) {
       if (run.continueAsNewDue()) {
         continueAsNew();
       }
-      return null;
+    } else {
+      throw new IllegalArgumentException("no way to carry out " + command);
     }
-    // A batch appeared (a retry raced the finish): go on, without spinning.
-    if (run.fruitlessFinishes++ > 0) {
-      Workflow.sleep(Duration.ofSeconds(5));
-    }
-    run.mayHavePending = true;
-    return null;
   }
 
   /**
@@ -242,7 +178,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private void awaitOrRecoverSlots() {
     int recovered = run.runs.recoverSlots(run.ref());
     if (recovered > 0) {
-      log.info("run {}: recovered {} slots held by no live batch", run.runId, recovered);
+      log.info("run {}: recovered {} slots held by no live batch", run.runId(), recovered);
     } else if (run.fruitlessFinishes++ > 0) {
       Workflow.sleep(Duration.ofSeconds(5));
     }
@@ -253,38 +189,38 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     // A retry Update waits for the loop's answer: applied here, then its handler finishes. A pause
     // or resume handled while this applies is recorded too, not only carried.
     do {
-      Workflow.await(() -> requests.retryRequested || Workflow.isEveryHandlerFinished());
-      requests.apply();
+      Workflow.await(() -> run.state.retryAsked() || Workflow.isEveryHandlerFinished());
+      engine.on(new RunEvent.Apply());
     } while (!Workflow.isEveryHandlerFinished()
-        || requests.pauseUnrecorded() && RunWorkflowVersions.has(PAUSE_RECONCILED));
-    RunCarryOver carry =
-        run.carryOver(requests.paused, requests.stopRequested, requests.retryRequested, null);
-    log.info("run {}: continuing as new after {} batches", run.runId, run.batchesStartedHere);
-    Workflow.continueAsNew(new RunWorkflowInput(run.runId, carry));
+        || engine.pauseUnrecorded() && engine.has(PAUSE_RECONCILED));
+    RunState state = run.state;
+    RunCarryOver carry = run.carryOver(state.paused(), state.stopping(), state.retryAsked(), null);
+    log.info("run {}: continuing as new after {} batches", run.runId(), run.batchesStartedHere);
+    Workflow.continueAsNew(new RunWorkflowInput(run.runId(), carry));
   }
 
   private RunOutcome outcome() {
-    return new RunOutcome(run.status, run.processedKeys);
+    return new RunOutcome(run.status(), run.processedKeys);
   }
 
   @Override
   public void stop() {
-    requests.stop();
+    engine.on(new RunEvent.Stop());
   }
 
   @Override
   public void retry() {
-    requests.retry();
+    engine.on(new RunEvent.Retry());
   }
 
   @Override
   public void validateRetryRun(RetryRequest request) {
-    RunRequests.rejectIfLate(request == null ? null : request.answerByMillis());
+    RunEngine.rejectIfLate(request == null ? null : request.answerByMillis());
   }
 
   @Override
   public RetryAnswer retryRun(RetryRequest request) {
-    return requests.retryAndAnswer();
+    return engine.retryAndAnswer();
   }
 
   @Override
@@ -292,32 +228,32 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     if (update == null || update.maxParallelBatches() < 1) {
       throw new IllegalArgumentException("maxParallelBatches must be at least 1");
     }
-    RunRequests.rejectIfLate(update.answerByMillis());
+    RunEngine.rejectIfLate(update.answerByMillis());
   }
 
   @Override
   public CapAnswer changeCap(CapUpdate update) {
-    return requests.changeCapNow(update.maxParallelBatches());
+    return engine.changeCap(update.maxParallelBatches());
   }
 
   @Override
   public void pause() {
-    requests.pause();
+    engine.on(new RunEvent.Pause());
   }
 
   @Override
   public void resume() {
-    requests.resume();
+    engine.on(new RunEvent.Resume());
   }
 
   @Override
   public void setMaxParallelBatches(CapChange change) {
-    requests.changeCapLater(change == null ? 0 : change.maxParallelBatches());
+    engine.on(new RunEvent.CapSignal(change == null ? 0 : change.maxParallelBatches()));
   }
 
   @Override
   public RunProgressView progress() {
     return new RunProgressView(
-        run.runId, run.status, run.slots.held(), run.slots.cap(), run.progress());
+        run.runId(), run.status(), run.slots.held(), run.slots.cap(), run.progress());
   }
 }

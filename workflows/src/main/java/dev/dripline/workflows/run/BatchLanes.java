@@ -1,8 +1,6 @@
 package dev.dripline.workflows.run;
 
 import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Async;
@@ -12,12 +10,12 @@ import java.time.Duration;
 import org.slf4j.Logger;
 
 /**
- * The run's batches in flight: claims pending batches into free slots and starts an activity for
- * each, in its lane (1 to the cap); keeps planning ahead of them; takes their outcomes. An activity
- * holds one slot and one batch at a time: the batch it was given and then, for up to {@code
- * batch-chain-time}, further pending batches it takes itself (a chain, see BatchExecution). A
- * chained batch that fails comes back as a hand-off and goes on as a batch of its own, with
- * retries.
+ * The run's batches in flight: starts an activity for each batch claimed into a free slot (what to
+ * claim and when is {@link LoopRules}'), in its lane (1 to the cap); keeps planning ahead of them;
+ * takes their outcomes; and waits for news between the loop's turns. An activity holds one slot and
+ * one batch at a time: the batch it was given and then, for up to {@code batch-chain-time}, further
+ * pending batches it takes itself (a chain, see BatchExecution). A chained batch that fails comes
+ * back as a hand-off and goes on as a batch of its own, with retries.
  */
 final class BatchLanes {
   private static final Logger log = Workflow.getLogger(BatchLanes.class);
@@ -26,28 +24,22 @@ final class BatchLanes {
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
 
   private final RunLedger run;
-  private final RunRequests requests;
+  private final RunEngine engine;
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
 
-  /** The last claim found the run's slots full in PostgreSQL; look again after a pause. */
-  private boolean slotsFull;
-
-  /** While the last claim was held (the brake, a health check), how long to wait to claim again. */
-  private long heldLookMillis;
-
-  BatchLanes(RunLedger run, RunRequests requests) {
+  BatchLanes(RunLedger run, RunEngine engine) {
     this.run = run;
-    this.requests = requests;
+    this.engine = engine;
   }
 
   /** Makes the planning window and the activities' options from the run's settings. */
   void configure() {
-    RunSettings settings = run.settings;
+    RunSettings settings = run.settings();
     run.window =
         new PlanWindow(
-            run.runId,
+            run.runId(),
             settings.planPageBatches(),
             settings.chainMillis(),
             settings.planningDone(),
@@ -60,41 +52,18 @@ final class BatchLanes {
 
   /**
    * Fills free slots with the lowest-numbered pending batches, asking for the next page of the plan
-   * when none remain, or when chains may soon run out of pending batches.
+   * when none remain ({@link RunTransitions}), or when chains may soon run out of pending batches.
    */
   void startBatches() {
-    SlotBook slots = run.slots;
-    while (!requests.stopRequested
-        && !requests.paused
-        && !run.continueAsNewDue()
-        && slots.free() > 0) {
-      int free = slots.free();
-      if (!run.mayHavePending) {
-        planNextPage();
-        break;
-      }
-      ClaimResult claim =
-          run.runs.claimPending(new ClaimRequest(run.runId, run.claimSequence++, free));
-      run.takeHolds(claim);
-      if (claim.held() && RunWorkflowVersions.has(WAIT_WHILE_HELD)) {
-        // No batch starts while held; those in flight go on. Claimed again after the look.
-        heldLookMillis = Math.max(1, claim.lookAgainMillis());
-        break;
-      }
-      for (BatchRef batch : claim.batches()) {
-        start(batch, slots.take(batch), batchOptions);
-      }
-      if (claim.batches().size() < free) {
-        if (claim.slotsFull() && RunWorkflowVersions.has(WAIT_FOR_FULL_SLOTS)) {
-          slotsFull = true;
-          break;
-        }
-        run.mayHavePending = false;
-      }
-    }
-    if (run.window.runsLow(slots.cap(), requests.stopRequested)) {
+    engine.on(new RunEvent.FillSlots(run.facts()));
+    if (run.window.runsLow(run.slots.cap(), run.state.stopping())) {
       planNextPage();
     }
+  }
+
+  /** Starts an activity for {@code batch}, claimed, in the lowest free lane. */
+  void start(BatchRef batch) {
+    start(batch, run.slots.take(batch), batchOptions);
   }
 
   /**
@@ -106,13 +75,13 @@ final class BatchLanes {
   void awaitNews() {
     PlanWindow window = run.window;
     SlotBook slots = run.slots;
-    if (window.keepsAhead(requests.stopRequested) && !window.underWay() && !slots.isEmpty()) {
+    if (window.keepsAhead(run.state.stopping()) && !window.underWay() && !slots.isEmpty()) {
       if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
         planNextPage();
       }
-    } else if (heldLookMillis > 0) {
-      Workflow.await(Duration.ofMillis(heldLookMillis), this::hasNews);
-    } else if (slotsFull) {
+    } else if (run.state.heldLookMillis() > 0) {
+      Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
+    } else if (run.state.slotsFull()) {
       if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
           && slots.isEmpty()
           && !window.underWay()) {
@@ -122,8 +91,7 @@ final class BatchLanes {
     } else {
       Workflow.await(this::hasNews);
     }
-    slotsFull = false;
-    heldLookMillis = 0;
+    engine.on(new RunEvent.Waited());
     if (slots.hasCompletions()) {
       run.fruitlessFinishes = 0;
     }
@@ -132,13 +100,13 @@ final class BatchLanes {
   }
 
   private boolean hasNews() {
-    return run.slots.hasCompletions() || requests.woken || run.window.hasPlanned();
+    return run.slots.hasCompletions() || run.state.news() || run.window.hasPlanned();
   }
 
   /** Starts the next planning call in the background, unless one is under way or none is needed. */
   void planNextPage() {
     run.window
-        .nextCall(run.slots.cap(), requests.stopRequested)
+        .nextCall(run.slots.cap(), run.state.stopping())
         .ifPresent(
             request ->
                 Async.function(planning::planNextPage, request)
@@ -153,7 +121,7 @@ final class BatchLanes {
   private void handlePlanned(PlanWindow.Planned outcome) {
     if (outcome.failure() != null) {
       run.window.fail("planning failed: " + RunText.failure(outcome.failure()));
-      log.warn("run {}: {}", run.runId, run.window.error());
+      log.warn("run {}: {}", run.runId(), run.window.error());
       return;
     }
     PlanPage page = outcome.page();
@@ -178,7 +146,7 @@ final class BatchLanes {
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {
-    long chainMillis = run.settings.chainMillis();
+    long chainMillis = run.settings().chainMillis();
     String summary =
         "batch "
             + batch.number()
@@ -195,7 +163,7 @@ final class BatchLanes {
     Promise<BatchResult> result =
         Async.function(
             activities::processBatch,
-            new BatchWork(run.runId, run.settings.backfill(), batch, lane, chainMillis));
+            new BatchWork(run.runId(), run.settings().backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
           run.slots.completed(batch, value, failure);
@@ -203,48 +171,25 @@ final class BatchLanes {
         });
   }
 
+  /** Hands each completion received to the loop's rules ({@link LoopRules#batchEnded}). */
   private void handleCompletions() {
     if (!run.slots.hasCompletions()) {
       return;
     }
     while (run.slots.hasCompletions()) {
       SlotBook.Completion completion = run.slots.nextCompletion();
-      BatchRef batch = completion.batch();
-      if (completion.failure() == null) {
-        BatchResult result = completion.result();
-        if (result.outcome() != BatchOutcome.SKIPPED) {
-          run.processedKeys += result.size();
-        }
-        run.processedKeys += result.chainedKeys();
-        if (result.chainedBatches() > 0) {
-          // The chain may have ended on its time, with batches still pending.
-          run.mayHavePending = true;
-        }
-        if (result.handoff() != null) {
-          handOff(result, completion.lane());
-        }
-      } else {
-        String error = RunText.failure(completion.failure());
-        log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), error);
-        run.runs.recordBatchFailure(new BatchFailure(run.runId, batch.number(), error));
-      }
+      engine.on(
+          new RunEvent.BatchEnded(
+              completion.batch(),
+              completion.lane(),
+              completion.result(),
+              completion.failure() == null ? null : RunText.failure(completion.failure())));
     }
     run.publishDetails();
   }
 
-  /**
-   * A chained batch failed its attempt and still holds the chain's slot: it goes on as a batch of
-   * its own in that lane, with the attempts it has left (its failed attempts are counted in
-   * PostgreSQL), or fails now if it has none.
-   */
-  private void handOff(BatchResult result, int lane) {
-    BatchRef batch = result.handoff();
-    if (result.handoffPermanent() || run.settings.batchPolicy().maxAttempts() == 1) {
-      log.warn("run {}: batch {} failed: {}", run.runId, batch.number(), result.handoffError());
-      run.runs.recordBatchFailure(
-          new BatchFailure(run.runId, batch.number(), result.handoffError()));
-      return;
-    }
+  /** Starts an activity for {@code batch}, handed back by its chain, in the chain's lane. */
+  void continueInLane(BatchRef batch, int lane) {
     start(batch, run.slots.take(batch, lane), batchOptions);
   }
 }

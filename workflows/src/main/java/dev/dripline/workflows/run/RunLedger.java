@@ -2,15 +2,15 @@ package dev.dripline.workflows.run;
 
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
-import java.util.List;
 
 /**
- * What a run's workflow knows of its run: the status it last recorded, its progress, the slots it
- * holds ({@link SlotBook}, the run's semaphore) and the planning window ahead of them ({@link
- * PlanWindow}). One per execution, shared by the workflow's parts — the requests it was sent
- * ({@link RunRequests}), the batches it runs ({@link BatchLanes}) and the wait of an ended run
- * ({@link EndedRunWait}) — all in the workflow's thread. The run's record in PostgreSQL is written
- * only through {@link #runs}.
+ * What a run's workflow knows of its run: its lifecycle ({@link #state}, which only {@link
+ * RunTransitions} changes), its progress, the slots it holds ({@link SlotBook}, the run's
+ * semaphore) and the planning window ahead of them ({@link PlanWindow}). One per execution, shared
+ * by the workflow's parts — the engine that carries out the transitions' commands ({@link
+ * RunEngine}), the batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart})
+ * and the wait of an ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's
+ * record in PostgreSQL is written only through {@link #runs}.
  */
 final class RunLedger {
   /** Short database operations; retried until the database answers (R12). */
@@ -20,12 +20,8 @@ final class RunLedger {
   /** The slots this execution holds and the completions it has yet to handle. */
   final SlotBook slots = new SlotBook();
 
-  long runId;
-  RunSettings settings;
-  RunStatus status = RunStatus.PENDING;
-
-  /** The cap the run was given (null: none), before the definition's and the engine's bound it. */
-  Integer requestedCap;
+  /** The run's lifecycle: status, holds, requests ({@link RunTransitions} makes each next one). */
+  RunState state = RunState.initial(0);
 
   Long totalKeys;
   long processedKeys;
@@ -46,18 +42,6 @@ final class RunLedger {
   /** Refused finishes in a row, with nothing in flight: the second and later ones wait. */
   int fruitlessFinishes;
 
-  /**
-   * True while the run has ended (failed or stopped) and its workflow waits for a retry; a stop,
-   * pause, resume or cap change then does not apply (see {@link RunRequests}).
-   */
-  boolean waitingForRetry;
-
-  /** Until when (workflow time) an ended run's workflow waits for a retry. */
-  Long retryDeadlineMillis;
-
-  /** Why the last claim could not start a batch (the brake, check names); empty if none. */
-  List<String> holds = List.of();
-
   /** The run's held time that has ended, as its last claim booked it. */
   long throttledMillis;
 
@@ -72,37 +56,34 @@ final class RunLedger {
    * counter): deterministic, so a replayed call carries the token of the call it repeats.
    */
   RequeueRequest requeueRequest() {
-    return new RequeueRequest(runId, Workflow.getInfo().getRunId() + "/" + requeues++);
+    return new RequeueRequest(runId(), Workflow.getInfo().getRunId() + "/" + requeues++);
   }
 
-  /** Takes what a claim found of the run's holds and its held time. */
-  void takeHolds(ClaimResult claim) {
-    holds = claim.holds() == null ? List.of() : claim.holds();
+  /** Takes what a claim found of the run's held time (its holds are the state's). */
+  void takeHeldTime(ClaimResult claim) {
     throttledMillis = Math.max(throttledMillis, claim.throttledMillis());
     heldSinceMillis = claim.heldSinceMillis();
   }
 
+  long runId() {
+    return state.runId();
+  }
+
   RunRef ref() {
-    return new RunRef(runId);
+    return new RunRef(state.runId());
   }
 
-  /** Whether the run's record was found when the execution loaded it. */
-  boolean found() {
-    return settings != null && settings.found();
+  /** The run's record as this execution loaded it. */
+  RunSettings settings() {
+    return state.settings();
   }
 
-  int effectiveCap() {
-    return CapPolicy.effective(settings.definitionCap(), requestedCap, settings.engineSafetyCap());
+  RunStatus status() {
+    return state.status();
   }
 
-  /** Takes the run's cap from its requested one, bounded as deployed now. */
-  void applyCap() {
-    slots.setCap(effectiveCap());
-  }
-
-  /** Takes what a finish recorded: status, end time and PostgreSQL's count of processed keys. */
+  /** Takes what a finish recorded: end time and PostgreSQL's count of processed keys. */
   void ended(FinishResult finish) {
-    status = finish.status();
     finishedAt = finish.finishedAt();
     takeProcessedKeys(finish);
   }
@@ -118,8 +99,19 @@ final class RunLedger {
     }
   }
 
+  /** What the loop knows now of the batches in flight and the planning ahead of them. */
+  RunEvent.Facts facts() {
+    return new RunEvent.Facts(
+        slots.free(),
+        slots.isEmpty(),
+        window.underWay(),
+        window.over(),
+        mayHavePending,
+        continueAsNewDue());
+  }
+
   boolean continueAsNewDue() {
-    return batchesStartedHere >= settings.maxBatchesPerExecution()
+    return batchesStartedHere >= settings().maxBatchesPerExecution()
         || Workflow.getInfo().isContinueAsNewSuggested();
   }
 
@@ -138,33 +130,33 @@ final class RunLedger {
         claimSequence,
         ended,
         ended == null || finishedAt == null ? null : finishedAt.toEpochMilli(),
-        ended == null ? null : retryDeadlineMillis);
+        ended == null ? null : state.retryDeadlineMillis());
   }
 
   /** Publishes the status as a search attribute and the details the Web UI shows. */
   void publishStatus() {
     Workflow.upsertTypedSearchAttributes(
-        RunSearchAttributes.BACKFILL.valueSet(settings.backfill()),
-        RunSearchAttributes.RUN_STATUS.valueSet(status.wire()));
+        RunSearchAttributes.BACKFILL.valueSet(settings().backfill()),
+        RunSearchAttributes.RUN_STATUS.valueSet(status().wire()));
     publishDetails();
   }
 
   void publishDetails() {
     Workflow.setCurrentDetails(
         RunText.details(
-            status,
+            status(),
             progress(),
             slots.held(),
             slots.cap(),
             window.error(),
-            waitingForRetry ? retryDeadlineMillis : null,
-            holds,
+            state.waitingForRetry() ? state.retryDeadlineMillis() : null,
+            state.claimHolds(),
             heldSinceMillis));
   }
 
   RunProgress progress() {
     return RunProgress.of(
-        status,
+        status(),
         totalKeys,
         processedKeys,
         startedAt,

@@ -16,12 +16,12 @@ final class RunStart {
   private static final Logger log = Workflow.getLogger(RunStart.class);
 
   private final RunLedger run;
-  private final RunRequests requests;
+  private final RunEngine engine;
   private final EndedRunWait ended;
 
-  RunStart(RunLedger run, RunRequests requests, EndedRunWait ended) {
+  RunStart(RunLedger run, RunEngine engine, EndedRunWait ended) {
     this.run = run;
-    this.requests = requests;
+    this.engine = engine;
     this.ended = ended;
   }
 
@@ -34,29 +34,25 @@ final class RunStart {
     run.publishStatus();
     if (!awaitStartTime()) {
       // Stopped before it started.
-      FinishResult finish = run.runs.finish(new FinishRequest(run.runId, true, null));
+      FinishResult finish = run.runs.finish(new FinishRequest(run.runId(), true, null));
       run.ended(finish);
-      if (finish.status() == null) {
-        run.status = RunStatus.STOPPED;
-      }
-      run.publishStatus();
+      engine.on(new RunEvent.Ended(finish.status() == null ? RunStatus.STOPPED : finish.status()));
       boolean reopened =
-          finish.status() != null && ended.waitsForRetry(run.status) && ended.await();
-      return reopened ? null : new RunOutcome(run.status, run.processedKeys);
+          finish.status() != null && engine.waitsForRetry(run.status()) && ended.await();
+      return reopened ? null : new RunOutcome(run.status(), run.processedKeys);
     }
     StartResult start = run.runs.markRunning(run.ref());
     if (start.started()) {
       run.startedAt = start.startedAt();
-      run.status = RunStatus.RUNNING;
+      engine.on(new RunEvent.Started());
       return null;
     }
-    log.info("run {} did not start: it is {}", run.runId, start.status());
-    if (start.status() == null || !ended.waitsForRetry(start.status())) {
+    log.info("run {} did not start: it is {}", run.runId(), start.status());
+    if (start.status() == null || !engine.waitsForRetry(start.status())) {
       return new RunOutcome(start.status(), run.processedKeys);
     }
-    run.status = start.status();
-    run.publishStatus();
-    return ended.await() ? null : new RunOutcome(run.status, run.processedKeys);
+    engine.on(new RunEvent.Ended(start.status()));
+    return ended.await() ? null : new RunOutcome(run.status(), run.processedKeys);
   }
 
   /**
@@ -64,58 +60,34 @@ final class RunStart {
    * and then waits past its start time until resumed); false if a stop came first.
    */
   private boolean awaitStartTime() {
-    boolean pausable = RunWorkflowVersions.has(PAUSE_WHILE_PENDING);
-    while (!requests.stopRequested) {
+    boolean pausable = engine.has(PAUSE_WHILE_PENDING);
+    while (!run.state.stopping()) {
       if (pausable) {
-        applyPause();
+        engine.on(new RunEvent.PendingPauseAsked());
       }
       long waitMillis =
-          run.settings.startAt() == null
+          run.settings().startAt() == null
               ? 0
-              : run.settings.startAt().toEpochMilli() - Workflow.currentTimeMillis();
-      boolean held = pausable && requests.paused;
+              : run.settings().startAt().toEpochMilli() - Workflow.currentTimeMillis();
+      boolean held = pausable && run.state.paused();
       if (waitMillis <= 0 && !held) {
         break;
       }
       Supplier<Boolean> news =
           () ->
-              requests.stopRequested
-                  || requests.retryAnswersOwed()
-                  || pausable && requests.earlyPause != null;
+              run.state.stopping()
+                  || engine.retryAnswersOwed()
+                  || pausable && run.state.later().pause() != null;
       if (waitMillis > 0) {
         Workflow.await(Duration.ofMillis(waitMillis), news);
       } else {
         Workflow.await(news);
       }
-      if (requests.retryAnswersOwed()) {
+      if (engine.retryAnswersOwed()) {
         // A pending run has no batches yet.
-        requests.retryRequested = false;
-        requests.answerRetries(
-            RetryAnswer.refused(RunControl.nothingToRequeue(run.runId, RunStatus.PENDING)));
+        engine.on(new RunEvent.PendingRetryRefused());
       }
     }
-    return !requests.stopRequested;
-  }
-
-  /**
-   * Takes the last pause or resume signalled while the run is pending (kept by {@link
-   * RunRequests#pause} until the run is under way): a pause is recorded {@code paused} at once, a
-   * resume {@code pending} again (the run starts at its start time, or now if that has passed).
-   */
-  private void applyPause() {
-    Boolean asked = requests.earlyPause;
-    if (asked == null) {
-      return;
-    }
-    requests.earlyPause = null;
-    if (asked == requests.paused) {
-      return;
-    }
-    requests.paused = asked;
-    requests.pauseRecorded = asked;
-    run.status = asked ? RunStatus.PAUSED : RunStatus.PENDING;
-    log.info("run {} is {} before its start", run.runId, run.status.wire());
-    run.runs.recordStatus(new StatusChange(run.runId, run.status));
-    run.publishStatus();
+    return !run.state.stopping();
   }
 }

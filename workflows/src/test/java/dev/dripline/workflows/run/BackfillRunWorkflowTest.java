@@ -190,6 +190,26 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void aRunBeyondItsFailureBudgetPausesItselfUntilResumed() {
+    store.items = 6;
+    store.requestedCap = 2;
+    store.holds = List.of(RunState.FAILURE_BUDGET);
+    BackfillRunWorkflow run = startRun();
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> store.status() == RunStatus.PAUSED);
+    int heldClaims = store.heldClaims;
+    assertThat(store.claimOrder).isEmpty();
+    assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
+
+    store.holds = List.of();
+    run.resume();
+    RunOutcome outcome = resultOf();
+    assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(outcome.processedKeys()).isEqualTo(6);
+    assertThat(heldClaims).isEqualTo(1);
+  }
+
+  @Test
   void aHoldThatComesMidRunLetsInFlightBatchesFinishAndStartsNoOther() {
     store.items = 400;
     store.requestedCap = 2;

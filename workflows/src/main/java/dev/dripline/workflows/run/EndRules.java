@@ -1,0 +1,224 @@
+package dev.dripline.workflows.run;
+
+import static dev.dripline.workflows.run.RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY;
+import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
+import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
+
+import dev.dripline.workflows.run.RunCommand.AnswerRetries;
+import dev.dripline.workflows.run.RunCommand.AwaitRetry;
+import dev.dripline.workflows.run.RunCommand.Complete;
+import dev.dripline.workflows.run.RunCommand.HandOverIfDue;
+import dev.dripline.workflows.run.RunCommand.Log;
+import dev.dripline.workflows.run.RunCommand.PublishDetails;
+import dev.dripline.workflows.run.RunCommand.PublishStatus;
+import dev.dripline.workflows.run.RunCommand.RecoverSlots;
+import dev.dripline.workflows.run.RunCommand.Reopen;
+import dev.dripline.workflows.run.RunCommand.Requeue;
+import dev.dripline.workflows.run.RunCommand.TakeEnd;
+import dev.dripline.workflows.run.RunCommand.Then;
+import dev.dripline.workflows.run.RunCommand.WaitAfterRefusedFinish;
+import dev.dripline.workflows.run.RunEvent.ApplyLater;
+import dev.dripline.workflows.run.RunEvent.EndedAtFinish;
+import dev.dripline.workflows.run.RunState.Later;
+import dev.dripline.workflows.run.RunTransitions.Step;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rules of a run's end (part of {@link RunTransitions}): what a finish's answer means, and the
+ * wait of a run that ended failed or stopped for a retry, which re-opens it ({@link #revive}).
+ */
+final class EndRules {
+  private EndRules() {}
+
+  /** The run ended as {@code status} (a pending run that was stopped, or did not start). */
+  static Step ended(RunState s, RunStatus status) {
+    RunState.Edit e = s.edit();
+    e.status = status;
+    return Step.to(e.done(), new PublishStatus());
+  }
+
+  /**
+   * {@code finish} answered (R5, {@link RunEnding}). Ended, the run's workflow completes or waits
+   * for a retry; ended while a retry was asked, the retry applies to the run as it ended, whose
+   * stop is over; refused — a batch is pending (a retry raced the finish) or holds a slot in
+   * PostgreSQL that nothing here holds — the loop recovers the slots whose holder is dead, or waits
+   * a while.
+   */
+  static Step finished(RunState s, FinishResult finish) {
+    if (finish.finished()) {
+      boolean endsHere = true;
+      if (s.retryAsked()) {
+        Boolean waits = waitsForRetry(s, finish.status());
+        if (waits == null) {
+          return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
+        }
+        endsHere = waits;
+      }
+      RunState.Edit e = s.edit();
+      if (endsHere) {
+        e.status = finish.status();
+        return Step.to(
+            e.done(), new TakeEnd(finish), new PublishStatus(), new Then(new EndedAtFinish()));
+      }
+      Boolean retryApplies = s.versions().get(RETRY_IGNORED_WHILE_STOPPING);
+      if (retryApplies == null) {
+        return Step.ask(s, RETRY_IGNORED_WHILE_STOPPING);
+      }
+      if (retryApplies) {
+        if (finish.status() == null) {
+          return Step.to(
+              s, new Log("run " + s.runId() + " no longer exists; nothing to do"), new Complete());
+        }
+        e.status = finish.status();
+        e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
+        return Step.to(e.done(), new TakeEnd(finish));
+      }
+    }
+    Boolean recovers = s.versions().get(RECOVER_ORPHAN_SLOTS);
+    if (recovers == null) {
+      return Step.ask(s, RECOVER_ORPHAN_SLOTS);
+    }
+    return recovers
+        ? Step.to(s, new RecoverSlots(), new HandOverIfDue())
+        : Step.to(s, new WaitAfterRefusedFinish());
+  }
+
+  /** The run ended at its finish: its workflow completes, unless it waits for a retry. */
+  static Step endedAtFinish(RunState s) {
+    if (s.status() == null) {
+      return Step.to(s, new Complete());
+    }
+    Boolean waits = waitsForRetry(s, s.status());
+    if (waits == null) {
+      return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
+    }
+    return Step.to(s, waits ? new AwaitRetry() : new Complete());
+  }
+
+  /**
+   * Whether the workflow of a run that ended {@code ended} stays open for a retry; null if that
+   * depends on {@link RunWorkflowVersions#ENDED_RUN_WAITS_FOR_RETRY}, not yet known.
+   */
+  static Boolean waitsForRetry(RunState s, RunStatus ended) {
+    if ((ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
+        && s.settings().endedRunRetryWindowMillis() > 0) {
+      return s.versions().get(ENDED_RUN_WAITS_FOR_RETRY);
+    }
+    return false;
+  }
+
+  /**
+   * An ended run's workflow begins to wait for a retry: the stop that ended the run is over, and a
+   * request from now on applies only after a retry.
+   */
+  static Step endedWaitBegins(RunState s, long nowMillis) {
+    RunState.Edit e = s.edit();
+    e.waitingForRetry = true;
+    e.statusKnown = true;
+    e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
+    if (!s.retryAsked()) {
+      e.later = new Later(null, s.later().stop(), s.later().cap());
+    }
+    List<RunCommand> commands = new ArrayList<>();
+    if (s.retryDeadlineMillis() == null) {
+      e.retryDeadlineMillis = nowMillis + s.settings().endedRunRetryWindowMillis();
+      commands.add(
+          new Log(
+              "run "
+                  + s.runId()
+                  + " is "
+                  + s.status().wire()
+                  + "; its workflow waits for a retry until "
+                  + Instant.ofEpochMilli(e.retryDeadlineMillis)));
+    }
+    commands.add(new PublishDetails());
+    return Step.to(e.done(), commands);
+  }
+
+  /** A retry of the ended run is applied: PostgreSQL re-queues as the endpoint does (R8). */
+  static Step retryEnded(RunState s) {
+    RunState.Edit e = s.edit();
+    e.retryAsked = false;
+    e.statusKnown = true;
+    return Step.to(e.done(), new Requeue(s.status(), true));
+  }
+
+  /**
+   * An ended run's re-queue answered: gone, the workflow ends; re-opened, the run goes on; with
+   * nothing to re-queue, the run stays as it ended and the requests kept for after the retry lapse.
+   */
+  static Step endedRequeued(RunState s, RequeueResult requeue) {
+    RunState.Edit e = s.edit();
+    if (requeue.status() == null) {
+      e.waitingForRetry = false;
+      return Step.to(
+          e.done(),
+          new Log("run " + s.runId() + " no longer exists; its workflow ends"),
+          new AnswerRetries(RetryAnswer.gone()));
+    }
+    if (requeue.status().isActive()) {
+      List<RunCommand> commands = new ArrayList<>();
+      commands.add(
+          new Log(
+              "run "
+                  + s.runId()
+                  + ": retry re-queued "
+                  + requeue.requeued()
+                  + " batches; the run goes on"));
+      commands.add(new AnswerRetries(RetryAnswer.requeued(requeue.requeued())));
+      commands.addAll(revive(e, requeue.status()));
+      return Step.to(e.done(), commands);
+    }
+    String refusal = RunControl.nothingToRequeue(s.runId(), requeue.status());
+    e.later = Later.NONE;
+    return Step.to(
+        e.done(),
+        new Log("run " + s.runId() + ": retry ignored: " + refusal),
+        new AnswerRetries(RetryAnswer.refused(refusal)));
+  }
+
+  /** A look at the ended run's record found it re-opened (a retry the API could not signal). */
+  static Step recordReopened(RunState s, RunSettings record) {
+    RunState.Edit e = s.edit();
+    // A stop or cap change the API recorded since then reached this workflow as ignored.
+    Integer cap = s.later().cap();
+    if (record.requestedCap() != null && !record.requestedCap().equals(s.requestedCap())) {
+      cap = record.requestedCap();
+    }
+    e.later = new Later(s.later().pause(), s.later().stop() || record.stopRequested(), cap);
+    List<RunCommand> commands = new ArrayList<>();
+    commands.add(new Log("run " + s.runId() + " was re-opened in its record; it goes on"));
+    commands.addAll(revive(e, record.status()));
+    return Step.to(e.done(), commands);
+  }
+
+  /** The ended run's workflow stops waiting: the run is gone, or its retry window passed. */
+  static Step waitOver(RunState s, String reason) {
+    RunState.Edit e = s.edit();
+    e.waitingForRetry = false;
+    return Step.to(e.done(), new Log(reason));
+  }
+
+  /**
+   * The run goes on after it had ended, re-opened with status {@code recorded}: a stop, pause,
+   * resume or cap change that came after the retry applies now.
+   */
+  static List<RunCommand> revive(RunState.Edit e, RunStatus recorded) {
+    e.waitingForRetry = false;
+    e.retryDeadlineMillis = null;
+    e.status = recorded == RunStatus.PAUSED ? RunStatus.PAUSED : RunStatus.RUNNING;
+    boolean paused = e.status == RunStatus.PAUSED;
+    e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
+    e.pauseToggled = false;
+    e.hold(RunState.STOPPING, e.later.stop()).recorded(RunState.STOPPING, false);
+    Integer cap = e.later.cap();
+    if (cap != null) {
+      e.requestedCap = cap;
+      e.capUnrecorded = true;
+    }
+    e.later = new Later(e.later.pause(), false, null);
+    return List.of(new Reopen(), new PublishStatus(), new Then(new ApplyLater()));
+  }
+}

@@ -1,0 +1,122 @@
+package dev.dripline.workflows.run;
+
+/**
+ * Something {@link RunTransitions} decided the run's workflow must do, carried out in the order
+ * given: a write to the run's record, an answer to an Update, what the workflow publishes, or a
+ * further event to take. A command whose answer matters (a re-queue) makes the workflow take that
+ * answer as an event before the next command.
+ */
+sealed interface RunCommand {
+
+  /** Logs {@code message} (info). */
+  record Log(String message) implements RunCommand {}
+
+  /** Logs {@code message} as a warning. */
+  record Warn(String message) implements RunCommand {}
+
+  /** Records that the run is stopping, so chains take no further batch. */
+  record RecordStop() implements RunCommand {}
+
+  /** Records the run's status (running, paused, or pending again). */
+  record RecordStatus(RunStatus status) implements RunCommand {}
+
+  /** Counts the run's slots against {@code effectiveCap}. */
+  record SetCap(int effectiveCap) implements RunCommand {}
+
+  /** Records the run's requested and effective caps. */
+  record RecordCap(int requestedCap, int effectiveCap) implements RunCommand {}
+
+  /**
+   * Re-queues the run's failed (and, stopped, its stopped) batches; answered by {@link
+   * RunEvent.Requeued} for a live run ({@code before} its status), {@link RunEvent.EndedRequeued}
+   * for an ended one.
+   */
+  record Requeue(RunStatus before, boolean ended) implements RunCommand {}
+
+  /** Answers every retry Update waiting. */
+  record AnswerRetries(RetryAnswer answer) implements RunCommand {}
+
+  /** Answers the cap Update being taken. */
+  record AnswerCap(CapAnswer answer) implements RunCommand {}
+
+  /** Publishes the status (a search attribute) and the details. */
+  record PublishStatus() implements RunCommand {}
+
+  /** Publishes the details the Web UI shows. */
+  record PublishDetails() implements RunCommand {}
+
+  /** Looks at the planning window soon: what the chains may take changed. */
+  record LookSoon() implements RunCommand {}
+
+  /** Planning may go on: its failure is forgotten, and batches may be pending to claim. */
+  record PlanAgain() implements RunCommand {}
+
+  /** The run is active again: its end time is forgotten. */
+  record ForgetEnd() implements RunCommand {}
+
+  /**
+   * The run goes on after it had ended: planning may go on, its end time and refused finishes are
+   * forgotten, and the window is looked at soon.
+   */
+  record Reopen() implements RunCommand {}
+
+  /** Claims up to {@code free} pending batches; answered by {@link RunEvent.Claimed}. */
+  record Claim(int free) implements RunCommand {}
+
+  /** Starts a batch activity for {@code batch} in the lowest free lane. */
+  record StartBatch(BatchRef batch) implements RunCommand {}
+
+  /** Starts an activity for {@code batch}, handed back by its chain, in its chain's lane. */
+  record ContinueInLane(BatchRef batch, int lane) implements RunCommand {}
+
+  /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
+  record RecordBatchFailure(int batch, String error) implements RunCommand {}
+
+  /** Adds {@code keys} to the run's processed keys. */
+  record CountKeys(long keys) implements RunCommand {}
+
+  /** Pending batches may be left to claim (a chain may have ended on its time). */
+  record MayHavePending() implements RunCommand {}
+
+  /** Starts the next planning call in the background, unless one is under way. */
+  record PlanNextPage() implements RunCommand {}
+
+  /** No pending batch is left to claim until a plan page, retry or completion says otherwise. */
+  record NoPending() implements RunCommand {}
+
+  /** Fills free slots again: takes {@link RunEvent.FillSlots} with what the loop knows now. */
+  record Fill() implements RunCommand {}
+
+  /** Asks PostgreSQL to finish the run; answered by {@link RunEvent.Finished}. */
+  record Finish(boolean stopping) implements RunCommand {}
+
+  /** Takes what {@code finish} recorded: the end time and PostgreSQL's count of processed keys. */
+  record TakeEnd(FinishResult finish) implements RunCommand {}
+
+  /** The workflow completes with the run's outcome. */
+  record Complete() implements RunCommand {}
+
+  /** The ended run's workflow waits for a retry; it completes if none re-opens the run. */
+  record AwaitRetry() implements RunCommand {}
+
+  /**
+   * After a refused finish with nothing in flight: recovers the slots held by no live batch, or
+   * waits between looks when none is.
+   */
+  record RecoverSlots() implements RunCommand {}
+
+  /**
+   * After a refused finish, in executions from before slots were recovered there: waits from the
+   * second refusal in a row on, and claims again.
+   */
+  record WaitAfterRefusedFinish() implements RunCommand {}
+
+  /** Continues as new if due. */
+  record HandOverIfDue() implements RunCommand {}
+
+  /** Takes {@code event} holding the cap lock (cap changes are recorded one at a time). */
+  record WithCapLock(RunEvent event) implements RunCommand {}
+
+  /** Takes {@code event} next. */
+  record Then(RunEvent event) implements RunCommand {}
+}

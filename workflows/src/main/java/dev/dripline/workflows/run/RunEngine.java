@@ -1,0 +1,237 @@
+package dev.dripline.workflows.run;
+
+import dev.dripline.workflows.run.RunCommand.AnswerCap;
+import dev.dripline.workflows.run.RunCommand.AnswerRetries;
+import dev.dripline.workflows.run.RunCommand.Claim;
+import dev.dripline.workflows.run.RunCommand.Fill;
+import dev.dripline.workflows.run.RunCommand.Finish;
+import dev.dripline.workflows.run.RunCommand.ForgetEnd;
+import dev.dripline.workflows.run.RunCommand.Log;
+import dev.dripline.workflows.run.RunCommand.LookSoon;
+import dev.dripline.workflows.run.RunCommand.NoPending;
+import dev.dripline.workflows.run.RunCommand.PlanAgain;
+import dev.dripline.workflows.run.RunCommand.PublishDetails;
+import dev.dripline.workflows.run.RunCommand.PublishStatus;
+import dev.dripline.workflows.run.RunCommand.RecordCap;
+import dev.dripline.workflows.run.RunCommand.RecordStatus;
+import dev.dripline.workflows.run.RunCommand.RecordStop;
+import dev.dripline.workflows.run.RunCommand.Reopen;
+import dev.dripline.workflows.run.RunCommand.Requeue;
+import dev.dripline.workflows.run.RunCommand.SetCap;
+import dev.dripline.workflows.run.RunCommand.TakeEnd;
+import dev.dripline.workflows.run.RunCommand.Then;
+import dev.dripline.workflows.run.RunCommand.Warn;
+import dev.dripline.workflows.run.RunCommand.WithCapLock;
+import dev.dripline.workflows.run.RunTransitions.Step;
+import io.temporal.workflow.CompletablePromise;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowLock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+
+/**
+ * Takes a run's events through {@link RunTransitions}, keeps the state it returns ({@link
+ * RunLedger#state}) and carries out its commands, in the workflow's threads: the only place where
+ * the run's rules meet Temporal. A command whose answer matters is taken as an event before the
+ * next command; a rule that needs a {@code Workflow.getVersion} answer gets it here, at the point
+ * where the rule asks.
+ */
+final class RunEngine {
+  private static final Logger log = Workflow.getLogger(RunEngine.class);
+
+  private final RunLedger run;
+
+  /**
+   * Answers owed to retry Updates, given where the retry they asked for is applied — the same place
+   * as a {@code retry} signal's — so that the answer is what the retry did.
+   */
+  private final List<CompletablePromise<RetryAnswer>> retryAnswers = new ArrayList<>();
+
+  /** Serialises cap changes, so the record ends with the cap this workflow holds last. */
+  private final WorkflowLock capLock = Workflow.newWorkflowLock();
+
+  /** The answer to the cap Update being taken (under {@link #capLock}). */
+  private CapAnswer capAnswer;
+
+  /** Carries out the commands of the workflow's loop: batches, planning, the run's end. */
+  private Consumer<RunCommand> loop = command -> {};
+
+  RunEngine(RunLedger run) {
+    this.run = run;
+  }
+
+  /** Has {@code loop} carry out the commands this engine leaves to the workflow's loop. */
+  void leaveToTheLoop(Consumer<RunCommand> loop) {
+    this.loop = loop;
+  }
+
+  /** Takes {@code event}: the next state, then its commands carried out in order. */
+  void on(RunEvent event) {
+    Step step = RunTransitions.on(run.state, event);
+    while (step.needsVersion() != null) {
+      has(step.needsVersion());
+      step = RunTransitions.on(run.state, event);
+    }
+    run.state = step.state();
+    for (RunCommand command : step.commands()) {
+      execute(command);
+    }
+  }
+
+  /**
+   * Whether this execution has change {@code changeId}, asked of Temporal the first time (a command
+   * of the workflow: where it is first asked is part of the change) and noted in the state.
+   */
+  boolean has(String changeId) {
+    Boolean known = run.state.versions().get(changeId);
+    if (known != null) {
+      return known;
+    }
+    boolean has = RunWorkflowVersions.has(changeId);
+    run.state = RunTransitions.knowing(run.state, changeId, has);
+    return has;
+  }
+
+  /** {@link RunTransitions#pauseUnrecorded}, asking for the change it depends on if need be. */
+  boolean pauseUnrecorded() {
+    Boolean unrecorded = RunTransitions.pauseUnrecorded(run.state);
+    if (unrecorded == null) {
+      has(RunWorkflowVersions.PAUSE_RECONCILED);
+      unrecorded = RunTransitions.pauseUnrecorded(run.state);
+    }
+    return unrecorded;
+  }
+
+  /** {@link RunTransitions#waitsForRetry}, asking for the change it depends on if need be. */
+  boolean waitsForRetry(RunStatus ended) {
+    Boolean waits = RunTransitions.waitsForRetry(run.state, ended);
+    if (waits == null) {
+      has(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+      waits = RunTransitions.waitsForRetry(run.state, ended);
+    }
+    return waits;
+  }
+
+  /** A retry whose caller waits for what it did: answered where the retry is applied. */
+  RetryAnswer retryAndAnswer() {
+    CompletablePromise<RetryAnswer> answer = Workflow.newPromise();
+    retryAnswers.add(answer);
+    on(new RunEvent.Retry());
+    return answer.get();
+  }
+
+  boolean retryAnswersOwed() {
+    return !retryAnswers.isEmpty();
+  }
+
+  /** Gives every Update waiting for a retry's outcome {@code answer}. */
+  void answerRetries(RetryAnswer answer) {
+    for (CompletablePromise<RetryAnswer> waiting : retryAnswers) {
+      waiting.complete(answer);
+    }
+    retryAnswers.clear();
+  }
+
+  /**
+   * A cap change by Update, taken once the run is loaded: applied and recorded before answering.
+   */
+  CapAnswer changeCap(int maxParallelBatches) {
+    Workflow.await(() -> run.window != null || run.settings() != null && !run.state.found());
+    capLock.lock();
+    try {
+      capAnswer = null;
+      on(new RunEvent.CapUpdate(maxParallelBatches));
+      return capAnswer;
+    } finally {
+      capLock.unlock();
+    }
+  }
+
+  /** Rejects an Update its caller no longer waits for: applied now, it would be applied unseen. */
+  static void rejectIfLate(Long answerByMillis) {
+    if (answerByMillis != null && Workflow.currentTimeMillis() > answerByMillis) {
+      throw new IllegalStateException(
+          "the request arrived after its caller stopped waiting ("
+              + Instant.ofEpochMilli(answerByMillis)
+              + "); nothing was changed");
+    }
+  }
+
+  private void execute(RunCommand command) {
+    if (command instanceof Log l) {
+      log.info(l.message());
+    } else if (command instanceof Warn w) {
+      log.warn(w.message());
+    } else if (command instanceof RecordStop) {
+      run.runs.recordStopRequested(run.ref());
+    } else if (command instanceof RecordStatus r) {
+      run.runs.recordStatus(new StatusChange(run.runId(), r.status()));
+    } else if (command instanceof SetCap c) {
+      run.slots.setCap(c.effectiveCap());
+    } else if (command instanceof RecordCap r) {
+      run.runs.recordCap(new CapRecord(run.runId(), r.requestedCap(), r.effectiveCap()));
+    } else if (command instanceof Requeue r) {
+      RequeueResult result = run.runs.requeue(run.requeueRequest());
+      on(
+          r.ended()
+              ? new RunEvent.EndedRequeued(result)
+              : new RunEvent.Requeued(result, r.before()));
+    } else if (command instanceof AnswerRetries a) {
+      answerRetries(a.answer());
+    } else if (command instanceof AnswerCap a) {
+      capAnswer = a.answer();
+    } else if (command instanceof PublishStatus) {
+      run.publishStatus();
+    } else if (command instanceof PublishDetails) {
+      run.publishDetails();
+    } else if (command instanceof LookSoon) {
+      run.window.lookSoon();
+    } else if (command instanceof PlanAgain) {
+      run.window.clearError();
+      run.mayHavePending = true;
+    } else if (command instanceof ForgetEnd) {
+      run.finishedAt = null;
+    } else if (command instanceof Reopen) {
+      run.window.clearError();
+      run.mayHavePending = true;
+      run.finishedAt = null;
+      run.fruitlessFinishes = 0;
+      run.window.lookSoon();
+    } else if (command instanceof WithCapLock w) {
+      capLock.lock();
+      try {
+        on(w.event());
+      } finally {
+        capLock.unlock();
+      }
+    } else if (command instanceof Then t) {
+      on(t.event());
+    } else if (command instanceof Claim c) {
+      ClaimResult claim =
+          run.runs.claimPending(new ClaimRequest(run.runId(), run.claimSequence++, c.free()));
+      run.takeHeldTime(claim);
+      on(new RunEvent.Claimed(claim, c.free()));
+    } else if (command instanceof Fill) {
+      on(new RunEvent.FillSlots(run.facts()));
+    } else if (command instanceof NoPending) {
+      run.mayHavePending = false;
+    } else if (command instanceof Finish f) {
+      FinishResult finish =
+          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.window.error()));
+      on(new RunEvent.Finished(finish));
+    } else if (command instanceof TakeEnd t) {
+      run.ended(t.finish());
+    } else if (command instanceof RunCommand.RecordBatchFailure f) {
+      run.runs.recordBatchFailure(new BatchFailure(run.runId(), f.batch(), f.error()));
+    } else if (command instanceof RunCommand.CountKeys c) {
+      run.processedKeys += c.keys();
+    } else if (command instanceof RunCommand.MayHavePending) {
+      run.mayHavePending = true;
+    } else {
+      loop.accept(command);
+    }
+  }
+}

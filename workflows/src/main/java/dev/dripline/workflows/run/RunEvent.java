@@ -1,0 +1,158 @@
+package dev.dripline.workflows.run;
+
+/**
+ * Something that happened to a run's workflow, as {@link RunTransitions} takes it: an operator's
+ * request (a signal or an Update), a step of the workflow's loop, or the answer of a command it
+ * carried out. The workflow turns Temporal's inputs into these and nothing else.
+ */
+sealed interface RunEvent {
+
+  // Operators' requests, by signal or Update.
+
+  /** Stop the run (R7). */
+  record Stop() implements RunEvent {}
+
+  /** Retry the run (R8); an Update's answer is given where the retry is applied. */
+  record Retry() implements RunEvent {}
+
+  /** Pause the run (R9). */
+  record Pause() implements RunEvent {}
+
+  /** Resume the paused run. */
+  record Resume() implements RunEvent {}
+
+  /** A cap change by signal: applied by the loop. */
+  record CapSignal(int maxParallelBatches) implements RunEvent {}
+
+  /** A cap change by Update, taken once the run is loaded, holding the cap lock. */
+  record CapUpdate(int maxParallelBatches) implements RunEvent {}
+
+  /** A cap change by Update has been recorded. */
+  record CapUpdated(int requestedCap, int effectiveCap) implements RunEvent {}
+
+  // The start of an execution.
+
+  /** The workflow method of an execution for run {@code runId} begins. */
+  record Begin(long runId) implements RunEvent {}
+
+  /** The execution read the run's record ({@code loadRun}); not found if deleted. */
+  record Loaded(RunSettings settings) implements RunEvent {}
+
+  /** A first execution, or one started anew (no carry-over), takes the status it loaded. */
+  record Fresh() implements RunEvent {}
+
+  /** A new execution of a live run whose slots were recovered: it goes on from its record. */
+  record LiveAgain() implements RunEvent {}
+
+  /** An execution continued as new takes over what the one before it carried. */
+  record Continued(RunCarryOver carried) implements RunEvent {}
+
+  /** An execution continued as new while its run had ended and waited for a retry. */
+  record ContinuedEnded(RunCarryOver carried) implements RunEvent {}
+
+  /** The run's status is known and the loop begins. */
+  record Ready() implements RunEvent {}
+
+  /** A pause or resume kept for later applies now. */
+  record ApplyLater() implements RunEvent {}
+
+  // The loop.
+
+  /** The loop applies what was asked: the stop first, then the retry, the cap and the pause. */
+  record Apply() implements RunEvent {}
+
+  /** The retry step of {@link Apply}. */
+  record ApplyRetry() implements RunEvent {}
+
+  /** The cap step of {@link Apply}. */
+  record ApplyCap() implements RunEvent {}
+
+  /** The cap step, holding the cap lock. */
+  record CapApplied() implements RunEvent {}
+
+  /** The pause step of {@link Apply}. */
+  record ApplyPause() implements RunEvent {}
+
+  /** A re-queue of the live run answered; {@code before} is the status it was asked in. */
+  record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
+
+  /**
+   * What the loop knows of the batches in flight and the planning ahead of them when it decides.
+   *
+   * @param free slots that may be taken now
+   * @param slotsEmpty no slot is held by this execution
+   * @param planUnderWay a planning call is under way, its outcome not yet handled
+   * @param planOver planning has nothing more to do: every key is in a batch, or it failed
+   * @param mayHavePending pending batches may be left to claim
+   * @param continueAsNewDue this execution has started enough batches, or Temporal suggests it
+   */
+  record Facts(
+      int free,
+      boolean slotsEmpty,
+      boolean planUnderWay,
+      boolean planOver,
+      boolean mayHavePending,
+      boolean continueAsNewDue) {}
+
+  /** The loop fills free slots: claims pending batches, or plans when none may be left. */
+  record FillSlots(Facts facts) implements RunEvent {}
+
+  /** A claim for {@code asked} slots answered: what holds the run now, and the batches to start. */
+  record Claimed(ClaimResult claim, int asked) implements RunEvent {}
+
+  /** A claim took fewer batches than asked; {@code slotsFull} if the run's slots were full. */
+  record ClaimedFewer(boolean slotsFull) implements RunEvent {}
+
+  /**
+   * A batch activity ended, its outcome handled in the loop: {@code result} if it completed, else
+   * {@code error}, why it failed for good. Its slot ({@code lane}) is free from now on.
+   */
+  record BatchEnded(BatchRef batch, int lane, BatchResult result, String error)
+      implements RunEvent {}
+
+  /** The loop looked at the run's news: it has seen them. */
+  record NewsSeen() implements RunEvent {}
+
+  /** The loop waited for news: the looks the last claim asked for are over. */
+  record Waited() implements RunEvent {}
+
+  /** Nothing is in flight and the run may end: ask PostgreSQL to finish it. */
+  record Finishing() implements RunEvent {}
+
+  /** {@code finish} answered. */
+  record Finished(FinishResult finish) implements RunEvent {}
+
+  /** The run ended at its finish: its workflow completes, or waits for a retry. */
+  record EndedAtFinish() implements RunEvent {}
+
+  // A pending run.
+
+  /** A pending run takes the pause or resume asked while it waits for its start. */
+  record PendingPauseAsked() implements RunEvent {}
+
+  /** A retry of a pending run is refused: it has no batches yet. */
+  record PendingRetryRefused() implements RunEvent {}
+
+  /** A pending run started (its record moved to running). */
+  record Started() implements RunEvent {}
+
+  // The end.
+
+  /** {@code finish} ended the run as {@code status} (null: the run is gone). */
+  record Ended(RunStatus status) implements RunEvent {}
+
+  /** The ended run's workflow begins to wait for a retry, at {@code nowMillis} (workflow time). */
+  record EndedWaitBegins(long nowMillis) implements RunEvent {}
+
+  /** A retry of the ended run is applied. */
+  record RetryEnded() implements RunEvent {}
+
+  /** A re-queue of the ended run answered. */
+  record EndedRequeued(RequeueResult result) implements RunEvent {}
+
+  /** A look at the ended run's record found it re-opened. */
+  record RecordReopened(RunSettings record) implements RunEvent {}
+
+  /** The ended run's workflow stops waiting: the run is gone, or its retry window passed. */
+  record WaitOver(String reason) implements RunEvent {}
+}

@@ -1,0 +1,240 @@
+package dev.dripline.workflows.run;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a run's workflow knows of its run's lifecycle, as one immutable value: its status, what
+ * holds it, what operators asked that is not yet applied, and what the run's record holds as far as
+ * this execution knows. Only {@link RunTransitions} makes a new one; the workflow keeps the latest.
+ *
+ * <p>A hold is a reason no new batch of the run starts (in-flight ones finish). Each has one name,
+ * the same everywhere — in this set, in the claim's answer ({@link ClaimResult#holds()}) and in the
+ * API: {@link #PAUSED} and {@link #STOPPING} are the run's own; every other name is one the last
+ * claim reported ({@code brake}, a health check's name, {@code pool:<name>}).
+ *
+ * @param runId the run
+ * @param settings the run's record as this execution loaded it; null until loaded
+ * @param status the status the workflow holds for the run (and has recorded, or will)
+ * @param holds why no new batch starts, in the order they were taken
+ * @param recorded which of the run's own holds ({@link #PAUSED}, {@link #STOPPING}) its record
+ *     holds, as far as this execution knows
+ * @param pauseToggled a pause or resume was taken since the status was last recorded: a pair of
+ *     them leaves {@link #paused()} as recorded, yet the record may differ — a workflow task that
+ *     recorded the first and then failed (its worker lost, or its continue-as-new rejected because
+ *     the second came meanwhile) is replayed with both, and its write stays
+ * @param retryAsked a retry was asked and not yet applied
+ * @param requestedCap the cap the run was given (null: none), before the definition's and the
+ *     engine's bound it
+ * @param capUnrecorded the requested cap changed by signal and is not yet recorded
+ * @param statusKnown the execution has read the run's record (or its carry-over): until then a
+ *     pause or resume is kept for later instead of being judged against a status not yet known
+ * @param later requests kept for later: asked before the status was known, or after a retry of an
+ *     ended run that has not yet re-opened it
+ * @param waitingForRetry the run has ended (failed or stopped) and its workflow waits for a retry
+ * @param retryDeadlineMillis until when (workflow time) an ended run's workflow waits for a retry
+ * @param news something happened that the workflow's loop should look at
+ * @param heldLookMillis the last claim was held (the brake, a health check): how long the loop
+ *     waits before it claims again; 0 when not held
+ * @param slotsFull the last claim found the run's slots full in PostgreSQL, held by batches this
+ *     execution does not hold: the loop claims again after a short look
+ * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
+ *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
+ */
+record RunState(
+    long runId,
+    RunSettings settings,
+    RunStatus status,
+    Set<String> holds,
+    Set<String> recorded,
+    boolean pauseToggled,
+    boolean retryAsked,
+    Integer requestedCap,
+    boolean capUnrecorded,
+    boolean statusKnown,
+    Later later,
+    boolean waitingForRetry,
+    Long retryDeadlineMillis,
+    boolean news,
+    long heldLookMillis,
+    boolean slotsFull,
+    Map<String, Boolean> versions) {
+
+  /** The run is paused: asked by an operator (R9), or before its start. */
+  static final String PAUSED = "paused";
+
+  /** A stop was asked and the run has not yet ended (R7). */
+  static final String STOPPING = "stopping";
+
+  /**
+   * A claim's hold: the run's failed batches are beyond its failure budget (P6b). The run pauses
+   * itself on it ({@link LoopRules#claimed}).
+   */
+  static final String FAILURE_BUDGET = "failure-budget";
+
+  /**
+   * Requests kept for later (see {@link RunState#later}).
+   *
+   * @param pause the last pause (true) or resume (false), or null
+   * @param stop a stop
+   * @param cap a cap change by signal, or null
+   */
+  record Later(Boolean pause, boolean stop, Integer cap) {
+    static final Later NONE = new Later(null, false, null);
+  }
+
+  RunState {
+    holds = Collections.unmodifiableSet(new LinkedHashSet<>(holds));
+    recorded = Collections.unmodifiableSet(new LinkedHashSet<>(recorded));
+    versions = Collections.unmodifiableMap(new LinkedHashMap<>(versions));
+  }
+
+  /** The state of a run whose workflow has not yet read its record. */
+  static RunState initial(long runId) {
+    return new RunState(
+        runId,
+        null,
+        RunStatus.PENDING,
+        Set.of(),
+        Set.of(),
+        false,
+        false,
+        null,
+        false,
+        false,
+        Later.NONE,
+        false,
+        null,
+        false,
+        0,
+        false,
+        Map.of());
+  }
+
+  boolean paused() {
+    return holds.contains(PAUSED);
+  }
+
+  boolean stopping() {
+    return holds.contains(STOPPING);
+  }
+
+  /** Whether the run's record holds the pause, as far as this execution knows. */
+  boolean pauseRecorded() {
+    return recorded.contains(PAUSED);
+  }
+
+  boolean stopRecorded() {
+    return recorded.contains(STOPPING);
+  }
+
+  /** The holds the last claim reported (the brake, health checks, pools), in its order. */
+  List<String> claimHolds() {
+    return holds.stream().filter(h -> !h.equals(PAUSED) && !h.equals(STOPPING)).toList();
+  }
+
+  /** Whether the run's record was found when the execution loaded it. */
+  boolean found() {
+    return settings != null && settings.found();
+  }
+
+  /** The cap the run enforces: its requested cap bounded by the definition's and the engine's. */
+  int effectiveCap() {
+    return CapPolicy.effective(settings.definitionCap(), requestedCap, settings.engineSafetyCap());
+  }
+
+  /** Whether a request now would apply only once a pending retry has re-opened the ended run. */
+  boolean afterPendingRetry() {
+    return waitingForRetry && retryAsked;
+  }
+
+  Edit edit() {
+    return new Edit(this);
+  }
+
+  /** A copy to change, field by field, into the next state. */
+  static final class Edit {
+    RunSettings settings;
+    RunStatus status;
+    final Set<String> holds;
+    final Set<String> recorded;
+    boolean pauseToggled;
+    boolean retryAsked;
+    Integer requestedCap;
+    boolean capUnrecorded;
+    boolean statusKnown;
+    Later later;
+    boolean waitingForRetry;
+    Long retryDeadlineMillis;
+    boolean news;
+    long heldLookMillis;
+    boolean slotsFull;
+    final Map<String, Boolean> versions;
+    long runId;
+
+    private Edit(RunState s) {
+      runId = s.runId;
+      settings = s.settings;
+      status = s.status;
+      holds = new LinkedHashSet<>(s.holds);
+      recorded = new LinkedHashSet<>(s.recorded);
+      pauseToggled = s.pauseToggled;
+      retryAsked = s.retryAsked;
+      requestedCap = s.requestedCap;
+      capUnrecorded = s.capUnrecorded;
+      statusKnown = s.statusKnown;
+      later = s.later;
+      waitingForRetry = s.waitingForRetry;
+      retryDeadlineMillis = s.retryDeadlineMillis;
+      news = s.news;
+      heldLookMillis = s.heldLookMillis;
+      slotsFull = s.slotsFull;
+      versions = new LinkedHashMap<>(s.versions);
+    }
+
+    /** Holds {@code hold} if {@code on}, else lets it go. */
+    Edit hold(String hold, boolean on) {
+      if (on) {
+        holds.add(hold);
+      } else {
+        holds.remove(hold);
+      }
+      return this;
+    }
+
+    /** Notes that the run's record holds {@code hold} if {@code on}, else that it does not. */
+    Edit recorded(String hold, boolean on) {
+      if (on) {
+        recorded.add(hold);
+      } else {
+        recorded.remove(hold);
+      }
+      return this;
+    }
+
+    RunState done() {
+      return new RunState(
+          runId,
+          settings,
+          status,
+          holds,
+          recorded,
+          pauseToggled,
+          retryAsked,
+          requestedCap,
+          capUnrecorded,
+          statusKnown,
+          later,
+          waitingForRetry,
+          retryDeadlineMillis,
+          news,
+          heldLookMillis,
+          slotsFull,
+          versions);
+    }
+  }
+}

@@ -1,0 +1,1447 @@
+package dev.dripline.workflows.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dripline.workflows.run.RunCommand.AnswerCap;
+import dev.dripline.workflows.run.RunCommand.AnswerRetries;
+import dev.dripline.workflows.run.RunCommand.Log;
+import dev.dripline.workflows.run.RunCommand.PublishStatus;
+import dev.dripline.workflows.run.RunCommand.RecordCap;
+import dev.dripline.workflows.run.RunCommand.RecordStatus;
+import dev.dripline.workflows.run.RunCommand.RecordStop;
+import dev.dripline.workflows.run.RunCommand.Reopen;
+import dev.dripline.workflows.run.RunCommand.Requeue;
+import dev.dripline.workflows.run.RunCommand.SetCap;
+import dev.dripline.workflows.run.RunCommand.Then;
+import dev.dripline.workflows.run.RunCommand.WithCapLock;
+import dev.dripline.workflows.run.RunTransitions.Step;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run's lifecycle rules ({@link RunTransitions}) without Temporal: each event in each state it
+ * can meet, and the commands the workflow would carry out, in order.
+ */
+class RunTransitionsTest {
+  private static final long RUN = 7;
+
+  /**
+   * Takes events as {@link RunEngine} does — a version asked is answered from {@link #versions}
+   * (every change present unless set), a {@link Then} or {@link WithCapLock} is taken at once, a
+   * re-queue answered from {@link #requeues} — and keeps every other command carried out, and the
+   * change ids asked, in order.
+   */
+  private static final class Machine {
+    RunState state;
+    final Map<String, Boolean> versions = new HashMap<>();
+    final Deque<RequeueResult> requeues = new ArrayDeque<>();
+    final Deque<ClaimResult> claims = new ArrayDeque<>();
+    final Deque<FinishResult> finishes = new ArrayDeque<>();
+
+    /** Free slots and whether batches may be pending, as the loop would see them. */
+    int free = 2;
+
+    boolean mayHavePending = true;
+    final List<RunCommand> commands = new ArrayList<>();
+    final List<String> asked = new ArrayList<>();
+
+    Machine(RunState state) {
+      this.state = state;
+    }
+
+    Machine without(String changeId) {
+      versions.put(changeId, false);
+      return this;
+    }
+
+    /** Takes {@code event}; returns the commands it led to. */
+    List<RunCommand> on(RunEvent event) {
+      int from = commands.size();
+      take(event);
+      return List.copyOf(commands.subList(from, commands.size()));
+    }
+
+    RunEvent.Facts facts() {
+      return new RunEvent.Facts(free, free == 2, false, false, mayHavePending, false);
+    }
+
+    private void take(RunEvent event) {
+      Step step = RunTransitions.on(state, event);
+      while (step.needsVersion() != null) {
+        assertThat(step.commands()).isEmpty();
+        assertThat(step.state()).isEqualTo(state);
+        String id = step.needsVersion();
+        asked.add(id);
+        state = RunTransitions.knowing(state, id, versions.getOrDefault(id, true));
+        step = RunTransitions.on(state, event);
+      }
+      state = step.state();
+      for (RunCommand command : step.commands()) {
+        if (command instanceof Then then) {
+          take(then.event());
+        } else if (command instanceof WithCapLock locked) {
+          take(locked.event());
+        } else if (command instanceof RunCommand.Fill) {
+          take(new RunEvent.FillSlots(facts()));
+        } else {
+          commands.add(command);
+          if (command instanceof RunCommand.StartBatch) {
+            free--;
+          } else if (command instanceof RunCommand.NoPending) {
+            mayHavePending = false;
+          } else if (command instanceof RunCommand.Claim claim) {
+            take(new RunEvent.Claimed(claims.remove(), claim.free()));
+          } else if (command instanceof RunCommand.Finish) {
+            take(new RunEvent.Finished(finishes.remove()));
+          } else if (command instanceof Requeue requeue) {
+            RequeueResult answer = requeues.remove();
+            take(
+                requeue.ended()
+                    ? new RunEvent.EndedRequeued(answer)
+                    : new RunEvent.Requeued(answer, requeue.before()));
+          }
+        }
+      }
+    }
+  }
+
+  private static RunSettings settings(RunStatus status) {
+    return settings(status, null, false, Instant.EPOCH);
+  }
+
+  private static RunSettings settings(
+      RunStatus status, Integer requestedCap, boolean stopRequested, Instant startedAt) {
+    return new RunSettings(
+        RUN,
+        true,
+        "b",
+        status,
+        10,
+        requestedCap,
+        8,
+        16,
+        null,
+        startedAt,
+        null,
+        0,
+        false,
+        new BatchPolicy(1_000, 1_000, 3, 100, 1_000),
+        100,
+        1_000,
+        0,
+        stopRequested,
+        60_000);
+  }
+
+  /** A running run whose loop has begun. */
+  private static Machine running() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.on(new RunEvent.Ready());
+    m.commands.clear();
+    return m;
+  }
+
+  /** A run that ended {@code status} and whose workflow waits for a retry. */
+  private static Machine endedWaiting(RunStatus status) {
+    Machine m = running();
+    m.on(new RunEvent.Ended(status));
+    m.on(new RunEvent.EndedWaitBegins(1_000));
+    m.commands.clear();
+    return m;
+  }
+
+  private static Machine pending() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PENDING, null, false, null)));
+    m.on(new RunEvent.Fresh());
+    m.commands.clear();
+    return m;
+  }
+
+  private static RunCarryOver carried(boolean paused, boolean stop, boolean retry) {
+    return new RunCarryOver(3, paused, stop, retry, false, null, 10, 0L, 5, null, null, null);
+  }
+
+  // Stop.
+
+  @Test
+  void aStopHoldsTheRunStoppingAndTheLoopRecordsItOnce() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.Stop())).isEmpty();
+    assertThat(m.state.holds()).containsExactly(RunState.STOPPING);
+    assertThat(m.state.news()).isTrue();
+
+    assertThat(m.on(new RunEvent.Apply())).containsExactly(new RecordStop());
+    assertThat(m.on(new RunEvent.Apply())).isEmpty();
+    assertThat(m.state.stopRecorded()).isTrue();
+  }
+
+  @Test
+  void aStopOfAnEndedRunIsIgnored() {
+    Machine m = running();
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+
+    assertThat(m.on(new RunEvent.Stop()))
+        .containsExactly(new Log("STOP ignored: run 7 is already completed"));
+    assertThat(m.state.stopping()).isFalse();
+  }
+
+  @Test
+  void aStopBeforeTheRunIsLoadedIsTakenAndKeptByTheLoad() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+
+    assertThat(m.state.stopping()).isTrue();
+  }
+
+  @Test
+  void aStopOfAPendingRunEndsItsWaitForTheStart() {
+    Machine m = pending();
+
+    m.on(new RunEvent.Stop());
+
+    assertThat(m.state.stopping()).isTrue();
+  }
+
+  // Pause and resume.
+
+  @Test
+  void aPauseIsHeldAtOnceAndRecordedByTheLoop() {
+    Machine m = running();
+
+    m.on(new RunEvent.Pause());
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.pauseRecorded()).isFalse();
+
+    assertThat(m.on(new RunEvent.Apply()))
+        .containsExactly(
+            new RunCommand.LookSoon(), new RecordStatus(RunStatus.PAUSED), new PublishStatus());
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(m.state.pauseRecorded()).isTrue();
+    assertThat(m.on(new RunEvent.Apply())).isEmpty();
+  }
+
+  @Test
+  void aResumeIsRecordedRunning() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Apply());
+
+    m.on(new RunEvent.Resume());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.state.holds()).isEmpty();
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aPauseAndResumeTakenTogetherRecordTheStatusAgain() {
+    Machine m = running();
+
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Resume());
+
+    assertThat(RunTransitions.pauseUnrecorded(m.state)).isNull();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.asked).contains(RunWorkflowVersions.PAUSE_RECONCILED);
+  }
+
+  @Test
+  void aPauseAndResumeTakenTogetherRecordNothingInAnExecutionFromBeforeReconciling() {
+    Machine m = running().without(RunWorkflowVersions.PAUSE_RECONCILED);
+
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Resume());
+
+    assertThat(m.on(new RunEvent.Apply())).isEmpty();
+  }
+
+  @Test
+  void aResumeOfARunningRunIsIgnored() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.Resume()))
+        .containsExactly(new Log("run 7: resume ignored, the run is not paused"));
+    assertThat(m.state.pauseToggled()).isFalse();
+  }
+
+  @Test
+  void aPauseWhileStoppingIsIgnoredAndAStoppingRunRecordsNoPause() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+
+    assertThat(m.on(new RunEvent.Pause()))
+        .containsExactly(new Log("PAUSE ignored: run 7 is stopping; it cannot be paused"));
+    assertThat(m.state.paused()).isFalse();
+  }
+
+  @Test
+  void aStopAfterAPauseRecordsTheStopAndNotThePause() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Stop());
+
+    assertThat(m.on(new RunEvent.Apply())).containsExactly(new RecordStop());
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED, RunState.STOPPING);
+  }
+
+  @Test
+  void aPauseBeforeTheStatusIsKnownIsKeptAndAppliedOnceItIs() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Pause());
+    assertThat(m.state.paused()).isFalse();
+    assertThat(m.state.later().pause()).isTrue();
+
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.later().pause()).isNull();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
+  }
+
+  @Test
+  void theLastOfAPauseAndResumeBeforeTheStatusIsKnownWins() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Resume());
+
+    assertThat(m.state.later().pause()).isFalse();
+  }
+
+  @Test
+  void aPauseKeptForLaterIsDroppedInAnExecutionFromBeforeEarlyPauses() {
+    Machine m = new Machine(RunState.initial(0)).without(RunWorkflowVersions.EARLY_PAUSE_RESUME);
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.state.paused()).isFalse();
+  }
+
+  @Test
+  void theVersionOfEarlyPausesIsAskedBeforeTheStatusIsPublished() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.commands.clear();
+
+    Step ready = RunTransitions.on(m.state, new RunEvent.Ready());
+
+    assertThat(ready.commands().get(0)).isEqualTo(new Then(new RunEvent.ApplyLater()));
+    assertThat(ready.commands().get(1)).isEqualTo(new PublishStatus());
+  }
+
+  // Retry.
+
+  @Test
+  void aRetryOfALiveRunRequeuesAndAnswersWhatItDid() {
+    Machine m = running();
+    m.requeues.add(new RequeueResult(3, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+    List<RunCommand> done = m.on(new RunEvent.Apply());
+
+    assertThat(done)
+        .contains(
+            new Requeue(RunStatus.RUNNING, false),
+            new RunCommand.PlanAgain(),
+            new AnswerRetries(RetryAnswer.requeued(3)),
+            new PublishStatus());
+    assertThat(m.state.retryAsked()).isFalse();
+  }
+
+  @Test
+  void aRetryWithNothingToRequeueIsRefused() {
+    Machine m = running();
+    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.Apply()))
+        .contains(
+            new AnswerRetries(
+                RetryAnswer.refused(RunControl.nothingToRequeue(RUN, RunStatus.RUNNING))));
+  }
+
+  @Test
+  void aRetryOfADeletedRunAnswersGone() {
+    Machine m = running();
+    m.requeues.add(new RequeueResult(0, null));
+
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.Apply()))
+        .contains(new AnswerRetries(RetryAnswer.gone()))
+        .doesNotContain(new PublishStatus());
+  }
+
+  @Test
+  void aRetryThatReopensAnEndedRunAnswersRequeuedEvenWithNoBatch() {
+    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+    m.on(new RunEvent.Finishing());
+    assertThat(m.state.status()).isEqualTo(RunStatus.FAILED);
+    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new AnswerRetries(RetryAnswer.requeued(0)));
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aRetryOfAPausedRunKeepsItPaused() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Apply());
+    m.requeues.add(new RequeueResult(1, RunStatus.PAUSED));
+
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Apply());
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+  }
+
+  @Test
+  void aRetryWhileStoppingIsRefusedAndRequeuesNothing() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Retry());
+
+    List<RunCommand> done = m.on(new RunEvent.Apply());
+
+    assertThat(done)
+        .containsExactly(
+            new RecordStop(),
+            new Log("run 7: retry ignored: run 7 is stopping; retry it once it has stopped"),
+            new AnswerRetries(
+                RetryAnswer.refused("run 7 is stopping; retry it once it has stopped")));
+    assertThat(m.asked).containsExactly(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
+  }
+
+  @Test
+  void aRetryWhileStoppingRequeuesInAnExecutionFromBeforeItWasRefused() {
+    Machine m = running().without(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false));
+  }
+
+  @Test
+  void aRetryAsTheFinishRacesItAppliesToTheRunAsItEnded() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH));
+
+    List<RunCommand> done =
+        m.without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY).on(new RunEvent.Finishing());
+
+    assertThat(done)
+        .containsExactly(
+            new RunCommand.Finish(true),
+            new RunCommand.TakeEnd(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH)));
+    assertThat(m.state.holds()).isEmpty();
+    assertThat(m.state.stopRecorded()).isFalse();
+    assertThat(m.state.status()).isEqualTo(RunStatus.STOPPED);
+    assertThat(m.state.retryAsked()).isTrue();
+  }
+
+  // The cap.
+
+  @Test
+  void aCapSignalIsRecordedByTheLoopHoldingTheCapLock() {
+    Machine m = running();
+
+    m.on(new RunEvent.CapSignal(2));
+    Step apply = RunTransitions.on(m.state, new RunEvent.ApplyCap());
+
+    assertThat(apply.commands().get(0)).isEqualTo(new WithCapLock(new RunEvent.CapApplied()));
+    assertThat(m.on(new RunEvent.Apply()))
+        .containsExactly(
+            new SetCap(2),
+            new RecordCap(2, 2),
+            new RunCommand.PublishDetails(),
+            new RunCommand.LookSoon());
+    assertThat(m.state.capUnrecorded()).isFalse();
+  }
+
+  @Test
+  void aCapIsBoundedByTheDefinitionsCap() {
+    Machine m = running();
+
+    m.on(new RunEvent.CapSignal(50));
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordCap(50, 8));
+  }
+
+  @Test
+  void aCapSignalBelowOneIsIgnored() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.CapSignal(0)))
+        .containsExactly(
+            new RunCommand.Warn(
+                "run 7: cap change ignored, maxParallelBatches must be at least 1"));
+    assertThat(m.state.capUnrecorded()).isFalse();
+  }
+
+  @Test
+  void aCapSignalToAnEndedRunIsIgnored() {
+    Machine m = running();
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+
+    assertThat(m.on(new RunEvent.CapSignal(2)))
+        .containsExactly(
+            new Log("CHANGE_CAP ignored: run 7 is completed; its cap can no longer change"));
+  }
+
+  @Test
+  void aCapSignalledBeforeTheLoadWinsOverTheRecordedOne() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.CapSignal(3));
+    m.on(new RunEvent.Begin(RUN));
+
+    assertThat(m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, 6, false, Instant.EPOCH))))
+        .containsExactly(new SetCap(3));
+    assertThat(m.state.capUnrecorded()).isTrue();
+  }
+
+  @Test
+  void aCapUpdateIsRecordedBeforeItIsAnswered() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.CapUpdate(4)))
+        .containsExactly(
+            new SetCap(4),
+            new RecordCap(4, 4),
+            new RunCommand.LookSoon(),
+            new RunCommand.PublishDetails(),
+            new AnswerCap(CapAnswer.changed(4, 4)));
+    assertThat(m.state.news()).isTrue();
+  }
+
+  @Test
+  void aCapUpdateWakesTheLoopOnlyOnceRecorded() {
+    Machine m = running();
+    m.on(new RunEvent.NewsSeen());
+
+    Step update = RunTransitions.on(m.state, new RunEvent.CapUpdate(4));
+
+    assertThat(update.state().news()).isFalse();
+  }
+
+  @Test
+  void aCapUpdateOfAPendingRunIsRecordedForItsStart() {
+    Machine m = pending();
+
+    assertThat(m.on(new RunEvent.CapUpdate(2))).contains(new RecordCap(2, 2));
+  }
+
+  @Test
+  void aCapUpdateOfAnEndedRunOrADeletedOneIsRefused() {
+    Machine ended = endedWaiting(RunStatus.FAILED);
+    assertThat(ended.on(new RunEvent.CapUpdate(2)))
+        .containsExactly(
+            new AnswerCap(CapAnswer.refused("run 7 is failed; its cap can no longer change")));
+
+    Machine gone = new Machine(RunState.initial(0));
+    gone.on(new RunEvent.Loaded(RunSettings.notFound(RUN)));
+    assertThat(gone.on(new RunEvent.CapUpdate(2))).containsExactly(new AnswerCap(CapAnswer.gone()));
+  }
+
+  // A new execution.
+
+  @Test
+  void aRunPausedBeforeItStartedIsHeldPausedInANewExecution() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PAUSED, null, false, null)));
+
+    m.on(new RunEvent.Fresh());
+
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.pauseRecorded()).isTrue();
+  }
+
+  @Test
+  void aNewExecutionOfALiveRunKeepsTheStopItsRecordHolds() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PAUSED, null, true, Instant.EPOCH)));
+    m.on(new RunEvent.Fresh());
+
+    m.on(new RunEvent.LiveAgain());
+
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED, RunState.STOPPING);
+    assertThat(m.asked).containsExactly(RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
+  }
+
+  @Test
+  void aContinuedExecutionTakesTheCarriedCapOnlyWhenItPredatesCapsFromSettings() {
+    Machine old = new Machine(RunState.initial(0)).without(RunWorkflowVersions.CAP_FROM_SETTINGS);
+    old.on(new RunEvent.Begin(RUN));
+    old.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    assertThat(old.on(new RunEvent.Continued(carried(false, false, false))))
+        .containsExactly(new SetCap(3));
+
+    Machine now = new Machine(RunState.initial(0));
+    now.on(new RunEvent.Begin(RUN));
+    now.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    assertThat(now.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(now.asked)
+        .containsExactly(
+            RunWorkflowVersions.CAP_FROM_SETTINGS, RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
+  }
+
+  @Test
+  void aCarriedPauseWhoseRecordSaysRunningIsRecordedByTheFirstApply() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+
+    m.on(new RunEvent.Continued(carried(true, false, false)));
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.pauseRecorded()).isFalse();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
+    assertThat(m.asked)
+        .containsExactly(
+            RunWorkflowVersions.CAP_FROM_SETTINGS,
+            RunWorkflowVersions.PAUSE_RECONCILED,
+            RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
+  }
+
+  @Test
+  void aCarriedResumeWhoseRecordSaysPausedIsRecordedRunning() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PAUSED)));
+    m.on(new RunEvent.Continued(carried(false, false, false)));
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.RUNNING));
+  }
+
+  @Test
+  void aCarriedPauseTheRecordHoldsIsNotRecordedAgain() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PAUSED)));
+    m.on(new RunEvent.Continued(carried(true, false, false)));
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.on(new RunEvent.Apply())).isEmpty();
+    assertThat(m.asked).doesNotContain(RunWorkflowVersions.PAUSE_RECONCILED);
+  }
+
+  @Test
+  void aCarriedStopAndRetryAreAddedToOnesTakenBeforeTheLoad() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+
+    m.on(new RunEvent.Continued(carried(false, true, false)));
+
+    assertThat(m.state.stopping()).isTrue();
+    assertThat(m.state.retryAsked()).isTrue();
+  }
+
+  @Test
+  void aCarriedStopAndRetryReplaceEarlierOnesInAnExecutionFromBeforeKeepingThem() {
+    Machine m =
+        new Machine(RunState.initial(0)).without(RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+
+    m.on(new RunEvent.Continued(carried(false, false, false)));
+
+    assertThat(m.state.stopping()).isFalse();
+    assertThat(m.state.retryAsked()).isFalse();
+  }
+
+  @Test
+  void aRecordedStopOfALiveRunBindsAContinuedExecution() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, null, true, Instant.EPOCH)));
+
+    m.on(new RunEvent.Continued(carried(false, false, false)));
+
+    assertThat(m.state.stopping()).isTrue();
+    assertThat(m.state.stopRecorded()).isFalse();
+  }
+
+  // A pending run.
+
+  @Test
+  void aPauseOfAPendingRunIsRecordedAtOnceAndHeldPastItsStart() {
+    Machine m = pending();
+    m.on(new RunEvent.Pause());
+
+    assertThat(m.on(new RunEvent.PendingPauseAsked()))
+        .containsExactly(
+            new Log("run 7 is paused before its start"),
+            new RecordStatus(RunStatus.PAUSED),
+            new PublishStatus());
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+  }
+
+  @Test
+  void aResumeOfAPausedPendingRunRecordsItPendingAgain() {
+    Machine m = pending();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.PendingPauseAsked());
+    m.on(new RunEvent.Resume());
+
+    assertThat(m.on(new RunEvent.PendingPauseAsked()))
+        .contains(new RecordStatus(RunStatus.PENDING));
+    assertThat(m.state.holds()).isEmpty();
+  }
+
+  @Test
+  void aPauseOfAnAlreadyPausedPendingRunRecordsNothing() {
+    Machine m = pending();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.PendingPauseAsked());
+    m.on(new RunEvent.Pause());
+
+    assertThat(m.on(new RunEvent.PendingPauseAsked())).isEmpty();
+    assertThat(m.state.later().pause()).isNull();
+  }
+
+  @Test
+  void aRetryOfAPendingRunIsRefused() {
+    Machine m = pending();
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.PendingRetryRefused()))
+        .containsExactly(
+            new AnswerRetries(
+                RetryAnswer.refused(RunControl.nothingToRequeue(RUN, RunStatus.PENDING))));
+    assertThat(m.state.retryAsked()).isFalse();
+  }
+
+  @Test
+  void aStartedRunIsRunning() {
+    Machine m = pending();
+
+    m.on(new RunEvent.Started());
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  // The loop: claims, planning, finishing.
+
+  private static final BatchRef B1 = new BatchRef(1, 1L, 10L, 10);
+  private static final BatchRef B2 = new BatchRef(2, 11L, 20L, 10);
+
+  @Test
+  void freeSlotsAreFilledWithTheBatchesAClaimReturns() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(B1, B2)));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2), new RunCommand.StartBatch(B1), new RunCommand.StartBatch(B2));
+  }
+
+  @Test
+  void aClaimThatFindsNoPendingBatchPlansTheNextPage() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(B1)));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2),
+            new RunCommand.StartBatch(B1),
+            new RunCommand.NoPending(),
+            new RunCommand.PlanNextPage());
+  }
+
+  @Test
+  void aClaimThatFindsTheSlotsFullIsTriedAgainAfterALook() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(), true));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.state.slotsFull()).isTrue();
+    assertThat(m.asked).contains(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
+
+    m.on(new RunEvent.Waited());
+    assertThat(m.state.slotsFull()).isFalse();
+  }
+
+  @Test
+  void aClaimThatFindsTheSlotsFullPlansInAnExecutionFromBeforeItWaited() {
+    Machine m = running().without(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
+    m.claims.add(new ClaimResult(List.of(), true));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(
+            new RunCommand.Claim(2), new RunCommand.NoPending(), new RunCommand.PlanNextPage());
+    assertThat(m.state.slotsFull()).isFalse();
+  }
+
+  @Test
+  void aHeldClaimStartsNothingAndIsTriedAgainAfterItsLook() {
+    Machine m = running();
+    m.claims.add(claimHeldBy("brake"));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.state.heldLookMillis()).isEqualTo(500);
+    assertThat(m.state.holds()).containsExactly("brake");
+    assertThat(m.mayHavePending).isTrue();
+
+    m.on(new RunEvent.Waited());
+    assertThat(m.state.heldLookMillis()).isZero();
+  }
+
+  @Test
+  void aHeldClaimWithoutALookIsTriedAgainAfterAMillisecond() {
+    Machine m = running();
+    m.claims.add(new ClaimResult(List.of(), false, List.of("replica-lag"), 0, 0, null));
+
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    assertThat(m.state.heldLookMillis()).isEqualTo(1);
+  }
+
+  @Test
+  void noBatchIsClaimedWhilePausedStoppingOrDueToContinueAsNew() {
+    Machine paused = running();
+    paused.on(new RunEvent.Pause());
+    assertThat(paused.on(new RunEvent.FillSlots(paused.facts()))).isEmpty();
+
+    Machine stopping = running();
+    stopping.on(new RunEvent.Stop());
+    assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
+
+    Machine due = running();
+    assertThat(
+            due.on(new RunEvent.FillSlots(new RunEvent.Facts(2, true, false, false, true, true))))
+        .isEmpty();
+
+    Machine full = running();
+    assertThat(
+            full.on(
+                new RunEvent.FillSlots(new RunEvent.Facts(0, false, false, false, true, false))))
+        .isEmpty();
+  }
+
+  @Test
+  void heldByTheBrakeAlonePlanningStillGoesOn() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
+    m.mayHavePending = false;
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
+        .containsExactly(new RunCommand.PlanNextPage());
+  }
+
+  @Test
+  void aCompletedBatchCountsItsKeysAndItsChains() {
+    Machine m = running();
+    BatchResult chained = new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, chained, null)))
+        .containsExactly(new RunCommand.CountKeys(40), new RunCommand.MayHavePending());
+  }
+
+  @Test
+  void aSkippedBatchCountsOnlyItsChainsKeys() {
+    Machine m = running();
+    BatchResult skipped = new BatchResult(BatchOutcome.SKIPPED, 10);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, skipped, null)))
+        .containsExactly(new RunCommand.CountKeys(0));
+  }
+
+  @Test
+  void aChainedBatchHandedBackGoesOnInItsChainsLane() {
+    Machine m = running();
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, B2, "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(new RunCommand.ContinueInLane(B2, 2));
+  }
+
+  @Test
+  void aChainedBatchHandedBackWithNoAttemptLeftFailsNow() {
+    Machine m = running();
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", true);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(
+            new RunCommand.Warn("run 7: batch 2 failed: boom"),
+            new RunCommand.RecordBatchFailure(2, "boom"));
+  }
+
+  @Test
+  void aChainedBatchHandedBackUnderAOneAttemptPolicyFailsNow() {
+    Machine m = new Machine(RunState.initial(0));
+    RunSettings oneAttempt =
+        new RunSettings(
+            RUN,
+            true,
+            "b",
+            RunStatus.RUNNING,
+            10,
+            null,
+            8,
+            16,
+            null,
+            Instant.EPOCH,
+            null,
+            0,
+            false,
+            new BatchPolicy(1_000, 1_000, 1, 100, 1_000),
+            100,
+            1_000,
+            0,
+            false,
+            60_000);
+    m.on(new RunEvent.Loaded(oneAttempt));
+    BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+        .endsWith(new RunCommand.RecordBatchFailure(2, "boom"));
+  }
+
+  @Test
+  void aBatchWhoseActivityFailedForGoodFails() {
+    Machine m = running();
+
+    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, null, "timeout")))
+        .containsExactly(
+            new RunCommand.Warn("run 7: batch 1 failed: timeout"),
+            new RunCommand.RecordBatchFailure(1, "timeout"));
+  }
+
+  @Test
+  void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
+    RunState s = running().state;
+    RunEvent.Facts idle = new RunEvent.Facts(2, true, false, true, false, false);
+
+    assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(1, false, false, true, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, true, true, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, true, true, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, false, false, false)))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void aStoppingRunFinishesAndAPausedOneDoesNot() {
+    Machine stopping = running();
+    stopping.on(new RunEvent.Stop());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, false, false, true, false);
+    assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
+
+    Machine paused = running();
+    paused.on(new RunEvent.Pause());
+    RunEvent.Facts done = new RunEvent.Facts(2, true, false, true, false, false);
+    assertThat(RunTransitions.next(paused.state, done)).isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void anIdleExecutionDueToContinueAsNewHandsOver() {
+    RunEvent.Facts due = new RunEvent.Facts(2, true, false, false, true, true);
+
+    assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+  }
+
+  @Test
+  void aCompletedRunsWorkflowCompletes() {
+    Machine m = running();
+    FinishResult completed = new FinishResult(true, RunStatus.COMPLETED, Instant.EPOCH, 40L);
+    m.finishes.add(completed);
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.TakeEnd(completed),
+            new PublishStatus(),
+            new RunCommand.Complete());
+    assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(m.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+  }
+
+  @Test
+  void aFailedRunsWorkflowWaitsForARetryAskedAfterItsStatusIsPublished() {
+    Machine m = running();
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+
+    Step finished =
+        RunTransitions.on(
+            m.state, new RunEvent.Finished(new FinishResult(true, RunStatus.FAILED, null)));
+    assertThat(finished.needsVersion()).isNull();
+    assertThat(finished.commands().get(2)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .endsWith(new PublishStatus(), new RunCommand.AwaitRetry());
+  }
+
+  @Test
+  void aFailedRunsWorkflowCompletesInAnExecutionFromBeforeEndedRunsWaited() {
+    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+    m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
+
+    assertThat(m.on(new RunEvent.Finishing())).endsWith(new RunCommand.Complete());
+  }
+
+  @Test
+  void aStoppedRunsWorkflowWaitsForTheRetryAskedAsItFinished() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH));
+
+    assertThat(m.on(new RunEvent.Finishing())).endsWith(new RunCommand.AwaitRetry());
+    assertThat(m.state.retryAsked()).isTrue();
+  }
+
+  @Test
+  void aRefusedFinishRecoversSlotsHeldByNoLiveBatchAndContinuesAsNewIfDue() {
+    Machine m = running();
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.RecoverSlots(),
+            new RunCommand.HandOverIfDue());
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aRefusedFinishWaitsInAnExecutionFromBeforeSlotsWereRecovered() {
+    Machine m = running().without(RunWorkflowVersions.RECOVER_ORPHAN_SLOTS);
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(new RunCommand.Finish(false), new RunCommand.WaitAfterRefusedFinish());
+  }
+
+  @Test
+  void aRunDeletedAsItFinishesWithARetryAskedEndsItsWorkflow() {
+    Machine m = running();
+    m.on(new RunEvent.Retry());
+    m.finishes.add(new FinishResult(true, null, null));
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new Log("run 7 no longer exists; nothing to do"),
+            new RunCommand.Complete());
+  }
+
+  @Test
+  void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, true, false);
+
+    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
+    assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
+    RunEvent.Facts planned = new RunEvent.Facts(2, true, false, false, true, false);
+    assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
+  }
+
+  @Test
+  void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, false, false);
+
+    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
+    RunEvent.Facts allPlanned = new RunEvent.Facts(2, true, false, true, false, false);
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+  }
+
+  @Test
+  void aRetryBeforeTheLoadOfALiveRunIsAppliedByItsFirstApply() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    m.on(new RunEvent.Fresh());
+    m.on(new RunEvent.LiveAgain());
+    m.on(new RunEvent.Ready());
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new AnswerRetries(RetryAnswer.requeued(1)));
+  }
+
+  @Test
+  void aCapSignalToAPendingRunIsRecordedOnceItRuns() {
+    Machine m = pending();
+
+    m.on(new RunEvent.CapSignal(3));
+    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Ready());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordCap(3, 3));
+  }
+
+  @Test
+  void aStopBeforeThePauseOfAPendingRunIsRecordedEndsItsWait() {
+    Machine m = pending();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.PendingPauseAsked());
+
+    m.on(new RunEvent.Stop());
+
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED, RunState.STOPPING);
+  }
+
+  // Holds from claims.
+
+  @Test
+  void aClaimsHoldsReplaceTheLastClaimsAndKeepTheRunsOwn() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+
+    m.on(new RunEvent.Claimed(claimHeldBy("brake", "replica-lag"), 2));
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED, "brake", "replica-lag");
+    assertThat(m.state.claimHolds()).containsExactly("brake", "replica-lag");
+
+    m.on(new RunEvent.Claimed(claimHeldBy("pool:etl"), 2));
+    assertThat(m.state.claimHolds()).containsExactly("pool:etl");
+
+    m.on(new RunEvent.Claimed(new ClaimResult(List.of()), 2));
+    assertThat(m.state.holds()).containsExactly(RunState.PAUSED);
+  }
+
+  @Test
+  void aClaimRecordedBeforeHoldsExistedClearsThem() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
+
+    m.on(new RunEvent.Claimed(new ClaimResult(List.of(), false, null, 0, 0, null), 2));
+
+    assertThat(m.state.holds()).isEmpty();
+  }
+
+  @Test
+  void aRunBeyondItsFailureBudgetPausesItselfAndTheLoopRecordsIt() {
+    Machine m = running();
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.holds()).containsExactly(RunState.FAILURE_BUDGET, RunState.PAUSED);
+    assertThat(m.state.news()).isTrue();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+  }
+
+  @Test
+  void aStoppingRunBeyondItsFailureBudgetDoesNotPause() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.paused()).isFalse();
+  }
+
+  @Test
+  void aRunResumedBeyondItsFailureBudgetPausesItselfAgainAtItsNextClaim() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Resume());
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+
+    assertThat(m.state.paused()).isTrue();
+  }
+
+  @Test
+  void aPoolHoldOnlyWaitsForTheNextLook() {
+    Machine m = running();
+
+    m.on(new RunEvent.Claimed(claimHeldBy("pool:etl"), 2));
+
+    assertThat(m.state.paused()).isFalse();
+    assertThat(m.state.heldLookMillis()).isEqualTo(500);
+  }
+
+  private static ClaimResult claimHeldBy(String... holds) {
+    return new ClaimResult(List.of(), false, List.of(holds), 500, 0, 1L);
+  }
+
+  // The continue-as-new boundary.
+
+  @Test
+  void aPauseNotYetRecordedMustBeRecordedBeforeTheHandOver() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+
+    assertThat(RunTransitions.pauseUnrecorded(m.state)).isTrue();
+    m.on(new RunEvent.Apply());
+    assertThat(RunTransitions.pauseUnrecorded(m.state)).isFalse();
+  }
+
+  @Test
+  void aStoppingRunHandsOverWithoutRecordingItsPause() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Stop());
+
+    assertThat(RunTransitions.pauseUnrecorded(m.state)).isFalse();
+  }
+
+  // An ended run waiting for a retry.
+
+  @Test
+  void anEndedRunsWaitDropsItsStopAndSetsItsDeadlineOnce() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Ended(RunStatus.STOPPED));
+
+    m.on(new RunEvent.EndedWaitBegins(1_000));
+    assertThat(m.state.holds()).isEmpty();
+    assertThat(m.state.recorded()).isEmpty();
+    assertThat(m.state.waitingForRetry()).isTrue();
+    assertThat(m.state.retryDeadlineMillis()).isEqualTo(61_000);
+
+    m.on(new RunEvent.EndedWaitBegins(5_000));
+    assertThat(m.state.retryDeadlineMillis()).isEqualTo(61_000);
+  }
+
+  @Test
+  void requestsToAnEndedRunWithNoRetryPendingAreIgnored() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+
+    assertThat(m.on(new RunEvent.Stop())).hasSize(1);
+    assertThat(m.on(new RunEvent.Pause())).hasSize(1);
+    assertThat(m.on(new RunEvent.CapSignal(2))).hasSize(1);
+    assertThat(m.state.holds()).isEmpty();
+    assertThat(m.state.later()).isEqualTo(RunState.Later.NONE);
+  }
+
+  @Test
+  void requestsAfterAPendingRetryOfAnEndedRunApplyOnceItReopensIt() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+    m.requeues.add(new RequeueResult(2, RunStatus.RUNNING));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.CapSignal(2));
+    assertThat(m.state.later()).isEqualTo(new RunState.Later(true, true, 2));
+
+    List<RunCommand> done = m.on(new RunEvent.RetryEnded());
+
+    assertThat(done)
+        .startsWith(
+            new Requeue(RunStatus.FAILED, true),
+            new Log("run 7: retry re-queued 2 batches; the run goes on"),
+            new AnswerRetries(RetryAnswer.requeued(2)),
+            new Reopen(),
+            new PublishStatus());
+    assertThat(m.state.waitingForRetry()).isFalse();
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(m.state.stopping()).isTrue();
+    assertThat(m.state.capUnrecorded()).isTrue();
+    assertThat(m.state.requestedCap()).isEqualTo(2);
+    // The pause came while stopping: refused once applied.
+    assertThat(m.state.paused()).isFalse();
+    assertThat(m.state.later()).isEqualTo(RunState.Later.NONE);
+  }
+
+  @Test
+  void aPauseAfterAPendingRetryPausesTheReopenedRun() {
+    Machine m = endedWaiting(RunStatus.STOPPED);
+    m.requeues.add(new RequeueResult(2, RunStatus.RUNNING));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Pause());
+
+    m.on(new RunEvent.RetryEnded());
+
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
+  }
+
+  @Test
+  void aRetryOfAnEndedRunWithNothingToRequeueDropsTheRequestsKeptForIt() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+    m.requeues.add(new RequeueResult(0, RunStatus.FAILED));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Stop());
+
+    List<RunCommand> done = m.on(new RunEvent.RetryEnded());
+
+    assertThat(done)
+        .contains(
+            new AnswerRetries(
+                RetryAnswer.refused(RunControl.nothingToRequeue(RUN, RunStatus.FAILED))));
+    assertThat(m.state.waitingForRetry()).isTrue();
+    assertThat(m.state.later()).isEqualTo(RunState.Later.NONE);
+  }
+
+  @Test
+  void aRetryOfADeletedEndedRunEndsTheWait() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+    m.requeues.add(new RequeueResult(0, null));
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.RetryEnded())).contains(new AnswerRetries(RetryAnswer.gone()));
+    assertThat(m.state.waitingForRetry()).isFalse();
+    assertThat(m.state.status()).isEqualTo(RunStatus.FAILED);
+  }
+
+  @Test
+  void aRetryReopeningAPausedRunKeepsItPaused() {
+    Machine m = endedWaiting(RunStatus.STOPPED);
+    m.requeues.add(new RequeueResult(1, RunStatus.PAUSED));
+    m.on(new RunEvent.Retry());
+
+    m.on(new RunEvent.RetryEnded());
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(m.state.paused()).isTrue();
+    assertThat(m.state.pauseRecorded()).isTrue();
+  }
+
+  @Test
+  void aRecordReopenedByTheApiRevivesTheRunWithTheStopAndCapItHolds() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+
+    m.on(new RunEvent.RecordReopened(settings(RunStatus.RUNNING, 5, true, Instant.EPOCH)));
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(m.state.stopping()).isTrue();
+    assertThat(m.state.requestedCap()).isEqualTo(5);
+    assertThat(m.state.capUnrecorded()).isTrue();
+  }
+
+  @Test
+  void theWaitOfAnEndedRunEndsWhenItsWindowPasses() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+
+    assertThat(m.on(new RunEvent.WaitOver("over"))).containsExactly(new Log("over"));
+    assertThat(m.state.waitingForRetry()).isFalse();
+  }
+
+  @Test
+  void anExecutionContinuedWhileEndedWaitsOnWithItsDeadline() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.FAILED)));
+    RunCarryOver ended =
+        new RunCarryOver(3, false, false, false, true, 10L, 10, 0L, 5, RunStatus.FAILED, 9L, 99L);
+    m.on(new RunEvent.Continued(ended));
+
+    assertThat(m.on(new RunEvent.ContinuedEnded(ended))).containsExactly(new PublishStatus());
+    assertThat(m.state.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(m.state.retryDeadlineMillis()).isEqualTo(99L);
+    assertThat(m.state.statusKnown()).isTrue();
+  }
+
+  @Test
+  void anExecutionContinuedWhileEndedGoesOnIfItsRecordWasReopened() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, null, true, Instant.EPOCH)));
+    RunCarryOver ended =
+        new RunCarryOver(3, false, false, false, true, 10L, 10, 0L, 5, RunStatus.STOPPED, 9L, 99L);
+    m.on(new RunEvent.Continued(ended));
+
+    m.on(new RunEvent.ContinuedEnded(ended));
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(m.state.waitingForRetry()).isFalse();
+    assertThat(m.state.stopping()).isTrue();
+  }
+
+  @Test
+  void aCapSignalledAtTheBoundaryOfAnEndedRunAppliesOnlyAfterARetryWithIt() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.CapSignal(2));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.FAILED, 6, false, Instant.EPOCH)));
+    RunCarryOver ended =
+        new RunCarryOver(3, false, false, false, true, 10L, 10, 0L, 5, RunStatus.FAILED, 9L, 99L);
+    m.on(new RunEvent.Continued(ended));
+
+    assertThat(m.on(new RunEvent.ContinuedEnded(ended)))
+        .containsExactly(new SetCap(6), new PublishStatus());
+    assertThat(m.state.later().cap()).isEqualTo(2);
+    assertThat(m.state.requestedCap()).isEqualTo(6);
+  }
+
+  @Test
+  void aFreshExecutionOfAnEndedRunRetriesItWhenAskedTo() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.FAILED)));
+    m.on(new RunEvent.Fresh());
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+
+    m.on(new RunEvent.RetryEnded());
+
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(m.state.statusKnown()).isTrue();
+  }
+
+  // Versions.
+
+  @Test
+  void aRuleThatNeedsAVersionAsksBeforeAnyCommandAndChangesNothing() {
+    Machine m = running();
+    m.on(new RunEvent.Stop());
+    m.on(new RunEvent.Apply());
+    m.on(new RunEvent.Retry());
+    RunState before = m.state;
+
+    Step step = RunTransitions.on(before, new RunEvent.ApplyRetry());
+
+    assertThat(step.needsVersion()).isEqualTo(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
+    assertThat(step.commands()).isEmpty();
+    assertThat(step.state()).isEqualTo(before);
+  }
+}
