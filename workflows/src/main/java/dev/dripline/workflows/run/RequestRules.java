@@ -202,7 +202,11 @@ final class RequestRules {
     return Step.to(e.done(), commands);
   }
 
-  /** A live run's re-queue answered: the Updates that asked are answered with what it did. */
+  /**
+   * A live run's re-queue answered: the Updates that asked are answered with what it did. A run that
+   * paused itself for its failure budget (P6b) goes on once its failed batches are re-queued: the
+   * re-queue renewed the budget, and the loop's pause step records it running.
+   */
   static Step requeued(RunState s, RequeueResult requeue, RunStatus before) {
     List<RunCommand> commands = new ArrayList<>();
     commands.add(
@@ -221,7 +225,14 @@ final class RequestRules {
       return Step.to(s, commands);
     }
     RunState.Edit e = s.edit();
-    e.status = s.paused() ? RunStatus.PAUSED : RunStatus.RUNNING;
+    if (requeue.requeued() > 0 && s.paused() && s.holds().contains(RunState.FAILURE_BUDGET)) {
+      e.holds.remove(RunState.FAILURE_BUDGET);
+      e.hold(RunState.PAUSED, false);
+      e.pauseToggled = true;
+      e.news = true;
+      commands.add(new Log("run " + s.runId() + " goes on: its failed batches are re-queued"));
+    }
+    e.status = e.holds.contains(RunState.PAUSED) ? RunStatus.PAUSED : RunStatus.RUNNING;
     commands.add(new ForgetEnd());
     commands.add(new PublishStatus());
     return Step.to(e.done(), commands);

@@ -1198,6 +1198,38 @@ class RunTransitionsTest {
   }
 
   @Test
+  void aRetryOfARunPausedByItsFailureBudgetGoesOn() {
+    Machine m = running();
+    m.on(new RunEvent.Claimed(claimHeldBy(RunState.FAILURE_BUDGET), 2));
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    m.requeues.add(new RequeueResult(4, RunStatus.PAUSED));
+
+    m.on(new RunEvent.Retry());
+    List<RunCommand> done = m.on(new RunEvent.Apply());
+
+    assertThat(done)
+        .contains(new AnswerRetries(RetryAnswer.requeued(4)), new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(m.state.holds()).isEmpty();
+  }
+
+  @Test
+  void aRetryOfARunPausedByAnOperatorLeavesItPaused() {
+    Machine m = running();
+    m.on(new RunEvent.Pause());
+    m.on(new RunEvent.Apply());
+    m.requeues.add(new RequeueResult(4, RunStatus.PAUSED));
+
+    m.on(new RunEvent.Retry());
+    List<RunCommand> done = m.on(new RunEvent.Apply());
+
+    assertThat(done).doesNotContain(new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
+    assertThat(m.state.paused()).isTrue();
+  }
+
+  @Test
   void aPoolHoldOnlyWaitsForTheNextLook() {
     Machine m = running();
 
