@@ -771,18 +771,13 @@ public class BatchExecution {
    * Takes the run's lowest pending batch into this chain (pending → running in one step), if the
    * run is running, not stopping, its cap covers {@code lane} and its slot holders are fewer than
    * its cap; null otherwise ({@link BatchStore#claimNext}). It adds a slot holder, so it counts
-   * them under the run row's lock, as every claim that adds one does (R5b): one transaction.
+   * them under the run row's lock, as every claim that adds one does (R5b): one call.
    */
   private Started claimNext(long runId, int headNumber, int lane, BatchAttempt attempt) {
-    return transactions.inTransaction(
-        connection ->
-            RunSlots.lockRun(runs, runId)
-                ? Started.of(
-                    batches
-                        .claimNext(
-                            runId, headNumber, lane, attempt.holder(), attempt.lease().toMillis())
-                        .orElse(null))
-                : null);
+    return Started.of(
+        batches
+            .claimNext(runId, headNumber, lane, attempt.holder(), attempt.lease().toMillis())
+            .orElse(null));
   }
 
   private BatchResult notStarted(long runId, int number) {

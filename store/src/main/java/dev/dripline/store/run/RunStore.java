@@ -339,52 +339,15 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query("select status as value, count(*) as count from runs group by status")
   List<GroupCount> countByStatus();
 
-  // --- the batch hot path: the run row's lock and state as claims see them ----------------
+  // --- the batch hot path -----------------------------------------------------------------
 
   /**
-   * Locks run {@code id}'s row until the caller's transaction ends: every claim that adds a slot
-   * holder takes it before it counts the run's holders (R5b), whichever execution, attempt or
-   * worker makes it. Empty if the run does not exist.
+   * Locks run {@code id}'s row until the caller's transaction ends, as every claim that adds a slot
+   * holder does before it counts the run's holders (R5b; the claim functions of migration V20).
+   * Empty if the run does not exist.
    */
   @Query("select id from runs where id = :id for update")
   Optional<Long> lockRow(long id);
-
-  /**
-   * {@link #lockRow} and, in the same statement, the run's recorded cap and its definition's, what
-   * holds it now ({@code dripline_run_holds}) and the time it has been held (the workflow's claim).
-   * Empty if the run does not exist.
-   */
-  @Query(
-      "select r.max_parallel_batches, d.max_parallel_batches as definition_cap,"
-          + " array_to_string(dripline_run_holds(r.backfill), ',') as holds, r.held_since,"
-          + " r.throttled_millis"
-          + " from runs r left join backfill_definitions d on d.name = r.backfill"
-          + " where r.id = :id for update of r")
-  Optional<RunCaps> lockCaps(long id);
-
-  /**
-   * Opens run {@code id}'s hold: it has been held since now. Guard: no hold is open, so a repeated
-   * claim keeps the first one's time. Called under the run row's lock, only when a hold begins.
-   *
-   * @return the time the hold opened; empty if one was open already
-   */
-  @Query(
-      "update/**/runs set held_since = now() where id = :id and held_since is null"
-          + " returning/**/held_since")
-  Optional<Instant> openHold(long id);
-
-  /**
-   * Closes run {@code id}'s hold: the time since it opened is added to its throttled time. Guard: a
-   * hold is open. Called under the run row's lock, only when the last hold has gone.
-   *
-   * @return the run's throttled time now, in milliseconds; empty if no hold was open
-   */
-  @Query(
-      "update/**/runs set throttled_millis = throttled_millis"
-          + " + greatest(0, cast(extract(epoch from now() - held_since) * 1000 as bigint)),"
-          + " held_since = null where id = :id and held_since is not null"
-          + " returning/**/throttled_millis")
-  Optional<Long> closeHold(long id);
 
   /**
    * 1 while planning may still add batches a chain in lane {@code lane} could take: the run is
