@@ -43,7 +43,8 @@ public class CataloguePublisher {
           schemaJson.write(definition.options()),
           definition.defaultBatchSize(),
           definition.maxParallelBatches(),
-          schemaJson.writeKey(keyed.key()));
+          schemaJson.writeKey(keyed.key()),
+          definition.pool());
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

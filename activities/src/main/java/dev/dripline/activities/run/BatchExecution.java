@@ -112,7 +112,7 @@ public class BatchExecution {
   }
 
   /** What an attempt needs from the batch row it marked running. */
-  private record Started(int number, KeySpan range, int size, String options) {
+  private record Started(int number, KeySpan range, int size, String options, String pool) {
     /** The batch a statement marked running; null if none. */
     static Started of(BatchStart start) {
       return start == null
@@ -121,7 +121,8 @@ public class BatchExecution {
               start.number(),
               new KeySpan(start.startKey(), start.endKey()),
               start.size(),
-              start.options());
+              start.options(),
+              start.pool());
     }
   }
 
@@ -393,7 +394,7 @@ public class BatchExecution {
       KeyedBackfill definition, long runId, Started batch, BatchAttempt attempt, Record record)
       throws Exception {
     BackfillContext context =
-        optionsReader.context(runId, definition.definition(), batch.options());
+        optionsReader.context(runId, definition.definition(), batch.options(), batch.pool());
     // What failed inside the transaction: ending a transaction whose connection broke fails too
     // ("Connection is closed", no SQLState), and that failure replaces the first one, which says
     // what happened (e.g. a lost connection, which is an outage to wait out).

@@ -59,8 +59,14 @@ public class RunActivitiesImpl implements RunActivities {
   /** How often a run held by the brake (or a hold not configured here) claims again. */
   static final long BRAKE_LOOK_MILLIS = 1_000;
 
-  /** The shortest wait of a held run between claims. */
+  /** The shortest wait of a held run between claims; a run waiting in its pool's line waits it. */
   static final long MIN_LOOK_MILLIS = 250;
+
+  /**
+   * The start of the hold of a run waiting for a slot of its pool ({@code pool:<name>}, answered by
+   * {@code dripline_claim_batches}). Not throttled time: the run waits its turn in the line.
+   */
+  static final String POOL_HOLD = "pool:";
 
   private final RunStore runs;
   private final BatchStore batches;
@@ -217,6 +223,10 @@ public class RunActivitiesImpl implements RunActivities {
   long lookAgainMillis(List<String> reasons) {
     long look = Long.MAX_VALUE;
     for (String reason : reasons) {
+      if (reason.startsWith(POOL_HOLD)) {
+        look = Math.min(look, MIN_LOOK_MILLIS);
+        continue;
+      }
       long each =
           checks
               .named(reason)

@@ -13,6 +13,7 @@ import java.util.List;
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, or {@code null} for none
  * @param key its key's columns and types (K1)
+ * @param pool the pool its runs draw from unless a run names one (P5), or {@code null}
  */
 public record BackfillDefinition(
     String name,
@@ -20,4 +21,5 @@ public record BackfillDefinition(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
-    List<KeyColumn> key) {}
+    List<KeyColumn> key,
+    String pool) {}

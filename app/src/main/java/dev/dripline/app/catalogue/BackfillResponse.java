@@ -15,6 +15,7 @@ import java.util.List;
  * @param defaultBatchSize keys per batch unless a run says otherwise
  * @param maxParallelBatches the definition's cap, {@code null} for none
  * @param key its key's columns, in order: {@code [{name, type}]} (K1)
+ * @param pool the pool its runs draw from unless a run names one (P5), {@code null} for none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -24,7 +25,8 @@ public record BackfillResponse(
     List<OptionSpec> options,
     int defaultBatchSize,
     Integer maxParallelBatches,
-    List<KeyColumn> key) {
+    List<KeyColumn> key,
+    String pool) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -33,6 +35,7 @@ public record BackfillResponse(
         definition.options(),
         definition.defaultBatchSize(),
         definition.maxParallelBatches(),
-        definition.key());
+        definition.key(),
+        definition.pool());
   }
 }

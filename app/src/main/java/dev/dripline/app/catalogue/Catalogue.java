@@ -61,7 +61,8 @@ public class Catalogue {
         schema(entry.name(), entry.optionsSchema()),
         entry.defaultBatchSize(),
         entry.maxParallelBatches(),
-        key(entry.name(), entry.key()));
+        key(entry.name(), entry.key()),
+        entry.pool());
   }
 
   /**

@@ -5,6 +5,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.Map;
 
@@ -19,6 +20,7 @@ import java.util.Map;
  * @param maxRecords cap on keys, or {@code null}
  * @param maxParallelBatches the requested cap, or {@code null}
  * @param startAt the scheduled start, or {@code null} to start at once
+ * @param pool the pool the run draws from (P5), or {@code null} for its definition's
  */
 @Serdeable
 record CreateRunRequest(
@@ -32,7 +34,8 @@ record CreateRunRequest(
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
         Long maxParallelBatches,
-    @Schedulable Instant startAt) {
+    @Schedulable Instant startAt,
+    @Size(min = 1, max = 100, message = "must be a pool name") String pool) {
 
   CreateRunRequest {
     options = options == null ? Map.of() : options;

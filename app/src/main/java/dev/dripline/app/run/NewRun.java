@@ -14,6 +14,7 @@ import java.time.Instant;
  * @param startAt scheduled start, or {@code null}
  * @param createdBy who asked
  * @param idempotencyKey the request's {@code Idempotency-Key}, or {@code null}
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 record NewRun(
     String backfill,
@@ -24,4 +25,5 @@ record NewRun(
     int maxParallelBatches,
     Instant startAt,
     String createdBy,
-    String idempotencyKey) {}
+    String idempotencyKey,
+    String pool) {}

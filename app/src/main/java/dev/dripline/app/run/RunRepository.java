@@ -64,7 +64,8 @@ public class RunRepository {
           run.startAt(),
           run.createdBy(),
           run.idempotencyKey(),
-          RunWorkflowIds.forRun(id));
+          RunWorkflowIds.forRun(id),
+          run.pool());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -179,7 +180,8 @@ public class RunRepository {
         r.stopping(),
         r.planDone(),
         r.heldSince(),
-        r.throttledMillis());
+        r.throttledMillis(),
+        r.pool());
   }
 
   private static BatchRow batch(BatchView b) {

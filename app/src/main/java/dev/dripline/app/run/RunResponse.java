@@ -32,6 +32,7 @@ import java.util.Map;
  * @param inFlight batches holding a slot (enqueued or running)
  * @param progress progress figures (spec R11)
  * @param throttle what holds a running run now (P2, P3); {@code null} unless it is running
+ * @param pool the pool the run draws from (P5), {@code null} for none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -55,7 +56,8 @@ public record RunResponse(
     Map<String, Long> batchCounts,
     long inFlight,
     ProgressResponse progress,
-    @Nullable RunThrottleResponse throttle) {
+    @Nullable RunThrottleResponse throttle,
+    @Nullable String pool) {
 
   /**
    * @param throttle what holds the run, if it is running; else {@code null}
@@ -104,6 +106,7 @@ public record RunResponse(
         byStatus,
         inFlight,
         ProgressResponse.of(progress),
-        throttle);
+        throttle,
+        run.pool());
   }
 }

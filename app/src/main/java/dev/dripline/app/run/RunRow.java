@@ -31,6 +31,7 @@ import java.util.Map;
  * @param planDone whether planning has reached the end of the run's scope
  * @param heldSince when the run's current hold began, as its claims booked it; {@code null} if none
  * @param throttledMillis time of its holds that ended (not processing time, P2)
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 record RunRow(
     long id,
@@ -54,4 +55,5 @@ record RunRow(
     boolean stopping,
     boolean planDone,
     Instant heldSince,
-    long throttledMillis) {}
+    long throttledMillis,
+    String pool) {}

@@ -16,6 +16,7 @@ import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.dryrun.DryRunAnswer;
 import dev.dripline.store.dryrun.DryRunRequest;
+import dev.dripline.store.pool.PoolStore;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapPolicy;
@@ -49,6 +50,7 @@ public class RunService {
   private final DryRuns dryRuns;
   private final EngineConfig engine;
   private final RunHolds holds;
+  private final PoolStore pools;
 
   public RunService(
       RunRepository runs,
@@ -56,8 +58,10 @@ public class RunService {
       RunWorkflows workflows,
       DryRuns dryRuns,
       EngineConfig engine,
-      RunHolds holds) {
+      RunHolds holds,
+      PoolStore pools) {
     this.runs = runs;
+    this.pools = pools;
     this.holds = holds;
     this.dryRuns = dryRuns;
     this.catalogue = catalogue;
@@ -144,6 +148,22 @@ public class RunService {
         request.batchSize() != null
             ? request.batchSize().intValue()
             : definition.defaultBatchSize();
+    String pool = request.pool() != null ? request.pool() : definition.pool();
+    if (pool != null && pools.find(pool).isEmpty()) {
+      throw new ValidationProblem(
+          List.of(
+              new FieldError(
+                  "pool",
+                  (request.pool() != null
+                          ? "no pool named " + pool
+                          : "backfill "
+                              + definition.name()
+                              + " draws from pool "
+                              + pool
+                              + ", which does not exist")
+                      + "; create it with PUT /api/pools/"
+                      + pool)));
+    }
     Integer requestedCap =
         request.maxParallelBatches() == null ? null : request.maxParallelBatches().intValue();
     int cap =
@@ -157,7 +177,8 @@ public class RunService {
         cap,
         request.startAt(),
         createdBy,
-        idempotencyKey);
+        idempotencyKey,
+        pool);
   }
 
   /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */

@@ -39,7 +39,7 @@ class RunRepositoryIT {
   }
 
   private NewRun run(String optionsJson, String idempotencyKey) {
-    return new NewRun(backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey);
+    return new NewRun(backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey, null);
   }
 
   @Test

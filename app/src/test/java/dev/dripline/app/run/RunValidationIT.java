@@ -66,6 +66,8 @@ class RunValidationIT {
         "startAt number      | {'backfill':'@','options':{'items':1},'startAt':5}   | startAt",
         "startAt digits      | {'backfill':'@','options':{'items':1},'startAt':'1767225600'} | startAt",
         "unknown field       | {'backfill':'@','options':{'items':1},'priority':1}  | priority",
+        "unknown pool        | {'backfill':'@','options':{'items':1},'pool':'run-validation-it-no-pool'} | pool",
+        "blank pool          | {'backfill':'@','options':{'items':1},'pool':''}     | pool",
       })
   void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
     long before = runsOfTestBackfills();

@@ -54,6 +54,7 @@ class RunWorkflowsTest {
         false,
         false,
         null,
-        0);
+        0,
+        null);
   }
 }

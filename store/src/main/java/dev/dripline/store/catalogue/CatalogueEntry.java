@@ -17,6 +17,7 @@ import java.time.Instant;
  * @param publishedAt when a worker last published it
  * @param key its key's columns as JSON text ({@code [{name, type}]}); null if published by a worker
  *     from before typed keys, whose definitions all have one bigint key
+ * @param pool the pool its runs draw from unless a run names one (P5), or {@code null} for none
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -26,4 +27,5 @@ public record CatalogueEntry(
     int defaultBatchSize,
     @Nullable Integer maxParallelBatches,
     Instant publishedAt,
-    @Nullable String key) {}
+    @Nullable String key,
+    @Nullable String pool) {}

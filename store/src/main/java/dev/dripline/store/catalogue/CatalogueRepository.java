@@ -24,13 +24,14 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
    */
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
-          + " max_parallel_batches, key, published_at)"
+          + " max_parallel_batches, key, pool, published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
-          + " :maxParallelBatches, cast(:key as jsonb), now())"
+          + " :maxParallelBatches, cast(:key as jsonb), :pool, now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
           + " max_parallel_batches = excluded.max_parallel_batches, key = excluded.key,"
+          + " pool = excluded.pool,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -38,5 +39,6 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       String optionsSchema,
       int defaultBatchSize,
       @Nullable Integer maxParallelBatches,
-      String key);
+      String key,
+      @Nullable String pool);
 }

@@ -49,6 +49,15 @@ public final class SnapshotSeries {
    */
   public static final String THROTTLED_SECONDS_TOTAL = "dripline_throttled_seconds_total";
 
+  /** Batches holding a slot of each pool now (P5): a row per pool. */
+  public static final String POOL_IN_USE = "dripline_pool_in_use";
+
+  /**
+   * Runs waiting in line for a slot of each pool now (P5; running, not stopping, not held, with a
+   * pending batch): a row per pool.
+   */
+  public static final String POOL_WAITING = "dripline_pool_waiting";
+
   /**
    * How old the snapshot a process serves is (now − its {@code computed_at}, on PostgreSQL's
    * clock). Not a row of the table: each process computes it from the snapshot it read ({@link

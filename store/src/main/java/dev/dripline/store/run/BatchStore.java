@@ -214,7 +214,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * Columns of {@link BatchStart}, returned by an update of {@code batches b} from {@code runs r}.
    */
   String STARTED =
-      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options";
+      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options, r.pool";
 
   /**
    * Seconds a batch of {@code batches b} held its slot, for the {@code returning} clause of its
@@ -328,7 +328,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * @return the batch taken, empty if none is pending or the run's state or cap forbids it
    */
   @Query(
-      "select number, start_key, end_key, size, options"
+      "select number, start_key, end_key, size, options, pool"
           + " from dripline_claim_next(:runId, :headNumber, :lane, :holder, :leaseMillis)")
   Optional<BatchStart> claimNext(
       long runId, int headNumber, int lane, String holder, long leaseMillis);
@@ -351,7 +351,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * holder just released. Fails as {@link #complete} does, claiming nothing.
    */
   @Query(
-      "select backfill, slot_seconds, number, start_key, end_key, size, options"
+      "select backfill, slot_seconds, number, start_key, end_key, size, options, pool"
           + " from dripline_complete_and_claim_next(:runId, :number, :holder, :shard,"
           + " :headNumber, :leaseMillis, :lane)")
   ChainStep completeAndClaimNext(
@@ -399,7 +399,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
       throws SQLException {
     try (PreparedStatement call =
         transaction.prepareStatement(
-            "select backfill, slot_seconds, number, start_key, end_key, size, options"
+            "select backfill, slot_seconds, number, start_key, end_key, size, options, pool"
                 + " from dripline_complete_and_claim_next(?, ?, ?, ?, ?, ?, ?); commit")) {
       call.setLong(1, runId);
       call.setInt(2, number);
@@ -420,7 +420,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
             KeyCodec.decodeOrNull(row.getBytes("start_key")),
             KeyCodec.decodeOrNull(row.getBytes("end_key")),
             claimed ? row.getInt("size") : null,
-            row.getString("options"));
+            row.getString("options"),
+            row.getString("pool"));
       }
     }
   }

@@ -31,7 +31,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
-          + " r.plan_done, r.held_since, r.throttled_millis from runs r";
+          + " r.plan_done, r.held_since, r.throttled_millis, r.pool from runs r";
 
   /** Runs of one status and/or one backfill; {@code null} matches every status or backfill. */
   String FILTER =
@@ -49,10 +49,10 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
-          + " idempotency_key, workflow_id)"
+          + " idempotency_key, workflow_id, pool)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
-          + " :idempotencyKey, :workflowId)")
+          + " :idempotencyKey, :workflowId, :pool)")
   int insert(
       long id,
       String backfill,
@@ -64,7 +64,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Instant startAt,
       @Nullable String createdBy,
       @Nullable String idempotencyKey,
-      String workflowId);
+      String workflowId,
+      @Nullable String pool);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -238,10 +239,10 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
    */
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
-          + " created_by, status, workflow_id, target_name, target_attempt)"
+          + " created_by, status, workflow_id, target_name, target_attempt, pool)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
           + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
-          + " :targetAttempt)")
+          + " :targetAttempt, (select d.pool from backfill_definitions d where d.name = :backfill))")
   int insertForTarget(
       long id,
       String backfill,

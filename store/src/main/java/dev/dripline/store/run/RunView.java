@@ -31,6 +31,7 @@ import java.time.Instant;
  * @param heldSince when the hold its claims last found began (the brake, a health check), null if
  *     none is open
  * @param throttledMillis time of its holds that ended
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 @Introspected
 public record RunView(
@@ -55,4 +56,5 @@ public record RunView(
     boolean stopping,
     boolean planDone,
     @Nullable Instant heldSince,
-    long throttledMillis) {}
+    long throttledMillis,
+    @Nullable String pool) {}
