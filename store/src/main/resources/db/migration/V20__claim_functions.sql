@@ -4,11 +4,11 @@
 -- calls each with a one-line @Query. A plpgsql function runs each statement with a snapshot of its
 -- own (read committed), after the row locks the statements before it took.
 
--- Slot holders of a run: its batches enqueued or running. A plain index scan of
+-- Slot holders of a run: its batches enqueued or running. An index (only) scan of
 -- batches_holding_slot_idx, never a bitmap scan: an index scan that meets an entry whose row is
--- dead to every transaction marks it dead, and later scans skip it, so a count reads the live
--- holders and the entries that died since the last count, not every entry the claims' churn left
--- since the last vacuum (a bitmap scan marks nothing: the issue measured 55 entries per count).
+-- dead to every transaction marks it dead, and later scans skip it; a bitmap scan marks nothing,
+-- so it reads every entry the claims' churn left since the last vacuum at every count. This does
+-- not bound a count by the cap (docs/design.md, "The claim functions").
 create function dripline_slot_holders(p_run_id bigint) returns integer
 language sql stable
 set enable_bitmapscan = off

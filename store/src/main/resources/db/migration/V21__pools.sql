@@ -373,3 +373,89 @@ begin
     delete from example_pool_executing where pool = p_pool and backend_pid = pg_backend_pid();
     perform example_pool_witness_recount(p_pool);
 end $$;
+
+-- The rest of a batch's hot path, as functions too, so no statement of BatchStore hides its verbs
+-- from Micronaut Data: an attempt's start at its batch, the resumption of a chain's batch, a
+-- batch's failure and the release of a failed activity's chain. Each returns what it changed.
+
+-- An attempt marks batch p_number running under p_holder, an attempt counted, with a lease of
+-- p_lease_millis. Guard: the batch holds a slot — enqueued, or running under this same holder or
+-- a holder whose lease has run out — so a batch held by a live attempt is never taken from it
+-- (R5b), and one that lost its slot is not run. Row: the batch, or none.
+create function dripline_start_batch(
+    p_run_id bigint, p_number integer, p_holder text, p_lease_millis bigint)
+    returns table (number integer, start_key bytea, end_key bytea, size integer,
+                   options text, pool text)
+language sql as $$
+    update batches b
+       set status = 'running', attempts = b.attempts + 1,
+           started_at = coalesce(b.started_at, now()), holder = p_holder,
+           lease_until = now() + p_lease_millis * interval '1 millisecond'
+      from runs r
+     where r.id = b.run_id and b.run_id = p_run_id and b.number = p_number
+       and (b.status = 'enqueued'
+            or (b.status = 'running'
+                and (b.holder = p_holder or coalesce(b.lease_until, '-infinity') < now())))
+    returning b.number, coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)),
+              coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)), b.size,
+              cast(r.options as text), r.pool
+$$;
+
+-- The batch the chain headed by p_head holds, resumed under p_holder with its lease renewed. A new
+-- attempt of the chain's activity (p_new_attempt) counts an attempt and takes it over from a
+-- holder whose lease ran out (the earlier attempt, dead); the same attempt resuming after it lost
+-- PostgreSQL counts none and needs the batch to be its own. Row: the batch, or none.
+create function dripline_resume_chain(
+    p_run_id bigint, p_head integer, p_holder text, p_lease_millis bigint,
+    p_new_attempt boolean)
+    returns table (number integer, start_key bytea, end_key bytea, size integer,
+                   options text, pool text)
+language sql as $$
+    update batches b
+       set attempts = b.attempts + case when p_new_attempt then 1 else 0 end,
+           holder = p_holder,
+           lease_until = now() + p_lease_millis * interval '1 millisecond'
+      from runs r
+     where r.id = b.run_id and b.run_id = p_run_id and b.chain_head = p_head
+       and b.status = 'running'
+       and (b.holder = p_holder
+            or (p_new_attempt and coalesce(b.lease_until, '-infinity') < now()))
+    returning b.number, coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)),
+              coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)), b.size,
+              cast(r.options as text), r.pool
+$$;
+
+-- Fails batch p_number with p_error. Guard: it holds a slot (enqueued or running); a repeat, or a
+-- batch that lost its slot, changes nothing. Row: the run's backfill and the seconds the batch held
+-- its slot, or none.
+create function dripline_fail_batch(p_run_id bigint, p_number integer, p_error text)
+    returns table (backfill text, slot_seconds float8)
+language sql as $$
+    update batches b
+       set status = 'failed', error = p_error, finished_at = now(), lease_until = null
+      from runs r
+     where r.id = b.run_id and b.run_id = p_run_id and b.number = p_number
+       and b.status in ('enqueued', 'running')
+    returning r.backfill,
+              cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)
+$$;
+
+-- The batches the chain headed by p_head still holds once its holder's lease ran out: back to
+-- pending while they have attempts left (failed_attempts < p_max_attempts: an attempt that died
+-- with its worker spends none), failed with p_error once they have none. Rows: each batch released,
+-- its new status, the run's backfill and the seconds it held its slot.
+create function dripline_release_chain_of_failed(
+    p_run_id bigint, p_head integer, p_max_attempts integer, p_error text)
+    returns table (number integer, status text, backfill text, slot_seconds float8)
+language sql as $$
+    update batches b
+       set status = case when b.failed_attempts < p_max_attempts then 'pending' else 'failed' end,
+           error = p_error, chain_head = null, claim_token = null,
+           finished_at = case when b.failed_attempts < p_max_attempts then null else now() end,
+           holder = null, lease_until = null
+      from runs r
+     where r.id = b.run_id and b.run_id = p_run_id and b.chain_head = p_head
+       and b.status = 'running' and coalesce(b.lease_until, '-infinity') < now()
+    returning b.number, b.status, r.backfill,
+              cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)
+$$;

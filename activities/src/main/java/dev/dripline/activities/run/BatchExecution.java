@@ -762,9 +762,7 @@ public class BatchExecution {
   private Started resumeHeld(long runId, int headNumber, boolean newAttempt, BatchAttempt attempt) {
     long lease = attempt.lease().toMillis();
     Optional<BatchStart> held =
-        newAttempt
-            ? batches.resumeChainOfDeadAttempt(runId, headNumber, attempt.holder(), lease)
-            : batches.resumeChain(runId, headNumber, attempt.holder(), lease);
+        batches.resumeChain(runId, headNumber, attempt.holder(), lease, newAttempt);
     return Started.of(held.orElse(null));
   }
 

@@ -197,32 +197,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   // --- the batch hot path: an attempt at a batch, its chain, the claim and a failure -------
   //
-  // Micronaut Data runs a @Query that names update, insert or delete and returning as an update
-  // whose result is its row count: the rows it returns cannot be read as a record. The statements
-  // below whose rows are read write "update/**/x", "insert/**/into" and "returning/**/x":
-  // PostgreSQL
-  // reads the comment as a space, while Micronaut Data, which drops comments before it looks for
-  // those words, finds none and runs the statement as a query (its rows mapped to the record).
-
-  /** A running batch is free to take over once its holder's lease has run out. */
-  String LEASE_RAN_OUT = "coalesce(b.lease_until, '-infinity') < now()";
-
-  /** The lease {@code :holder} takes: {@code :leaseMillis} from now. */
-  String LEASE = "lease_until = now() + :leaseMillis * interval '1 millisecond'";
-
-  /**
-   * Columns of {@link BatchStart}, returned by an update of {@code batches b} from {@code runs r}.
-   */
-  String STARTED =
-      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options, r.pool";
-
-  /**
-   * Seconds a batch of {@code batches b} held its slot, for the {@code returning} clause of its
-   * outcome: from the claim that enqueued it (or, for a batch enqueued before that was recorded,
-   * its first attempt); null if neither is known.
-   */
-  String SLOT_SECONDS =
-      "cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)";
+  // Statements that change batches and return them are functions of migrations V20 and V21, each
+  // called by one @Query (docs/design.md, "The claim functions").
 
   /**
    * Marks batch {@code number} running under {@code holder}, counting an attempt, with a lease of
@@ -233,14 +209,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * @return the batch, empty if the guard did not hold
    */
   @Query(
-      "update/**/batches b set status = 'running', attempts = b.attempts + 1,"
-          + " started_at = coalesce(b.started_at, now()), holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
-          + " and (b.status = 'enqueued' or (b.status = 'running' and (b.holder = :holder or "
-          + LEASE_RAN_OUT
-          + ")))"
-          + STARTED)
+      "select number, start_key, end_key, size, options, pool"
+          + " from dripline_start_batch(:runId, :number, :holder, :leaseMillis)")
   Optional<BatchStart> startHead(long runId, int number, String holder, long leaseMillis);
 
   /**
@@ -288,35 +258,17 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   Optional<BatchProgress> progress(long runId, int number);
 
   /**
-   * The batch the chain headed by {@code headNumber} holds, taken over by a new attempt of the
-   * chain's activity, with its attempt counted and {@code holder}'s lease. Guard: it is running
-   * under {@code holder} or a holder whose lease has run out (the earlier attempt, dead).
+   * The batch the chain headed by {@code headNumber} holds, resumed under {@code holder} with its
+   * lease renewed (function {@code dripline_resume_chain}). {@code newAttempt}: a new attempt of
+   * the chain's activity takes it over, its attempt counted, from {@code holder} or a holder whose
+   * lease has run out (the earlier attempt, dead); else the same attempt resumes it after it lost
+   * PostgreSQL, counting none, and it must be running under {@code holder}.
    */
   @Query(
-      "update/**/batches b set attempts = b.attempts + 1, holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
-          + " and (b.holder = :holder or "
-          + LEASE_RAN_OUT
-          + ")"
-          + STARTED)
-  Optional<BatchStart> resumeChainOfDeadAttempt(
-      long runId, int headNumber, String holder, long leaseMillis);
-
-  /**
-   * The batch the chain headed by {@code headNumber} holds, resumed by the same attempt after it
-   * lost PostgreSQL (not a new attempt: none counted), its lease renewed. Guard: it is running
-   * under {@code holder}.
-   */
-  @Query(
-      "update/**/batches b set attempts = b.attempts, holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
-          + " and b.holder = :holder"
-          + STARTED)
-  Optional<BatchStart> resumeChain(long runId, int headNumber, String holder, long leaseMillis);
+      "select number, start_key, end_key, size, options, pool"
+          + " from dripline_resume_chain(:runId, :headNumber, :holder, :leaseMillis, :newAttempt)")
+  Optional<BatchStart> resumeChain(
+      long runId, int headNumber, String holder, long leaseMillis, boolean newAttempt);
 
   /**
    * A chain that holds no batch claims its next one (function {@code dripline_claim_next},
@@ -472,14 +424,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    *
    * @return the outcome recorded, empty if the guard did not hold
    */
-  @Query(
-      "update/**/batches b set status = 'failed', error = :error, finished_at = now(),"
-          + " lease_until = null"
-          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
-          + " and b.status in ('enqueued', 'running')"
-          + " returning/**/r.backfill, "
-          + SLOT_SECONDS
-          + " as slot_seconds")
+  @Query("select backfill, slot_seconds from dripline_fail_batch(:runId, :number, :error)")
   Optional<BatchDone> fail(long runId, int number, String error);
 
   /**
@@ -489,16 +434,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * Guard: running, lease run out.
    */
   @Query(
-      "update/**/batches b set status = case when b.failed_attempts < :maxAttempts then 'pending'"
-          + " else 'failed' end, error = :error, chain_head = null, claim_token = null,"
-          + " finished_at = case when b.failed_attempts < :maxAttempts then null else now() end,"
-          + " holder = null, lease_until = null"
-          + " from runs r where r.id = b.run_id and b.run_id = :runId"
-          + " and b.chain_head = :headNumber and b.status = 'running' and "
-          + LEASE_RAN_OUT
-          + " returning/**/b.number, b.status, r.backfill, "
-          + SLOT_SECONDS
-          + " as slot_seconds")
+      "select number, status, backfill, slot_seconds"
+          + " from dripline_release_chain_of_failed(:runId, :headNumber, :maxAttempts, :error)")
   List<ReleasedBatch> releaseChainOfFailed(
       long runId, int headNumber, int maxAttempts, String error);
 }
