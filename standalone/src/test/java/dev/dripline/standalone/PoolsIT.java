@@ -36,6 +36,7 @@ class PoolsIT {
     if (stack != null) {
       stack.close();
     }
+    TestDb.execute("delete from pools where name = ?", pool);
   }
 
   private FaultStack start() throws Exception {

@@ -69,6 +69,9 @@ public final class SnapshotSeries {
   public static final List<String> LABELLED_BY_BACKFILL =
       List.of(BATCHES_INFLIGHT, BATCHES_FINISHED_TOTAL, RUNS_THROTTLED, THROTTLED_SECONDS_TOTAL);
 
+  /** The series labelled by pool: one per pool of table {@code pools}. */
+  public static final List<String> LABELLED_BY_POOL = List.of(POOL_IN_USE, POOL_WAITING);
+
   /** Every run status, in lifecycle order; each gets a series even at zero. */
   public static final List<String> RUN_STATUSES =
       List.of("pending", "running", "paused", "completed", "failed", "stopped");
