@@ -88,6 +88,36 @@ class PoolsIT {
     assertPoolWitness(api);
   }
 
+  @Test
+  void aPausedOrStoppedRunKeepsNoSlotFromTheOthers() throws Exception {
+    Api api = start().api();
+    createPool(api);
+    List<Long> runs = createRuns(api);
+    long paused = runs.get(1);
+    long stopped = runs.get(2);
+
+    await()
+        .atMost(AT_MOST)
+        .until(
+            () -> "running".equals(api.get("/api/runs/" + paused).body().path("status").asText()));
+    assertThat(api.post("/api/runs/" + paused + "/pause", Map.of()).status()).isEqualTo(202);
+    assertThat(api.post("/api/runs/" + stopped + "/stop", Map.of()).status()).isEqualTo(202);
+
+    awaitCompleted(api, runs.get(0));
+    await()
+        .atMost(AT_MOST)
+        .until(
+            () -> "stopped".equals(api.get("/api/runs/" + stopped).body().path("status").asText()));
+    assertThat(api.get("/api/runs/" + paused).body().path("status").asText()).isEqualTo("paused");
+    assertThat(api.post("/api/runs/" + paused + "/resume", Map.of()).status()).isEqualTo(202);
+    awaitCompleted(api, paused);
+    assertThat(
+            stack
+                .sql()
+                .queryLong("select max_seen from example_pool_concurrency where pool = ?", pool))
+        .isLessThanOrEqualTo(POOL_SIZE);
+  }
+
   private void createPool(Api api) {
     Api.Response put = api.put("/api/pools/" + pool, Map.of("size", POOL_SIZE));
     assertThat(put.status()).as("put: %s", put.body()).isEqualTo(200);
