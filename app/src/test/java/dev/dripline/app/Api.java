@@ -84,6 +84,10 @@ public final class Api {
             .header("Idempotency-Key", idempotencyKey));
   }
 
+  public Reply put(String path, String body) {
+    return send(HttpRequest.PUT(path, body).contentType(MediaType.APPLICATION_JSON_TYPE));
+  }
+
   public Reply patch(String path, String body) {
     return send(HttpRequest.PATCH(path, body).contentType(MediaType.APPLICATION_JSON_TYPE));
   }

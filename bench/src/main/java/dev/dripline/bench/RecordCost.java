@@ -14,9 +14,9 @@ import java.util.List;
 
 /**
  * RC: what the statement a chained Dripline batch records itself with ({@link
- * dev.dripline.store.run.BatchStore#RECORD_AND_CLAIM_NEXT}: completion, counters, the claim of the
- * next batch) costs PostgreSQL on its own, measured as the CPU time of the backend that runs it
- * ({@code /proc/<pid>/stat}; PostgreSQL must run on this host), not as wall time on a busy machine.
+ * dev.dripline.bench.W2Bookkeeping#RECORD}: completion, counters, the claim of the next batch)
+ * costs PostgreSQL on its own, measured as the CPU time of the backend that runs it ({@code
+ * /proc/<pid>/stat}; PostgreSQL must run on this host), not as wall time on a busy machine.
  *
  * <p>On copies of Dripline's tables ({@code rc_*}: same columns, indexes and constraints, no
  * foreign keys): {@code rc-history} completed batches of another run (a deployment's history), then

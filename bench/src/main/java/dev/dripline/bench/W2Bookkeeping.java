@@ -1,7 +1,6 @@
 package dev.dripline.bench;
 
 import dev.dripline.store.db.ShardedCounters;
-import dev.dripline.store.run.BatchStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,28 +27,94 @@ final class W2Bookkeeping {
   /** Pending batches the claims take: numbers above every planned batch's. */
   private static final int CLAIMABLE_FROM = 10_000_000;
 
+  // The statement a chained batch's record was before it became the function
+  // dripline_complete_and_claim_next (migration V20), kept here as one SQL text so system B can run
+  // it on copies of the tables: the function's statements, inlined, over tables it names.
+  private static final String KEYS =
+      "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)) as start_key,"
+          + " coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)) as end_key";
+
+  private static final String LEASE =
+      "lease_until = now() + :leaseMillis * interval '1 millisecond'";
+
+  private static final String STARTED =
+      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options";
+
+  private static final String SLOT_SECONDS =
+      "cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)";
+
+  private static final String CLAIM_NEXT =
+      "update/**/batches b set status = 'running', chain_head = :headNumber, claim_token = null,"
+          + " holder = :holder, "
+          + LEASE
+          + ", enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
+          + " attempts = b.attempts + 1"
+          + " from runs r where r.id = b.run_id and b.run_id = :runId"
+          + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
+          + " where p.run_id = :runId and p.status = 'pending' and q.status = 'running'"
+          + " and q.stop_requested_at is null and :lane <= q.max_parallel_batches"
+          + " and cardinality(dripline_run_holds("
+          + "(select o.backfill from runs o where o.id = :runId))) = 0"
+          + " and (select count(*) from batches h where h.run_id = q.id"
+          + " and h.status in ('enqueued', 'running')) <= q.max_parallel_batches - ";
+
+  private static final String CLAIM_NEXT_END =
+      " order by p.number limit 1 for update/**/of p skip locked)";
+
+  private static final String COMPLETE_CTES =
+      "with done as ("
+          + " update/**/batches b set status = 'completed', finished_at = now(), error = null,"
+          + " lease_until = null"
+          + " from runs r where r.id = b.run_id"
+          + " and b.run_id = :runId and b.number = :number and b.status = 'running'"
+          + " and b.holder = :holder"
+          + " returning/**/r.backfill, b.size, "
+          + SLOT_SECONDS
+          + " as slot_seconds),"
+          + " keys as (insert/**/into run_key_counts"
+          + " (run_id, shard, processed_keys, completed_batches)"
+          + " select :runId, :shard, size, 1 from done"
+          + " on conflict (run_id, shard) do update/**/"
+          + "set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
+          + " completed_batches = run_key_counts.completed_batches + 1),"
+          + " outcomes as (insert/**/into batch_outcome_counters (backfill, outcome, shard, value)"
+          + " select backfill, 'completed', :shard, 1 from done"
+          + " on conflict (backfill, outcome, shard) do update/**/"
+          + "set value = batch_outcome_counters.value + excluded.value)";
+
+  private static final String RECORD_AND_CLAIM_NEXT_TEXT =
+      COMPLETE_CTES
+          + ", next as ("
+          + CLAIM_NEXT
+          + "0"
+          + CLAIM_NEXT_END
+          + " and exists (select 1 from done)"
+          + STARTED
+          + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size,"
+          + " n.options";
+
   /**
-   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} in positional form ({@code ?} for each named
-   * parameter, in the same order, the claim's slack a parameter again). Parameters: run, number,
-   * holder, run, shard, shard (the completion), chain head, holder, lease millis, run, run, lane,
-   * run, slack (the claim).
+   * {@link #RECORD_AND_CLAIM_NEXT_TEXT} in positional form ({@code ?} for each named parameter, in
+   * the same order, the claim's slack a parameter again). Parameters: run, number, holder, run,
+   * shard, shard (the completion), chain head, holder, lease millis, run, run, lane, run, slack
+   * (the claim).
    */
   private static final String RECORD_AND_CLAIM_NEXT =
-      BatchStore.RECORD_AND_CLAIM_NEXT
+      RECORD_AND_CLAIM_NEXT_TEXT
               .replace(
-                  "max_parallel_batches - 0" + BatchStore.CLAIM_NEXT_END,
-                  "max_parallel_batches - :slack" + BatchStore.CLAIM_NEXT_END)
+                  "max_parallel_batches - 0" + CLAIM_NEXT_END,
+                  "max_parallel_batches - :slack" + CLAIM_NEXT_END)
               .replaceAll(":[A-Za-z]+", "?")
           + " from done d left join next n on true";
 
   /**
-   * Dripline's own statement ({@link BatchStore#RECORD_AND_CLAIM_NEXT}) with its tables renamed to
-   * the copies.
+   * Dripline's own statement ({@link #RECORD_AND_CLAIM_NEXT_TEXT}) with its tables renamed to the
+   * copies.
    */
   static final String RECORD = record(RUN, BATCHES, KEY_COUNTS, OUTCOMES);
 
   /**
-   * {@link BatchStore#RECORD_AND_CLAIM_NEXT} with Dripline's tables renamed to copies; bind it with
+   * {@link #RECORD_AND_CLAIM_NEXT_TEXT} with Dripline's tables renamed to copies; bind it with
    * {@link #bindRecord}.
    */
   static String record(String runs, String batches, String keyCounts, String outcomes) {

@@ -60,6 +60,17 @@ public class ConcurrencyWitness {
    *     the row is identified by the holding session's pid
    */
   public Execution enter(long runId, long batchKey) {
+    return enter(runId, batchKey, null);
+  }
+
+  /**
+   * {@link #enter(long, long)}, and, when the run draws from pool {@code pool} (P5), the same for
+   * the pool's witness {@code example_pool_concurrency(pool, current, max_seen)} (migration V21:
+   * {@code example_pool_witness_enter}, {@code example_pool_witness_exit}), on the same session.
+   *
+   * @param pool the run's pool, or {@code null} for none
+   */
+  public Execution enter(long runId, long batchKey, String pool) {
     int batchNumber = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, batchKey));
     Connection connection;
     try {
@@ -72,7 +83,15 @@ public class ConcurrencyWitness {
       statement.setLong(1, runId);
       statement.setInt(2, batchNumber);
       statement.execute();
-      return new Execution(connection, runId);
+      if (pool != null) {
+        try (PreparedStatement poolEnter =
+            connection.prepareStatement("select example_pool_witness_enter(?, ?)")) {
+          poolEnter.setString(1, pool);
+          poolEnter.setLong(2, runId);
+          poolEnter.execute();
+        }
+      }
+      return new Execution(connection, runId, pool);
     } catch (SQLException | RuntimeException e) {
       discard(connection, e);
       throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
@@ -94,15 +113,35 @@ public class ConcurrencyWitness {
     }
   }
 
+  /**
+   * The witness's current reading for pool {@code pool}: batches of its runs executing right now
+   * and the most ever seen at once; zeros when none ever ran.
+   */
+  public Reading readPool(String pool) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "select current, max_seen from example_pool_concurrency where pool = ?")) {
+      statement.setString(1, pool);
+      try (ResultSet rows = statement.executeQuery()) {
+        return rows.next() ? new Reading(rows.getInt(1), rows.getInt(2)) : new Reading(0, 0);
+      }
+    } catch (SQLException e) {
+      throw new DatabaseException(e);
+    }
+  }
+
   /** One executing batch; closing it records the batch's end and releases its session. */
   public static final class Execution implements AutoCloseable {
     private final Connection connection;
     private final long runId;
+    private final String pool;
     private boolean closed;
 
-    private Execution(Connection connection, long runId) {
+    private Execution(Connection connection, long runId, String pool) {
       this.connection = connection;
       this.runId = runId;
+      this.pool = pool;
     }
 
     @Override
@@ -113,6 +152,13 @@ public class ConcurrencyWitness {
       closed = true;
       try (PreparedStatement statement =
           connection.prepareStatement("select example_witness_exit(?)")) {
+        if (pool != null) {
+          try (PreparedStatement poolExit =
+              connection.prepareStatement("select example_pool_witness_exit(?)")) {
+            poolExit.setString(1, pool);
+            poolExit.execute();
+          }
+        }
         statement.setLong(1, runId);
         statement.execute();
       } catch (SQLException | RuntimeException e) {

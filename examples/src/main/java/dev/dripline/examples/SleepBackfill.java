@@ -36,7 +36,8 @@ public class SleepBackfill implements BackfillDefinition {
   @Override
   public String description() {
     return "Synthetic keys 1..items; each batch sleeps sleepMs plus sleepMsPerKey per key and is"
-        + " counted in example_concurrency (current, max_seen) per run.";
+        + " counted in example_concurrency (current, max_seen) per run, and in"
+        + " example_pool_concurrency per pool when its run draws from one.";
   }
 
   @Override
@@ -80,7 +81,8 @@ public class SleepBackfill implements BackfillDefinition {
   public void processBatch(BackfillContext context, KeyRange range) throws InterruptedException {
     faults.checkBatch(FaultInjection.tagOf(context), range);
     long sleepMs = sleepMillis(context, range);
-    ConcurrencyWitness.Execution execution = witness.enter(context.runId(), range.startKey());
+    ConcurrencyWitness.Execution execution =
+        witness.enter(context.runId(), range.startKey(), context.pool());
     try {
       // Sleep while the execution holds its session: the witness counts the batch exactly as
       // long as it runs. An interrupt (cancellation) fails the batch.

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
@@ -21,6 +22,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -168,6 +170,36 @@ class SleepBackfillIT {
     }
 
     assertThat(witness.read(runId)).isEqualTo(new ConcurrencyWitness.Reading(0, 1));
+  }
+
+  @Test
+  void batchesOfRunsOfAPoolAreWitnessedPerPool() throws Exception {
+    String pool = uniqueTag("sleep-it-pool");
+    long first = uniqueRunId();
+    long second = uniqueRunId();
+    try {
+      ConcurrencyWitness.Execution a = witness.enter(first, 1, pool);
+      ConcurrencyWitness.Execution b = witness.enter(second, 1, pool);
+      ConcurrencyWitness.Reading both = witness.readPool(pool);
+      a.close();
+      sleep.processBatch(
+          new BackfillContext(
+              first,
+              SleepBackfill.NAME,
+              new BackfillOptions(Map.of("items", 4L, "sleepMs", 1L)),
+              pool),
+          new KeyRange(1, 2));
+      ConcurrencyWitness.Reading afterBatch = witness.readPool(pool);
+      b.close();
+
+      assertThat(both).isEqualTo(new ConcurrencyWitness.Reading(2, 2));
+      assertThat(afterBatch).isEqualTo(new ConcurrencyWitness.Reading(1, 2));
+      assertThat(witness.readPool(pool)).isEqualTo(new ConcurrencyWitness.Reading(0, 2));
+      // Each run's own witness counts its batch too.
+      assertThat(witness.read(first)).isEqualTo(new ConcurrencyWitness.Reading(0, 1));
+    } finally {
+      update(database, "delete from example_pool_concurrency where pool = ?", pool);
+    }
   }
 
   @Test

@@ -81,6 +81,16 @@ public interface Backfill {
   }
 
   /**
+   * The pool its runs draw from unless a run names one (spec P5): a batch then needs a slot of its
+   * run's cap and of the pool, whose size caps the batches in flight of every run that draws from
+   * it (e.g. work that takes one global lock); {@code null} for none. The pool must exist ({@code
+   * PUT /api/pools/{name}}) for a run to be created.
+   */
+  default String pool() {
+    return null;
+  }
+
+  /**
    * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
    * applied one at a time in arrival order; applying one twice must be harmless.
    *

@@ -82,6 +82,13 @@ final class Api {
     return send(request);
   }
 
+  Response put(String path, Object body) {
+    return send(
+        authorized(HttpRequest.newBuilder(base.resolve(path)))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(json(body))));
+  }
+
   Response patch(String path, Object body) {
     return send(
         authorized(HttpRequest.newBuilder(base.resolve(path)))

@@ -50,7 +50,8 @@ public class CataloguePublisher {
               : BatchTuning.targetMillis(definition.targetBatchDuration()),
           definition.minBatchSize(),
           definition.maxBatchSize(),
-          definition.maxFailedBatchesPercent());
+          definition.maxFailedBatchesPercent(),
+          definition.pool());
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -8,6 +8,8 @@ import dev.dripline.store.metrics.GroupCount;
 import dev.dripline.store.metrics.MetricSnapshotRepository;
 import dev.dripline.store.metrics.SnapshotGauges;
 import dev.dripline.store.metrics.SnapshotSeries;
+import dev.dripline.store.pool.PoolStore;
+import dev.dripline.store.pool.PoolView;
 import dev.dripline.store.run.BackfillInflight;
 import dev.dripline.store.run.BackfillThrottle;
 import dev.dripline.store.run.BatchStore;
@@ -54,6 +56,7 @@ public class MetricsActivitiesImpl implements MetricsActivities {
   private final DriplineCounterStore counters;
   private final BatchOutcomeCounterStore outcomes;
   private final DataTransactions transactions;
+  private final PoolStore poolStore;
 
   public MetricsActivitiesImpl(
       MetricSnapshotRepository snapshots,
@@ -63,7 +66,9 @@ public class MetricsActivitiesImpl implements MetricsActivities {
       LiveBatchStore liveBatches,
       DriplineCounterStore counters,
       BatchOutcomeCounterStore outcomes,
-      DataTransactions transactions) {
+      DataTransactions transactions,
+      PoolStore poolStore) {
+    this.poolStore = poolStore;
     this.snapshots = snapshots;
     this.targets = targets;
     this.runs = runs;
@@ -132,7 +137,17 @@ public class MetricsActivitiesImpl implements MetricsActivities {
     inflight(series);
     finished(series);
     throttled(series);
+    pools(series);
     return series;
+  }
+
+  /** Slots in use and runs waiting, per pool (P5): a row per pool. */
+  private void pools(List<Series> series) {
+    for (PoolView pool : poolStore.list()) {
+      String labels = SnapshotSeries.label("pool", pool.name());
+      series.add(new Series(SnapshotSeries.POOL_IN_USE, labels, pool.inUse()));
+      series.add(new Series(SnapshotSeries.POOL_WAITING, labels, pool.waiting()));
+    }
   }
 
   /**

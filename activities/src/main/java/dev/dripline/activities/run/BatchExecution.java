@@ -112,7 +112,7 @@ public class BatchExecution {
   }
 
   /** What an attempt needs from the batch row it marked running. */
-  private record Started(int number, KeySpan range, int size, String options) {
+  private record Started(int number, KeySpan range, int size, String options, String pool) {
     /** The batch a statement marked running; null if none. */
     static Started of(BatchStart start) {
       return start == null
@@ -121,7 +121,8 @@ public class BatchExecution {
               start.number(),
               new KeySpan(start.startKey(), start.endKey()),
               start.size(),
-              start.options());
+              start.options(),
+              start.pool());
     }
   }
 
@@ -393,7 +394,7 @@ public class BatchExecution {
       KeyedBackfill definition, long runId, Started batch, BatchAttempt attempt, Record record)
       throws Exception {
     BackfillContext context =
-        optionsReader.context(runId, definition.definition(), batch.options());
+        optionsReader.context(runId, definition.definition(), batch.options(), batch.pool());
     // What failed inside the transaction: ending a transaction whose connection broke fails too
     // ("Connection is closed", no SQLState), and that failure replaces the first one, which says
     // what happened (e.g. a lost connection, which is an outage to wait out).
@@ -761,9 +762,7 @@ public class BatchExecution {
   private Started resumeHeld(long runId, int headNumber, boolean newAttempt, BatchAttempt attempt) {
     long lease = attempt.lease().toMillis();
     Optional<BatchStart> held =
-        newAttempt
-            ? batches.resumeChainOfDeadAttempt(runId, headNumber, attempt.holder(), lease)
-            : batches.resumeChain(runId, headNumber, attempt.holder(), lease);
+        batches.resumeChain(runId, headNumber, attempt.holder(), lease, newAttempt);
     return Started.of(held.orElse(null));
   }
 
@@ -771,18 +770,13 @@ public class BatchExecution {
    * Takes the run's lowest pending batch into this chain (pending → running in one step), if the
    * run is running, not stopping, its cap covers {@code lane} and its slot holders are fewer than
    * its cap; null otherwise ({@link BatchStore#claimNext}). It adds a slot holder, so it counts
-   * them under the run row's lock, as every claim that adds one does (R5b): one transaction.
+   * them under the run row's lock, as every claim that adds one does (R5b): one call.
    */
   private Started claimNext(long runId, int headNumber, int lane, BatchAttempt attempt) {
-    return transactions.inTransaction(
-        connection ->
-            RunSlots.lockRun(runs, runId)
-                ? Started.of(
-                    batches
-                        .claimNext(
-                            runId, headNumber, lane, attempt.holder(), attempt.lease().toMillis())
-                        .orElse(null))
-                : null);
+    return Started.of(
+        batches
+            .claimNext(runId, headNumber, lane, attempt.holder(), attempt.lease().toMillis())
+            .orElse(null));
   }
 
   private BatchResult notStarted(long runId, int number) {

@@ -9,15 +9,14 @@ import dev.dripline.store.run.BatchRange;
 import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.BatchTally;
+import dev.dripline.store.run.ClaimRow;
 import dev.dripline.store.run.ReleasedBatch;
-import dev.dripline.store.run.RunCaps;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
 import dev.dripline.store.run.RunStore;
 import dev.dripline.store.throttle.ThrottleChecks;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
-import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.CapRecord;
 import dev.dripline.workflows.run.ClaimRequest;
 import dev.dripline.workflows.run.ClaimResult;
@@ -37,9 +36,7 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -62,8 +59,14 @@ public class RunActivitiesImpl implements RunActivities {
   /** How often a run held by the brake (or a hold not configured here) claims again. */
   static final long BRAKE_LOOK_MILLIS = 1_000;
 
-  /** The shortest wait of a held run between claims. */
+  /** The shortest wait of a held run between claims; a run waiting in its pool's line waits it. */
   static final long MIN_LOOK_MILLIS = 250;
+
+  /**
+   * The start of the hold of a run waiting for a slot of its pool ({@code pool:<name>}, answered by
+   * {@code dripline_claim_batches}). Not throttled time: the run waits its turn in the line.
+   */
+  static final String POOL_HOLD = "pool:";
 
   private final RunStore runs;
   private final BatchStore batches;
@@ -173,108 +176,42 @@ public class RunActivitiesImpl implements RunActivities {
   /**
    * {@inheritDoc}
    *
-   * <p>The cap is enforced here, not only in the workflow's memory (R5b): under the run row's lock,
-   * a claim takes at most the run's cap less the batches already holding a slot, whoever asks — two
+   * <p>The cap is enforced where slots are recorded, not only in the workflow's memory (R5b): the
+   * claim is one call of {@code dripline_claim_batches} (migration V20), which under the run row's
+   * lock takes at most the run's cap less the batches already holding a slot, whoever asks — two
    * attempts of this local activity running at once (its start-to-close timeout schedules another
-   * without interrupting the first), a repeated call, or an execution that does not know of slots
-   * an earlier one left held.
-   */
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The cap is enforced here, not only in the workflow's memory (R5b): under the run row's lock,
-   * a claim takes at most the run's cap less the batches already holding a slot, whoever asks — two
-   * attempts of this local activity running at once (its start-to-close timeout schedules another
-   * without interrupting the first), a repeated call, or an execution that does not know of slots
-   * an earlier one left held. So are the holds (P2, P3): while the brake or a check that applies to
-   * the run holds it ({@code dripline_run_holds}, read in the statement that locks the row), the
+   * without interrupting the first), a repeated call (answered from the rows its token took), or an
+   * execution that does not know of slots an earlier one left held. So are the holds (P2, P3):
+   * while the brake or a check that applies to the run holds it ({@code dripline_run_holds}), the
    * claim takes nothing and says why; the time it is held is booked on the run's row.
    */
   @Override
   public ClaimResult claimPending(ClaimRequest request) {
-    return transactions.inTransaction(
-        connection -> {
-          Optional<RunCaps> locked = runs.lockCaps(request.runId());
-          if (locked.isEmpty()) {
-            return new ClaimResult(List.of());
-          }
-          RunCaps caps = locked.get();
-          int cap =
-              CapPolicy.effective(
-                  caps.definitionCap(), caps.maxParallelBatches(), engine.safetyCap());
-          // A repeated claim (the local activity's response was lost) is answered from the rows
-          // the token already marked, so it never takes a second set of slots. Only rows still
-          // holding a slot count: a batch is not processed before its claim returned, while a
-          // token reused by a later execution (a revived run starts counting again) must not be
-          // mistaken for a repeat because of batches that finished long ago. Under the lock, a
-          // concurrent attempt with the same token sees the rows the first one committed; a hold
-          // that began since does not take back what the first attempt claimed.
-          List<BatchRef> already =
-              batches.claimedBy(request.runId(), request.token()).stream()
-                  .map(RunActivitiesImpl::batchRef)
-                  .toList();
-          if (!already.isEmpty()) {
-            return claimed(already, false, caps.throttledMillis(), caps.heldSince());
-          }
-          RunHold hold = bookHold(request.runId(), caps);
-          if (hold.held()) {
-            return new ClaimResult(
-                List.of(),
-                false,
-                hold.reasons(),
-                lookAgainMillis(hold.reasons()),
-                hold.throttledMillis(),
-                hold.since().toEpochMilli());
-          }
-          int room = cap - RunSlots.holders(batches, request.runId());
-          int limit = Math.min(request.limit(), room);
-          boolean slotsFull = room < request.limit();
-          if (limit < 1) {
-            return claimed(List.of(), slotsFull, hold.throttledMillis(), null);
-          }
-          // Two statements, not an UPDATE over "IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)": that
-          // subquery can be evaluated more than once in one UPDATE, each time skipping the rows it
-          // locked before, so the UPDATE took more rows than its limit (F2 saw 25 and 73 batches
-          // claimed at once with a cap of 8). The rows picked here are locked by this transaction.
-          List<Integer> picked = batches.pickPending(request.runId(), limit);
-          if (picked.isEmpty()) {
-            return claimed(List.of(), false, hold.throttledMillis(), null);
-          }
-          List<BatchRef> claimed = new ArrayList<>();
-          for (BatchRange batch : batches.enqueue(request.runId(), request.token(), picked)) {
-            claimed.add(batchRef(batch));
-          }
-          if (claimed.size() > limit) {
-            // Never reached; were it, the transaction rolls back and the claim is retried.
-            throw new IllegalStateException(
-                "claim of run " + request.runId() + " took " + claimed.size() + " > " + limit);
-          }
-          claimed.sort(Comparator.comparingInt(BatchRef::number));
-          return claimed(
-              List.copyOf(claimed),
-              slotsFull && claimed.size() == limit,
-              hold.throttledMillis(),
-              null);
-        });
-  }
-
-  /**
-   * What holds the run now, with its held time booked: a hold that begins is opened (held since
-   * now), the end of the last one closes it (its time added to the run's throttled time). Written
-   * only when a hold begins or ends, so the claims of a run nothing holds write nothing more.
-   */
-  private RunHold bookHold(long runId, RunCaps caps) {
-    List<String> reasons = caps.holdList();
-    if (!reasons.isEmpty()) {
-      Instant since =
-          caps.heldSince() != null ? caps.heldSince() : runs.openHold(runId).orElseThrow();
-      return new RunHold(reasons, caps.throttledMillis(), since);
+    List<ClaimRow> rows =
+        batches.claim(request.runId(), request.token(), request.limit(), engine.safetyCap());
+    if (rows.isEmpty()) {
+      return new ClaimResult(List.of());
     }
-    long throttled =
-        caps.heldSince() == null
-            ? caps.throttledMillis()
-            : runs.closeHold(runId).orElse(caps.throttledMillis());
-    return new RunHold(List.of(), throttled, null);
+    ClaimRow first = rows.get(0);
+    Long heldSince = first.heldSince() == null ? null : first.heldSince().toEpochMilli();
+    List<String> holds = first.holdList();
+    if (!holds.isEmpty()) {
+      return new ClaimResult(
+          List.of(), false, holds, lookAgainMillis(holds), first.throttledMillis(), heldSince);
+    }
+    List<BatchRef> claimed = new ArrayList<>();
+    for (ClaimRow row : rows) {
+      if (row.number() != null) {
+        claimed.add(batchRef(row.batch()));
+      }
+    }
+    if (claimed.size() > request.limit()) {
+      // Never reached; were it, the workflow would start more batches than it has slots for.
+      throw new IllegalStateException(
+          "claim of run " + request.runId() + " took " + claimed.size() + " > " + request.limit());
+    }
+    return new ClaimResult(
+        List.copyOf(claimed), first.slotsFull(), List.of(), 0, first.throttledMillis(), heldSince);
   }
 
   /**
@@ -286,6 +223,10 @@ public class RunActivitiesImpl implements RunActivities {
   long lookAgainMillis(List<String> reasons) {
     long look = Long.MAX_VALUE;
     for (String reason : reasons) {
+      if (reason.startsWith(POOL_HOLD)) {
+        look = Math.min(look, MIN_LOOK_MILLIS);
+        continue;
+      }
       long each =
           checks
               .named(reason)
@@ -294,24 +235,6 @@ public class RunActivitiesImpl implements RunActivities {
       look = Math.min(look, each);
     }
     return Math.max(MIN_LOOK_MILLIS, look);
-  }
-
-  private static ClaimResult claimed(
-      List<BatchRef> batches, boolean slotsFull, long throttledMillis, Instant heldSince) {
-    return new ClaimResult(
-        batches,
-        slotsFull,
-        List.of(),
-        0,
-        throttledMillis,
-        heldSince == null ? null : heldSince.toEpochMilli());
-  }
-
-  /** What holds a run, booked by its claim; {@code since} null when nothing holds it. */
-  private record RunHold(List<String> reasons, long throttledMillis, Instant since) {
-    boolean held() {
-      return !reasons.isEmpty();
-    }
   }
 
   private static BatchRef batchRef(BatchRange batch) {

@@ -31,7 +31,7 @@ public class RunOptionsReader {
   /** Contexts of recently seen runs: a run's options never change, and every batch reads them. */
   private static final int CACHED_RUNS = 256;
 
-  private record Key(long runId, String backfill, String optionsJson) {}
+  private record Key(long runId, String backfill, String optionsJson, String pool) {}
 
   private final ObjectMapper objectMapper;
 
@@ -48,15 +48,21 @@ public class RunOptionsReader {
    * text) for as long as the run is among the {@value #CACHED_RUNS} kept, which Caffeine picks by
    * how recently and how often they are read.
    *
+   * @param pool the run's pool, null if it draws from none
    * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
    */
-  public BackfillContext context(long runId, Backfill definition, String optionsJson) {
+  public BackfillContext context(long runId, Backfill definition, String optionsJson, String pool) {
     return recent.get(
-        new Key(runId, definition.name(), optionsJson),
-        key -> parse(runId, definition, optionsJson));
+        new Key(runId, definition.name(), optionsJson, pool),
+        key -> parse(runId, definition, optionsJson, pool));
   }
 
-  private BackfillContext parse(long runId, Backfill definition, String optionsJson) {
+  /** {@link #context(long, Backfill, String, String)} of a run without a pool. */
+  public BackfillContext context(long runId, Backfill definition, String optionsJson) {
+    return context(runId, definition, optionsJson, null);
+  }
+
+  private BackfillContext parse(long runId, Backfill definition, String optionsJson, String pool) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);
@@ -75,6 +81,7 @@ public class RunOptionsReader {
                   .map(e -> e.field() + " " + e.message())
                   .collect(Collectors.joining("; ")));
     }
-    return new BackfillContext(runId, definition.name(), new BackfillOptions(validated.asMap()));
+    return new BackfillContext(
+        runId, definition.name(), new BackfillOptions(validated.asMap()), pool);
   }
 }

@@ -33,11 +33,16 @@ class MetricsActivitiesIT {
 
   private Map<String, Double> snapshot() {
     int written = metrics.snapshot();
-    // 16 fixed series, plus those labelled by backfill, which depend on other tests' rows.
+    // 16 fixed series, plus those labelled by backfill or pool, which depend on other tests' rows.
     Map<String, Object> labelled =
         fixtures.row(
             "select count(*) as n from metric_snapshots where name = any (string_to_array(?, ','))",
-            String.join(",", SnapshotSeries.LABELLED_BY_BACKFILL));
+            String.join(
+                ",",
+                java.util.stream.Stream.concat(
+                        SnapshotSeries.LABELLED_BY_BACKFILL.stream(),
+                        SnapshotSeries.LABELLED_BY_POOL.stream())
+                    .toList()));
     assertThat(written).isEqualTo(4 + 6 + 6 + ((Long) labelled.get("n")).intValue());
     Map<String, Double> values = new HashMap<>();
     for (Map<String, Object> row :
@@ -136,6 +141,40 @@ class MetricsActivitiesIT {
           .contains("dripline_batches_inflight{backfill=\"" + idle + "\"} 0.0");
     } finally {
       fixtures.update("delete from backfill_definitions where name = ?", idle);
+    }
+  }
+
+  @Test
+  void eachPoolsSlotsInUseAndWaitersAreExported() {
+    String pool = TargetFixtures.uniqueName("metrics-pool");
+    String backfill = TargetFixtures.uniqueName("metrics-pool-backfill");
+    String target = fixtures.target("metrics", backfill, "{\"items\":1}", null, "backfilling");
+    long run = fixtures.run(target, backfill, "running");
+    fixtures.update("insert into pools (name, size) values (?, 3)", pool);
+    fixtures.update("update runs set pool = ? where id = ?", pool, run);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status)"
+            + " values (?, 1, 1, 1, 1, 'running'), (?, 2, 2, 2, 1, 'enqueued'),"
+            + " (?, 3, 3, 3, 1, 'pending')",
+        run,
+        run,
+        run);
+    fixtures.update(
+        "insert into pool_waiters (run_id, pool, since, seen_at) values (?, ?, now(), now())",
+        run,
+        pool);
+    try {
+      Map<String, Double> values = snapshot();
+      gauges.refresh();
+
+      String labels = "{" + SnapshotSeries.label("pool", pool) + "}";
+      assertThat(values.get(SnapshotSeries.POOL_IN_USE + labels)).isEqualTo(2.0);
+      assertThat(values.get(SnapshotSeries.POOL_WAITING + labels)).isEqualTo(1.0);
+      assertThat(prometheus.scrape().lines().toList())
+          .contains("dripline_pool_in_use{pool=\"" + pool + "\"} 2.0")
+          .contains("dripline_pool_waiting{pool=\"" + pool + "\"} 1.0");
+    } finally {
+      fixtures.update("delete from pools where name = ?", pool);
     }
   }
 

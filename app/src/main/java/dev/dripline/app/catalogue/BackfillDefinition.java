@@ -18,6 +18,7 @@ import java.util.List;
  * @param minBatchSize the least batch size of its tuned runs, or {@code null}
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
+ * @param pool the pool its runs draw from unless a run names one (P5), or {@code null}
  */
 public record BackfillDefinition(
     String name,
@@ -29,4 +30,5 @@ public record BackfillDefinition(
     Long targetBatchMillis,
     Integer minBatchSize,
     Integer maxBatchSize,
-    Double maxFailedBatchesPercent) {}
+    Double maxFailedBatchesPercent,
+    String pool) {}

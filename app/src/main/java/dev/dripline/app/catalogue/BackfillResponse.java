@@ -22,6 +22,7 @@ import java.util.List;
  * @param maxBatchSize the largest batch size of its tuned runs, {@code null} for the default
  * @param maxFailedBatchesPercent its runs' failure budget unless a run sets its own (P6b), {@code
  *     null} for none
+ * @param pool the pool its runs draw from unless a run names one (P5), {@code null} for none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -35,7 +36,8 @@ public record BackfillResponse(
     String targetBatchDuration,
     Integer minBatchSize,
     Integer maxBatchSize,
-    Double maxFailedBatchesPercent) {
+    Double maxFailedBatchesPercent,
+    String pool) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -50,6 +52,7 @@ public record BackfillResponse(
             : Duration.ofMillis(definition.targetBatchMillis()).toString(),
         definition.minBatchSize(),
         definition.maxBatchSize(),
-        definition.maxFailedBatchesPercent());
+        definition.maxFailedBatchesPercent(),
+        definition.pool());
   }
 }

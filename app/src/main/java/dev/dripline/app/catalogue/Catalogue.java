@@ -65,7 +65,8 @@ public class Catalogue {
         entry.targetBatchMillis(),
         entry.minBatchSize(),
         entry.maxBatchSize(),
-        entry.maxFailedBatchesPercent());
+        entry.maxFailedBatchesPercent(),
+        entry.pool());
   }
 
   /**

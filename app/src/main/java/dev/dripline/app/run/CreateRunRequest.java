@@ -7,6 +7,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.Map;
 
@@ -29,6 +30,7 @@ import java.util.Map;
  *     definition's
  * @param failureBudgetMinBatches batches that must finish before the budget applies, or {@code
  *     null} for 20
+ * @param pool the pool the run draws from (P5), or {@code null} for its definition's
  */
 @Serdeable
 record CreateRunRequest(
@@ -55,7 +57,8 @@ record CreateRunRequest(
         Double maxFailedBatchesPercent,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
-        Long failureBudgetMinBatches) {
+        Long failureBudgetMinBatches,
+    @Size(min = 1, max = 100, message = "must be a pool name") String pool) {
 
   CreateRunRequest {
     options = options == null ? Map.of() : options;

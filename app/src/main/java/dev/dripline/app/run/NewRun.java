@@ -18,6 +18,7 @@ import java.time.Instant;
  * @param tuning its batch-size tuning (P4), or {@code null} if it is not tuned
  * @param maxFailedBatchesPercent the run's failure budget, or {@code null} for its definition's
  * @param failureBudgetMinBatches batches that must finish before the budget applies
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 record NewRun(
     String backfill,
@@ -31,7 +32,8 @@ record NewRun(
     String idempotencyKey,
     BatchTuning tuning,
     Double maxFailedBatchesPercent,
-    int failureBudgetMinBatches) {
+    int failureBudgetMinBatches,
+    String pool) {
 
   /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
   static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;

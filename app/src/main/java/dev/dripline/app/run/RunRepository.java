@@ -70,7 +70,8 @@ public class RunRepository {
           run.tuning() == null ? null : run.tuning().maxBatchSize(),
           run.tuning() == null ? null : run.startingBatchSize(),
           run.maxFailedBatchesPercent(),
-          run.failureBudgetMinBatches());
+          run.failureBudgetMinBatches(),
+          run.pool());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -190,7 +191,8 @@ public class RunRepository {
         r.minBatchSize(),
         r.maxBatchSize(),
         r.currentBatchSize(),
-        FailureBudgetResponse.of(r));
+        FailureBudgetResponse.of(r),
+        r.pool());
   }
 
   private static BatchRow batch(BatchView b) {

@@ -42,6 +42,7 @@ import java.util.Map;
  * @param throttle what holds a running run now (P2, P3, P6b); {@code null} unless it is running, or
  *     paused by its failure budget
  * @param failureBudget its failure budget (P6b), {@code null} if it has none
+ * @param pool the pool the run draws from (P5), {@code null} for none
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -70,7 +71,8 @@ public record RunResponse(
     @Nullable Integer minBatchSize,
     @Nullable Integer maxBatchSize,
     int currentBatchSize,
-    @Nullable FailureBudgetResponse failureBudget) {
+    @Nullable FailureBudgetResponse failureBudget,
+    @Nullable String pool) {
 
   /**
    * @param throttle what holds the run, if it is running or paused by its failure budget; else
@@ -127,6 +129,7 @@ public record RunResponse(
         run.minBatchSize(),
         run.maxBatchSize(),
         run.currentBatchSize() == null ? run.batchSize() : run.currentBatchSize(),
-        run.failureBudget());
+        run.failureBudget(),
+        run.pool());
   }
 }

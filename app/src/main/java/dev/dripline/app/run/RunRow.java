@@ -36,6 +36,7 @@ import java.util.Map;
  * @param maxBatchSize a tuned run's largest batch size, else {@code null}
  * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
  * @param failureBudget its failure budget (P6b), {@code null} if it has none
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 record RunRow(
     long id,
@@ -64,4 +65,5 @@ record RunRow(
     Integer minBatchSize,
     Integer maxBatchSize,
     Integer currentBatchSize,
-    FailureBudgetResponse failureBudget) {}
+    FailureBudgetResponse failureBudget,
+    String pool) {}

@@ -16,6 +16,7 @@ import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.dryrun.DryRunAnswer;
 import dev.dripline.store.dryrun.DryRunRequest;
+import dev.dripline.store.pool.PoolStore;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.CapAnswer;
@@ -50,6 +51,7 @@ public class RunService {
   private final DryRuns dryRuns;
   private final EngineConfig engine;
   private final RunHolds holds;
+  private final PoolStore pools;
 
   public RunService(
       RunRepository runs,
@@ -57,8 +59,10 @@ public class RunService {
       RunWorkflows workflows,
       DryRuns dryRuns,
       EngineConfig engine,
-      RunHolds holds) {
+      RunHolds holds,
+      PoolStore pools) {
     this.runs = runs;
+    this.pools = pools;
     this.holds = holds;
     this.dryRuns = dryRuns;
     this.catalogue = catalogue;
@@ -143,6 +147,22 @@ public class RunService {
             ? request.batchSize().intValue()
             : definition == null ? 1 : definition.defaultBatchSize();
     BatchTuning tuning = RunTuning.resolve(bound, definition, batchSize, errors);
+    String pool =
+        request.pool() != null ? request.pool() : definition == null ? null : definition.pool();
+    if (pool != null && !bound.hasError("pool") && pools.find(pool).isEmpty()) {
+      errors.add(
+          new FieldError(
+              "pool",
+              (request.pool() != null
+                      ? "no pool named " + pool
+                      : "backfill "
+                          + definition.name()
+                          + " draws from pool "
+                          + pool
+                          + ", which does not exist")
+                  + "; create it with PUT /api/pools/"
+                  + pool));
+    }
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);
     }
@@ -164,7 +184,8 @@ public class RunService {
         request.maxFailedBatchesPercent(),
         request.failureBudgetMinBatches() == null
             ? NewRun.DEFAULT_FAILURE_BUDGET_MIN_BATCHES
-            : request.failureBudgetMinBatches().intValue());
+            : request.failureBudgetMinBatches().intValue(),
+        pool);
   }
 
   /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */

@@ -87,6 +87,9 @@ class AuthMatrixIT {
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan", ""),
           new Endpoint("POST", "/api/targets/{name}/replan", NO_TARGET + "/replan?dryRun=true", ""),
           new Endpoint("DELETE", "/api/targets/{name}", NO_TARGET, null),
+          new Endpoint("GET", "/api/pools", "/api/pools", null),
+          // A size below 1 is refused (400) and writes nothing.
+          new Endpoint("PUT", "/api/pools/{name}", "/api/pools/authmatrix-pool", "{\"size\":0}"),
           new Endpoint("GET", "/api/throttle", "/api/throttle", null),
           new Endpoint("POST", "/api/throttle/hold", "/api/throttle/hold", "{}"),
           // Releasing the brake while it is off (as in these tests) changes nothing.

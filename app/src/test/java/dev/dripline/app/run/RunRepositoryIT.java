@@ -40,7 +40,19 @@ class RunRepositoryIT {
 
   private NewRun run(String optionsJson, String idempotencyKey) {
     return new NewRun(
-        backfill, optionsJson, 10, null, null, 4, null, "test", idempotencyKey, null, null, 20);
+        backfill,
+        optionsJson,
+        10,
+        null,
+        null,
+        4,
+        null,
+        "test",
+        idempotencyKey,
+        null,
+        null,
+        20,
+        null);
   }
 
   @Test

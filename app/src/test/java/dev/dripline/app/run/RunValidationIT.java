@@ -79,6 +79,8 @@ class RunValidationIT {
         "min above max       | {'backfill':'@','options':{'items':1},'targetBatchDuration':'PT2S','minBatchSize':10,'maxBatchSize':9} | minBatchSize",
         "min without target  | {'backfill':'@','options':{'items':1},'minBatchSize':5} | minBatchSize",
         "max without target  | {'backfill':'@','options':{'items':1},'maxBatchSize':5} | maxBatchSize",
+        "unknown pool        | {'backfill':'@','options':{'items':1},'pool':'run-validation-it-no-pool'} | pool",
+        "blank pool          | {'backfill':'@','options':{'items':1},'pool':''}     | pool",
       })
   void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
     long before = runsOfTestBackfills();

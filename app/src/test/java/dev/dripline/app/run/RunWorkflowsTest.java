@@ -61,7 +61,8 @@ class RunWorkflowsTest {
         min,
         max,
         run.batchSize(),
-        run.failureBudget());
+        run.failureBudget(),
+        run.pool());
   }
 
   @Test
@@ -95,6 +96,7 @@ class RunWorkflowsTest {
         false,
         null,
         0,
+        null,
         null,
         null,
         null,

@@ -22,6 +22,7 @@ import java.time.Instant;
  * @param minBatchSize the least batch size of its tuned runs, or {@code null}
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
+ * @param pool the pool its runs draw from unless a run names one (P5), or {@code null} for none
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -35,4 +36,5 @@ public record CatalogueEntry(
     @Nullable String key,
     @Nullable Long targetBatchMillis,
     @Nullable Integer minBatchSize,
-    @Nullable Integer maxBatchSize) {}
+    @Nullable Integer maxBatchSize,
+    @Nullable String pool) {}

@@ -25,10 +25,10 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
           + " max_parallel_batches, key, target_batch_millis, min_batch_size, max_batch_size,"
-          + " max_failed_batches_percent, published_at)"
+          + " max_failed_batches_percent, pool, published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
           + " :maxParallelBatches, cast(:key as jsonb), :targetBatchMillis, :minBatchSize,"
-          + " :maxBatchSize, :maxFailedBatchesPercent, now())"
+          + " :maxBatchSize, :maxFailedBatchesPercent, :pool, now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
@@ -36,6 +36,7 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
           + " target_batch_millis = excluded.target_batch_millis,"
           + " min_batch_size = excluded.min_batch_size, max_batch_size = excluded.max_batch_size,"
           + " max_failed_batches_percent = excluded.max_failed_batches_percent,"
+          + " pool = excluded.pool,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -47,5 +48,6 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       @Nullable Long targetBatchMillis,
       @Nullable Integer minBatchSize,
       @Nullable Integer maxBatchSize,
-      @Nullable Double maxFailedBatchesPercent);
+      @Nullable Double maxFailedBatchesPercent,
+      @Nullable String pool);
 }

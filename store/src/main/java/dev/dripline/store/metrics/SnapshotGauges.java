@@ -123,7 +123,18 @@ public class SnapshotGauges implements MeterBinder {
                   "dripline.throttled",
                   "seconds",
                   true,
-                  "Time runs were held by the brake or a health check")));
+                  "Time runs were held by the brake or a health check")),
+          Map.entry(
+              SnapshotSeries.POOL_IN_USE,
+              new Export(
+                  "dripline.pool.in.use", null, false, "Batches holding a slot of the pool")),
+          Map.entry(
+              SnapshotSeries.POOL_WAITING,
+              new Export(
+                  "dripline.pool.waiting",
+                  null,
+                  false,
+                  "Runs waiting in line for a slot of the pool")));
 
   /**
    * One read of the table.

@@ -49,6 +49,15 @@ public final class SnapshotSeries {
    */
   public static final String THROTTLED_SECONDS_TOTAL = "dripline_throttled_seconds_total";
 
+  /** Batches holding a slot of each pool now (P5): a row per pool. */
+  public static final String POOL_IN_USE = "dripline_pool_in_use";
+
+  /**
+   * Runs waiting in line for a slot of each pool now (P5; running, not stopping, not held, with a
+   * pending batch): a row per pool.
+   */
+  public static final String POOL_WAITING = "dripline_pool_waiting";
+
   /**
    * How old the snapshot a process serves is (now − its {@code computed_at}, on PostgreSQL's
    * clock). Not a row of the table: each process computes it from the snapshot it read ({@link
@@ -59,6 +68,9 @@ public final class SnapshotSeries {
   /** The series whose labels come from the rows (a backfill's name), not from fixed lists. */
   public static final List<String> LABELLED_BY_BACKFILL =
       List.of(BATCHES_INFLIGHT, BATCHES_FINISHED_TOTAL, RUNS_THROTTLED, THROTTLED_SECONDS_TOTAL);
+
+  /** The series labelled by pool: one per pool of table {@code pools}. */
+  public static final List<String> LABELLED_BY_POOL = List.of(POOL_IN_USE, POOL_WAITING);
 
   /** Every run status, in lifecycle order; each gets a series even at zero. */
   public static final List<String> RUN_STATUSES =

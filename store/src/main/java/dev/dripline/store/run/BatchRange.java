@@ -4,8 +4,7 @@ import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 
 /**
- * A batch's number and key range, as the workflow's claim hands it out ({@link
- * BatchStore#claimedBy}, {@link BatchStore#enqueue}).
+ * A batch's number and key range, as the workflow's claim hands it out ({@link BatchStore#claim}).
  *
  * @param number its number in the run
  * @param startKey first key of its range

@@ -9,10 +9,10 @@ import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -217,32 +217,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   // --- the batch hot path: an attempt at a batch, its chain, the claim and a failure -------
   //
-  // Micronaut Data runs a @Query that names update, insert or delete and returning as an update
-  // whose result is its row count: the rows it returns cannot be read as a record. The statements
-  // below whose rows are read write "update/**/x", "insert/**/into" and "returning/**/x":
-  // PostgreSQL
-  // reads the comment as a space, while Micronaut Data, which drops comments before it looks for
-  // those words, finds none and runs the statement as a query (its rows mapped to the record).
-
-  /** A running batch is free to take over once its holder's lease has run out. */
-  String LEASE_RAN_OUT = "coalesce(b.lease_until, '-infinity') < now()";
-
-  /** The lease {@code :holder} takes: {@code :leaseMillis} from now. */
-  String LEASE = "lease_until = now() + :leaseMillis * interval '1 millisecond'";
-
-  /**
-   * Columns of {@link BatchStart}, returned by an update of {@code batches b} from {@code runs r}.
-   */
-  String STARTED =
-      " returning/**/b.number, " + KEYS + ", b.size, cast(r.options as text) as options";
-
-  /**
-   * Seconds a batch of {@code batches b} held its slot, for the {@code returning} clause of its
-   * outcome: from the claim that enqueued it (or, for a batch enqueued before that was recorded,
-   * its first attempt); null if neither is known.
-   */
-  String SLOT_SECONDS =
-      "cast(extract(epoch from now() - coalesce(b.enqueued_at, b.started_at)) as float8)";
+  // Statements that change batches and return them are functions of migrations V20 and V21, each
+  // called by one @Query (docs/design.md, "The claim functions").
 
   /**
    * Marks batch {@code number} running under {@code holder}, counting an attempt, with a lease of
@@ -253,14 +229,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * @return the batch, empty if the guard did not hold
    */
   @Query(
-      "update/**/batches b set status = 'running', attempts = b.attempts + 1,"
-          + " started_at = coalesce(b.started_at, now()), holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
-          + " and (b.status = 'enqueued' or (b.status = 'running' and (b.holder = :holder or "
-          + LEASE_RAN_OUT
-          + ")))"
-          + STARTED)
+      "select number, start_key, end_key, size, options, pool"
+          + " from dripline_start_batch(:runId, :number, :holder, :leaseMillis)")
   Optional<BatchStart> startHead(long runId, int number, String holder, long leaseMillis);
 
   /**
@@ -308,168 +278,79 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   Optional<BatchProgress> progress(long runId, int number);
 
   /**
-   * The batch the chain headed by {@code headNumber} holds, taken over by a new attempt of the
-   * chain's activity, with its attempt counted and {@code holder}'s lease. Guard: it is running
-   * under {@code holder} or a holder whose lease has run out (the earlier attempt, dead).
+   * The batch the chain headed by {@code headNumber} holds, resumed under {@code holder} with its
+   * lease renewed (function {@code dripline_resume_chain}). {@code newAttempt}: a new attempt of
+   * the chain's activity takes it over, its attempt counted, from {@code holder} or a holder whose
+   * lease has run out (the earlier attempt, dead); else the same attempt resumes it after it lost
+   * PostgreSQL, counting none, and it must be running under {@code holder}.
    */
   @Query(
-      "update/**/batches b set attempts = b.attempts + 1, holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
-          + " and (b.holder = :holder or "
-          + LEASE_RAN_OUT
-          + ")"
-          + STARTED)
-  Optional<BatchStart> resumeChainOfDeadAttempt(
-      long runId, int headNumber, String holder, long leaseMillis);
+      "select number, start_key, end_key, size, options, pool"
+          + " from dripline_resume_chain(:runId, :headNumber, :holder, :leaseMillis, :newAttempt)")
+  Optional<BatchStart> resumeChain(
+      long runId, int headNumber, String holder, long leaseMillis, boolean newAttempt);
 
   /**
-   * The batch the chain headed by {@code headNumber} holds, resumed by the same attempt after it
-   * lost PostgreSQL (not a new attempt: none counted), its lease renewed. Guard: it is running
-   * under {@code holder}.
-   */
-  @Query(
-      "update/**/batches b set attempts = b.attempts, holder = :holder, "
-          + LEASE
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = :runId and b.chain_head = :headNumber and b.status = 'running'"
-          + " and b.holder = :holder"
-          + STARTED)
-  Optional<BatchStart> resumeChain(long runId, int headNumber, String holder, long leaseMillis);
-
-  /**
-   * The claim of a chain's next batch: takes the run's lowest pending batch into the chain headed
-   * by {@code :headNumber} (pending → running, an attempt counted, {@code :holder}'s lease) if the
-   * run is running, not stopping, its failure budget not spent, nothing holds it ({@code
-   * dripline_run_holds}: the brake, a health check; evaluated once per statement), its cap covers
-   * {@code :lane}, and its slot holders (in the statement's snapshot) leave room: at most the cap
-   * less the slack. SKIP LOCKED: two chains, or a chain and the workflow's claim, never take the
-   * same batch. Parameters, in order: headNumber, holder, leaseMillis, runId, runId, lane, runId;
-   * the slack follows.
-   */
-  String CLAIM_NEXT =
-      "update/**/batches b set status = 'running', chain_head = :headNumber, claim_token = null,"
-          + " holder = :holder, "
-          + LEASE
-          + ", enqueued_at = now(), started_at = coalesce(b.started_at, now()),"
-          + " attempts = b.attempts + 1"
-          + " from runs r where r.id = b.run_id and b.run_id = :runId"
-          + " and b.number = (select p.number from batches p join runs q on q.id = p.run_id"
-          + " where p.run_id = :runId and p.status = 'pending' and q.status = 'running'"
-          + " and q.stop_requested_at is null and q.failure_budget_spent_at is null"
-          + " and :lane <= q.max_parallel_batches"
-          + " and cardinality(dripline_run_holds("
-          + "(select o.backfill from runs o where o.id = :runId))) = 0"
-          + " and (select count(*) from batches h where h.run_id = q.id"
-          + " and h.status in ('enqueued', 'running')) <= q.max_parallel_batches - ";
-
-  /** The end of {@link #CLAIM_NEXT}, after its slack. */
-  String CLAIM_NEXT_END = " order by p.number limit 1 for update/**/of p skip locked)";
-
-  /**
-   * {@link #CLAIM_NEXT} for a chain that holds no batch: it adds a slot holder (slack 1), so call
-   * it under the run row's lock ({@link RunStore#lockRow}), as every claim that adds one is (R5b).
+   * A chain that holds no batch claims its next one (function {@code dripline_claim_next},
+   * migration V20): the run's lowest pending batch, into the chain headed by {@code headNumber}
+   * (pending → running, an attempt counted, {@code holder}'s lease), under the run row's lock, if
+   * the run is running, not stopping, nothing holds it, its cap covers {@code lane} and its slot
+   * holders leave a slot free.
    *
    * @return the batch taken, empty if none is pending or the run's state or cap forbids it
    */
-  @Query(CLAIM_NEXT + "1" + CLAIM_NEXT_END + STARTED)
+  @Query(
+      "select number, start_key, end_key, size, options, pool"
+          + " from dripline_claim_next(:runId, :headNumber, :lane, :holder, :leaseMillis)")
   Optional<BatchStart> claimNext(
       long runId, int headNumber, int lane, String holder, long leaseMillis);
 
   /**
-   * The running → completed compare-and-set of batch {@code :number} under {@code :holder}, with
-   * its keys added to the run's processed keys, the batch to its completed batches and to the
-   * {@code completed} outcome counter (both in shard {@code :shard}, see {@code ShardedCounters}):
-   * CTEs of one statement, so one transaction and one round trip. {@code done} returns the batch's
-   * backfill and slot seconds; nothing if the batch was not running any more under this holder, in
-   * which case nothing is counted. Parameters, in order: runId, number, holder, runId, shard,
-   * shard.
+   * Records batch {@code number} completed, releasing its slot (function {@code
+   * dripline_complete_batch}, migration V20): the running → completed compare-and-set under {@code
+   * holder}, the run's processed keys and completed batches and the outcome counter in shard {@code
+   * shard}. Fails with SQLSTATE {@code DL001}, recording nothing, if the batch was not running
+   * under {@code holder} any more.
    */
-  String COMPLETE_CTES =
-      "with done as ("
-          + " update/**/batches b set status = 'completed', finished_at = now(), error = null,"
-          + " lease_until = null"
-          + " from runs r where r.id = b.run_id"
-          + " and b.run_id = :runId and b.number = :number and b.status = 'running'"
-          + " and b.holder = :holder"
-          + " returning/**/r.backfill, b.size, "
-          + SLOT_SECONDS
-          + " as slot_seconds),"
-          + " keys as (insert/**/into run_key_counts"
-          + " (run_id, shard, processed_keys, completed_batches)"
-          + " select :runId, :shard, size, 1 from done"
-          + " on conflict (run_id, shard) do update/**/"
-          + "set processed_keys = run_key_counts.processed_keys + excluded.processed_keys,"
-          + " completed_batches = run_key_counts.completed_batches + 1),"
-          + " outcomes as (insert/**/into batch_outcome_counters (backfill, outcome, shard, value)"
-          + " select backfill, 'completed', :shard, 1 from done"
-          + " on conflict (backfill, outcome, shard) do update/**/"
-          + "set value = batch_outcome_counters.value + excluded.value)";
-
-  /**
-   * The end of a record statement: from one row, so that the select has a row to fail on when
-   * {@code done} is empty — the batch was not running any more —, which {@code dripline_slot_lost}
-   * (migration V10) does with SQLSTATE {@code DL001}: the statement, and the transaction it is part
-   * of, abort, and nothing of the batch is recorded.
-   */
-  String SLOT_LOST_CHECK =
-      ", case when d.backfill is null then dripline_slot_lost(:runId, :number) end as slot_lost"
-          + " from (values (0)) one left join done d on true";
-
-  /**
-   * Records batch {@code number} completed ({@link #COMPLETE_CTES}); fails with SQLSTATE {@code
-   * DL001} if it was not running under {@code holder} any more. {@code shard} is the batch's
-   * counter shard.
-   */
-  @Query(COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK)
+  @Query(
+      "select backfill, slot_seconds"
+          + " from dripline_complete_batch(:runId, :number, :holder, :shard)")
   BatchDone complete(long runId, int number, String holder, int shard);
 
   /**
-   * {@link #COMPLETE_CTES} and, only if it recorded the batch, {@link #CLAIM_NEXT} — one statement,
-   * so a chained batch costs one round trip of bookkeeping (W2 in docs/benchmarks.md). The claim
-   * cannot take the batch just completed: it was {@code running} in the statement's snapshot; it
-   * replaces that slot holder (slack 0), so it needs no lock. Parameters, in order: those of the
-   * completion, then those of the claim (slack 0 inlined). The bench's W2 system B runs this
-   * statement on copies of these tables (bench: {@code W2Bookkeeping}).
+   * {@link #complete} and the claim of the chain's next batch in one transaction and one round trip
+   * (function {@code dripline_complete_and_claim_next}, migration V20): the next batch replaces the
+   * holder just released. Fails as {@link #complete} does, claiming nothing.
    */
-  String RECORD_AND_CLAIM_NEXT =
-      COMPLETE_CTES
-          + ", next as ("
-          + CLAIM_NEXT
-          + "0"
-          + CLAIM_NEXT_END
-          + " and exists (select 1 from done)"
-          + STARTED
-          + ") select d.backfill, d.slot_seconds, n.number, n.start_key, n.end_key, n.size,"
-          + " n.options";
-
-  /**
-   * {@link #RECORD_AND_CLAIM_NEXT}, failing with SQLSTATE {@code DL001} (and claiming nothing) if
-   * batch {@code number} was not running under {@code holder} any more.
-   */
-  @Query(RECORD_AND_CLAIM_NEXT + SLOT_LOST_CHECK + " left join next n on true")
+  @Query(
+      "select backfill, slot_seconds, number, start_key, end_key, size, options, pool"
+          + " from dripline_complete_and_claim_next(:runId, :number, :holder, :shard,"
+          + " :headNumber, :leaseMillis, :lane)")
   ChainStep completeAndClaimNext(
       long runId, int number, String holder, int shard, int headNumber, long leaseMillis, int lane);
 
   /**
    * {@link #complete} and COMMIT in one round trip, on {@code transaction} (its work, the record
-   * and the commit: W2 in docs/benchmarks.md). When the batch was not running under {@code holder}
-   * any more the statement fails with SQLSTATE {@code DL001}, the COMMIT behind it does not run,
+   * and the commit: W2 in docs/benchmarks.md). A repository query cannot carry the COMMIT, so this
+   * is the same call in JDBC with the COMMIT behind it. When the batch was not running under {@code
+   * holder} any more the call fails with SQLSTATE {@code DL001}, the COMMIT behind it does not run,
    * and the caller rolls back: the batch's writes are not committed.
    */
   default BatchDone completeAndCommit(
       Connection transaction, long runId, int number, String holder, int shard)
       throws SQLException {
-    Map<String, Object> values =
-        Map.of("runId", runId, "number", number, "holder", holder, "shard", shard);
-    try (ResultSet row =
-        NamedSql.executeAndCommit(
-            transaction,
-            COMPLETE_CTES + " select d.backfill, d.slot_seconds" + SLOT_LOST_CHECK,
-            values)) {
-      row.next();
-      return new BatchDone(row.getString("backfill"), NamedSql.doubleOrNull(row, "slot_seconds"));
+    try (PreparedStatement call =
+        transaction.prepareStatement(
+            "select backfill, slot_seconds from dripline_complete_batch(?, ?, ?, ?); commit")) {
+      call.setLong(1, runId);
+      call.setInt(2, number);
+      call.setString(3, holder);
+      call.setInt(4, shard);
+      call.execute();
+      try (ResultSet row = call.getResultSet()) {
+        row.next();
+        return new BatchDone(row.getString("backfill"), doubleOrNull(row, "slot_seconds"));
+      }
     }
   }
 
@@ -488,32 +369,38 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
       long leaseMillis,
       int lane)
       throws SQLException {
-    Map<String, Object> values =
-        Map.of(
-            "runId", runId,
-            "number", number,
-            "holder", holder,
-            "shard", shard,
-            "headNumber", headNumber,
-            "leaseMillis", leaseMillis,
-            "lane", lane);
-    try (ResultSet row =
-        NamedSql.executeAndCommit(
-            transaction,
-            RECORD_AND_CLAIM_NEXT + SLOT_LOST_CHECK + " left join next n on true",
-            values)) {
-      row.next();
-      int next = row.getInt("number");
-      boolean claimed = !row.wasNull();
-      return new ChainStep(
-          row.getString("backfill"),
-          NamedSql.doubleOrNull(row, "slot_seconds"),
-          claimed ? next : null,
-          KeyCodec.decodeOrNull(row.getBytes("start_key")),
-          KeyCodec.decodeOrNull(row.getBytes("end_key")),
-          claimed ? row.getInt("size") : null,
-          row.getString("options"));
+    try (PreparedStatement call =
+        transaction.prepareStatement(
+            "select backfill, slot_seconds, number, start_key, end_key, size, options, pool"
+                + " from dripline_complete_and_claim_next(?, ?, ?, ?, ?, ?, ?); commit")) {
+      call.setLong(1, runId);
+      call.setInt(2, number);
+      call.setString(3, holder);
+      call.setInt(4, shard);
+      call.setInt(5, headNumber);
+      call.setLong(6, leaseMillis);
+      call.setInt(7, lane);
+      call.execute();
+      try (ResultSet row = call.getResultSet()) {
+        row.next();
+        int next = row.getInt("number");
+        boolean claimed = !row.wasNull();
+        return new ChainStep(
+            row.getString("backfill"),
+            doubleOrNull(row, "slot_seconds"),
+            claimed ? next : null,
+            KeyCodec.decodeOrNull(row.getBytes("start_key")),
+            KeyCodec.decodeOrNull(row.getBytes("end_key")),
+            claimed ? row.getInt("size") : null,
+            row.getString("options"),
+            row.getString("pool"));
+      }
     }
+  }
+
+  private static Double doubleOrNull(ResultSet row, String column) throws SQLException {
+    double value = row.getDouble(column);
+    return row.wasNull() ? null : value;
   }
 
   /**
@@ -537,44 +424,19 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " and number <> :except and holder = :holder")
   int releaseHeldByChain(long runId, int headNumber, int except, String holder);
 
-  /** Slot holders of run {@code runId}: its batches enqueued or running. */
-  @Query("select count(*) from batches where run_id = :runId and status in ('enqueued', 'running')")
-  long slotHolders(long runId);
-
   /**
-   * The batches claim {@code token} enqueued that still hold a slot, in number order: a repeated
-   * claim is answered from them.
-   */
-  @Query(
-      "select number, "
-          + KEYS
-          + ", size from batches b where run_id = :runId and claim_token = :token and status in ('enqueued', 'running') order by number")
-  List<BatchRange> claimedBy(long runId, long token);
-
-  /**
-   * Run {@code runId}'s {@code limit} lowest pending batches, locked by the caller's transaction;
-   * those another transaction locked are skipped.
-   */
-  @Query(
-      "select number from batches where run_id = :runId and status = 'pending'"
-          + " order by number limit :limit for update skip locked")
-  List<Integer> pickPending(long runId, int limit);
-
-  /**
-   * Enqueues batches {@code numbers} under claim {@code token}. Guard: each is still pending.
-   * {@code numbers} must not be empty.
+   * The workflow's claim (function {@code dripline_claim_batches}, migration V20): up to {@code
+   * limit} of run {@code runId}'s lowest pending batches enqueued under claim {@code token}, under
+   * the run row's lock; a repeat of the token is answered from the batches it took; a held run
+   * takes nothing (its held time booked); at most the effective cap (the least of the run's, its
+   * definition's and {@code safetyCap}) less the run's slot holders.
    *
-   * @return the batches enqueued
+   * @return a row per batch claimed, or one row without a batch; none if the run does not exist
    */
   @Query(
-      "update/**/batches b set status = 'enqueued', claim_token = :token, chain_head = null,"
-          + " holder = null, lease_until = null, enqueued_at = now()"
-          + " where run_id = :runId and number = any (cast(array[:numbers] as integer[]))"
-          + " and status = 'pending'"
-          + " returning/**/number, "
-          + KEYS
-          + ", size")
-  List<BatchRange> enqueue(long runId, long token, List<Integer> numbers);
+      "select number, start_key, end_key, size, slots_full, holds, held_since, throttled_millis"
+          + " from dripline_claim_batches(:runId, :token, :limit, :safetyCap)")
+  List<ClaimRow> claim(long runId, long token, int limit, int safetyCap);
 
   /**
    * Fails batch {@code number} with {@code error}. Guard: it holds a slot ({@code enqueued} or
@@ -582,14 +444,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    *
    * @return the outcome recorded, empty if the guard did not hold
    */
-  @Query(
-      "update/**/batches b set status = 'failed', error = :error, finished_at = now(),"
-          + " lease_until = null"
-          + " from runs r where r.id = b.run_id and b.run_id = :runId and b.number = :number"
-          + " and b.status in ('enqueued', 'running')"
-          + " returning/**/r.backfill, "
-          + SLOT_SECONDS
-          + " as slot_seconds")
+  @Query("select backfill, slot_seconds from dripline_fail_batch(:runId, :number, :error)")
   Optional<BatchDone> fail(long runId, int number, String error);
 
   /**
@@ -599,16 +454,8 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * Guard: running, lease run out.
    */
   @Query(
-      "update/**/batches b set status = case when b.failed_attempts < :maxAttempts then 'pending'"
-          + " else 'failed' end, error = :error, chain_head = null, claim_token = null,"
-          + " finished_at = case when b.failed_attempts < :maxAttempts then null else now() end,"
-          + " holder = null, lease_until = null"
-          + " from runs r where r.id = b.run_id and b.run_id = :runId"
-          + " and b.chain_head = :headNumber and b.status = 'running' and "
-          + LEASE_RAN_OUT
-          + " returning/**/b.number, b.status, r.backfill, "
-          + SLOT_SECONDS
-          + " as slot_seconds")
+      "select number, status, backfill, slot_seconds"
+          + " from dripline_release_chain_of_failed(:runId, :headNumber, :maxAttempts, :error)")
   List<ReleasedBatch> releaseChainOfFailed(
       long runId, int headNumber, int maxAttempts, String error);
 }

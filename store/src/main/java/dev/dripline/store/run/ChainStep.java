@@ -16,6 +16,7 @@ import io.micronaut.core.annotation.Nullable;
  * @param endKey the next batch's last key
  * @param size the next batch's keys
  * @param options the run's options, as JSON text
+ * @param pool the run's pool, null if it draws from none
  */
 @Introspected
 public record ChainStep(
@@ -25,9 +26,10 @@ public record ChainStep(
     @Nullable Key startKey,
     @Nullable Key endKey,
     @Nullable Integer size,
-    @Nullable String options) {
+    @Nullable String options,
+    @Nullable String pool) {
   /** The next batch, or null if the chain claimed none. */
   public @Nullable BatchStart next() {
-    return number == null ? null : new BatchStart(number, startKey, endKey, size, options);
+    return number == null ? null : new BatchStart(number, startKey, endKey, size, options, pool);
   }
 }

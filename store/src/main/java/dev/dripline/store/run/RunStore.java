@@ -33,7 +33,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
           + " r.plan_done, r.held_since, r.throttled_millis, r.target_batch_millis,"
           + " r.min_batch_size, r.max_batch_size, r.current_batch_size, r.max_failed_batches_percent,"
-          + " r.failure_budget_min_batches, r.failure_budget_spent_at,"
+          + " r.failure_budget_min_batches, r.failure_budget_spent_at, r.pool,"
           // Only a spent budget's share is read: a count of the run's failed batches, by index.
           + " case when r.failure_budget_spent_at is not null then (select 100.0"
           + " * (c.failed - r.failure_budget_failed_base)"
@@ -58,7 +58,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
           + " idempotency_key, workflow_id, target_batch_millis, min_batch_size, max_batch_size,"
-          + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches)"
+          + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches, pool)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
           + " :idempotencyKey, :workflowId, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
@@ -66,7 +66,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           // The run's failure budget, else its definition's as published, else none (P6b).
           + " coalesce(cast(:maxFailedBatchesPercent as float8),"
           + " (select d.max_failed_batches_percent from backfill_definitions d"
-          + " where d.name = :backfill)), :failureBudgetMinBatches)")
+          + " where d.name = :backfill)), :failureBudgetMinBatches, :pool)")
   int insert(
       long id,
       String backfill,
@@ -84,7 +84,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Integer maxBatchSize,
       @Nullable Integer currentBatchSize,
       @Nullable Double maxFailedBatchesPercent,
-      int failureBudgetMinBatches);
+      int failureBudgetMinBatches,
+      @Nullable String pool);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -273,11 +274,12 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
           + " created_by, status, workflow_id, target_name, target_attempt, target_batch_millis,"
-          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent)"
+          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent, pool)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
           + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
           + " :targetAttempt, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
           + " :currentBatchSize, (select d.max_failed_batches_percent from backfill_definitions d"
+          + " where d.name = :backfill), (select d.pool from backfill_definitions d"
           + " where d.name = :backfill))")
   int insertForTarget(
       long id,
@@ -385,54 +387,15 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query("select status as value, count(*) as count from runs group by status")
   List<GroupCount> countByStatus();
 
-  // --- the batch hot path: the run row's lock and state as claims see them ----------------
+  // --- the batch hot path -----------------------------------------------------------------
 
   /**
-   * Locks run {@code id}'s row until the caller's transaction ends: every claim that adds a slot
-   * holder takes it before it counts the run's holders (R5b), whichever execution, attempt or
-   * worker makes it. Empty if the run does not exist.
+   * Locks run {@code id}'s row until the caller's transaction ends, as every claim that adds a slot
+   * holder does before it counts the run's holders (R5b; the claim functions of migration V20).
+   * Empty if the run does not exist.
    */
   @Query("select id from runs where id = :id for update")
   Optional<Long> lockRow(long id);
-
-  /**
-   * {@link #lockRow} and, in the same statement, the run's recorded cap and its definition's, what
-   * holds it now ({@code dripline_run_holds}) and the time it has been held (the workflow's claim).
-   * Empty if the run does not exist.
-   */
-  @Query(
-      "select r.max_parallel_batches, d.max_parallel_batches as definition_cap,"
-          + " array_to_string(dripline_run_holds(r.backfill)"
-          + " || case when r.failure_budget_spent_at is null then '{}'::text[]"
-          + " else array['failure-budget'] end, ',') as holds, r.held_since,"
-          + " r.throttled_millis"
-          + " from runs r left join backfill_definitions d on d.name = r.backfill"
-          + " where r.id = :id for update of r")
-  Optional<RunCaps> lockCaps(long id);
-
-  /**
-   * Opens run {@code id}'s hold: it has been held since now. Guard: no hold is open, so a repeated
-   * claim keeps the first one's time. Called under the run row's lock, only when a hold begins.
-   *
-   * @return the time the hold opened; empty if one was open already
-   */
-  @Query(
-      "update/**/runs set held_since = now() where id = :id and held_since is null"
-          + " returning/**/held_since")
-  Optional<Instant> openHold(long id);
-
-  /**
-   * Closes run {@code id}'s hold: the time since it opened is added to its throttled time. Guard: a
-   * hold is open. Called under the run row's lock, only when the last hold has gone.
-   *
-   * @return the run's throttled time now, in milliseconds; empty if no hold was open
-   */
-  @Query(
-      "update/**/runs set throttled_millis = throttled_millis"
-          + " + greatest(0, cast(extract(epoch from now() - held_since) * 1000 as bigint)),"
-          + " held_since = null where id = :id and held_since is not null"
-          + " returning/**/throttled_millis")
-  Optional<Long> closeHold(long id);
 
   /**
    * 1 while planning may still add batches a chain in lane {@code lane} could take: the run is

@@ -40,6 +40,7 @@ import java.time.Instant;
  * @param failureBudgetSpentAt when the budget was spent, {@code null} unless it is spent now
  * @param failedBatchesPercent while the budget is spent, the share of the batches finished since it
  *     was renewed that failed; else {@code null}
+ * @param pool the pool it draws from (P5), or {@code null}
  */
 @Introspected
 public record RunView(
@@ -72,4 +73,5 @@ public record RunView(
     @Nullable Double maxFailedBatchesPercent,
     int failureBudgetMinBatches,
     @Nullable Instant failureBudgetSpentAt,
-    @Nullable Double failedBatchesPercent) {}
+    @Nullable Double failedBatchesPercent,
+    @Nullable String pool) {}

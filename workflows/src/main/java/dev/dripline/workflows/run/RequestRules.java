@@ -203,9 +203,9 @@ final class RequestRules {
   }
 
   /**
-   * A live run's re-queue answered: the Updates that asked are answered with what it did. A run that
-   * paused itself for its failure budget (P6b) goes on once its failed batches are re-queued: the
-   * re-queue renewed the budget, and the loop's pause step records it running.
+   * A live run's re-queue answered: the Updates that asked are answered with what it did. A run
+   * that paused itself for its failure budget (P6b) goes on once its failed batches are re-queued:
+   * the re-queue renewed the budget, and the loop's pause step records it running.
    */
   static Step requeued(RunState s, RequeueResult requeue, RunStatus before) {
     List<RunCommand> commands = new ArrayList<>();
