@@ -183,7 +183,9 @@ public class RunActivitiesImpl implements RunActivities {
    * without interrupting the first), a repeated call (answered from the rows its token took), or an
    * execution that does not know of slots an earlier one left held. So are the holds (P2, P3):
    * while the brake or a check that applies to the run holds it ({@code dripline_run_holds}), the
-   * claim takes nothing and says why; the time it is held is booked on the run's row.
+   * claim takes nothing and says why; the time it is held is booked on the run's row. A run whose
+   * failure budget is spent (P6b) is answered {@code failure-budget}, and one whose pool has no
+   * slot for it now (P5) {@code pool:<name>}; neither is booked as held time (V21).
    */
   @Override
   public ClaimResult claimPending(ClaimRequest request) {
