@@ -142,7 +142,8 @@ public class RunActivitiesImpl implements RunActivities {
         engine.maxBatchesPerExecution(),
         engine.batchChainTime().toMillis(),
         r.stopRequested(),
-        engine.endedRunRetryWindow().toMillis());
+        engine.endedRunRetryWindow().toMillis(),
+        r.failureBudgetSpent());
   }
 
   /**

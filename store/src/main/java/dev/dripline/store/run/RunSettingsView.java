@@ -21,6 +21,7 @@ import java.time.Instant;
  * @param planDone whether planning has reached the end of the run's scope
  * @param stopRequested whether a stop of the run was recorded
  * @param processedKeys sum of completed batch sizes, from the run's sharded counters
+ * @param failureBudgetSpent whether the run's failure budget is spent (P6b)
  */
 @Introspected
 public record RunSettingsView(
@@ -35,4 +36,5 @@ public record RunSettingsView(
     @Nullable Long totalKeys,
     boolean planDone,
     boolean stopRequested,
-    long processedKeys) {}
+    long processedKeys,
+    boolean failureBudgetSpent) {}

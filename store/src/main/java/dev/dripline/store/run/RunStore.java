@@ -130,7 +130,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " r.started_at, r.total_keys, r.plan_done,"
           + " r.stop_requested_at is not null as stop_requested, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
-          + " as processed_keys"
+          + " as processed_keys, r.failure_budget_spent_at is not null as failure_budget_spent"
           + " from runs r left join backfill_definitions d on d.name = r.backfill"
           + " where r.id = :id")
   Optional<RunSettingsView> findSettings(long id);

@@ -26,6 +26,8 @@ import java.time.Instant;
  *     that a new execution of a live run goes on stopping it
  * @param endedRunRetryWindowMillis how long the workflow of a run that ended failed or stopped
  *     waits for a {@code retry} signal before it completes (0: it completes at once)
+ * @param failureBudgetSpent whether the run's failure budget is spent (P6b): a paused run whose
+ *     budget is spent paused itself for it; false in results recorded before budgets existed
  */
 public record RunSettings(
     long runId,
@@ -46,12 +48,13 @@ public record RunSettings(
     int maxBatchesPerExecution,
     long chainMillis,
     boolean stopRequested,
-    long endedRunRetryWindowMillis) {
+    long endedRunRetryWindowMillis,
+    boolean failureBudgetSpent) {
 
   public static RunSettings notFound(long runId) {
     return new RunSettings(
         runId, false, null, null, 0, null, null, 0, null, null, null, 0, false, null, 0, 0, 0,
-        false, 0);
+        false, 0, false);
   }
 
   /** The effective cap (spec R5). */

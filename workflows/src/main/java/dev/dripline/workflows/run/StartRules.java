@@ -46,6 +46,16 @@ final class StartRules {
   }
 
   /** A run paused before it started (R9) waits, in a new execution too, as the first one did. */
+  /**
+   * A paused run whose failure budget is spent (P6b) paused itself for it: a new execution keeps
+   * that hold, so that a retry goes on with the run as it would have in the execution that paused.
+   */
+  private static void holdSpentBudget(RunState.Edit e, boolean paused, RunSettings settings) {
+    if (paused && settings.failureBudgetSpent()) {
+      e.holds.add(RunState.FAILURE_BUDGET);
+    }
+  }
+
   static Step fresh(RunState s) {
     RunState.Edit e = s.edit();
     e.status = s.settings().status();
@@ -63,6 +73,7 @@ final class StartRules {
     RunState.Edit e = s.edit();
     boolean paused = s.status() == RunStatus.PAUSED;
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
+    holdSpentBudget(e, paused, s.settings());
     if (s.settings().stopRequested()) {
       Boolean keep = s.versions().get(KEEP_EARLY_STOP_AND_RETRY);
       if (keep == null) {
@@ -91,6 +102,7 @@ final class StartRules {
     RunState.Edit e = s.edit();
     boolean paused = carried.paused();
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
+    holdSpentBudget(e, paused, s.settings());
     RunStatus recorded = s.settings().status();
     boolean recordedPaused = recorded == RunStatus.PAUSED;
     if (carried.endedStatus() == null

@@ -257,7 +257,8 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
         maxBatchesPerExecution,
         chainMillis,
         stopRecorded,
-        endedRunRetryWindowMillis);
+        endedRunRetryWindowMillis,
+        false);
   }
 
   @Override

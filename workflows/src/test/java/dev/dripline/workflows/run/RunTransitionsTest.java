@@ -136,7 +136,8 @@ class RunTransitionsTest {
         1_000,
         0,
         stopRequested,
-        60_000);
+        60_000,
+        false);
   }
 
   /** A running run whose loop has begun. */
@@ -653,6 +654,65 @@ class RunTransitionsTest {
   }
 
   @Test
+  void aRunPausedByItsFailureBudgetInAnEarlierExecutionGoesOnWhenRetried() {
+    RunSettings spent = settings(RunStatus.PAUSED);
+    spent = withBudgetSpent(spent);
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(spent));
+    m.on(new RunEvent.Continued(carried(true, false, false)));
+    m.on(new RunEvent.Ready());
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.holds()).contains(RunState.FAILURE_BUDGET, RunState.PAUSED);
+    m.requeues.add(new RequeueResult(2, RunStatus.PAUSED));
+
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.state.paused()).isFalse();
+  }
+
+  @Test
+  void aRunAnOperatorPausedInAnEarlierExecutionStaysPausedWhenRetried() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.PAUSED)));
+    m.on(new RunEvent.Continued(carried(true, false, false)));
+    m.on(new RunEvent.Ready());
+    m.on(new RunEvent.Apply());
+    m.requeues.add(new RequeueResult(2, RunStatus.PAUSED));
+
+    m.on(new RunEvent.Retry());
+
+    assertThat(m.on(new RunEvent.Apply())).doesNotContain(new RecordStatus(RunStatus.RUNNING));
+    assertThat(m.state.paused()).isTrue();
+  }
+
+  private static RunSettings withBudgetSpent(RunSettings s) {
+    return new RunSettings(
+        s.runId(),
+        s.found(),
+        s.backfill(),
+        s.status(),
+        s.batchSize(),
+        s.requestedCap(),
+        s.definitionCap(),
+        s.engineSafetyCap(),
+        s.startAt(),
+        s.startedAt(),
+        s.totalKeys(),
+        s.processedKeys(),
+        s.planningDone(),
+        s.batchPolicy(),
+        s.planPageBatches(),
+        s.maxBatchesPerExecution(),
+        s.chainMillis(),
+        s.stopRequested(),
+        s.endedRunRetryWindowMillis(),
+        true);
+  }
+
+  @Test
   void aCarriedPauseTheRecordHoldsIsNotRecordedAgain() {
     Machine m = new Machine(RunState.initial(0));
     m.on(new RunEvent.Begin(RUN));
@@ -933,7 +993,8 @@ class RunTransitionsTest {
             1_000,
             0,
             false,
-            60_000);
+            60_000,
+            false);
     m.on(new RunEvent.Loaded(oneAttempt));
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", false);
 
