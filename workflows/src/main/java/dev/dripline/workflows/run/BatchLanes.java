@@ -7,7 +7,6 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import org.slf4j.Logger;
 
 /**
  * The run's batches in flight: starts an activity for each batch claimed into a free slot (what to
@@ -18,8 +17,6 @@ import org.slf4j.Logger;
  * back as a hand-off and goes on as a batch of its own, with retries.
  */
 final class BatchLanes {
-  private static final Logger log = Workflow.getLogger(BatchLanes.class);
-
   /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
 
@@ -67,35 +64,39 @@ final class BatchLanes {
   }
 
   /**
-   * Waits for a completion, a plan page or a request: with chains running and the plan to keep
-   * ahead of them, for at most the window's look, planning the next page if nothing came; after a
-   * claim found the slots full, for at most {@link #SLOTS_FULL_LOOK}, recovering the slots held by
-   * no live holder if nothing here holds one; after a held claim, for at most the claim's look.
+   * Waits for a completion, a plan page or a request, as {@link LoopRules#waitFor} says, then hands
+   * what came to the loop's rules: the planning call's outcome, then the batches' completions.
    */
   void awaitNews() {
-    PlanWindow window = run.window;
-    SlotBook slots = run.slots;
-    if (window.keepsAhead(run.state.stopping()) && !window.underWay() && !slots.isEmpty()) {
-      if (!Workflow.await(Duration.ofMillis(window.lookEveryMillis()), this::hasNews)) {
-        planNextPage();
+    switch (RunTransitions.waitFor(run.state, run.waitFacts())) {
+      case KEEP_AHEAD -> {
+        if (!Workflow.await(Duration.ofMillis(run.window.lookEveryMillis()), this::hasNews)) {
+          planNextPage();
+        }
       }
-    } else if (run.state.heldLookMillis() > 0) {
-      Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
-    } else if (run.state.slotsFull()) {
-      if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
-          && slots.isEmpty()
-          && !window.underWay()) {
-        // Nothing of this execution holds a slot: those that fill them may be dead by now.
-        run.runs.recoverSlots(run.ref());
+      case HELD -> Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
+      case SLOTS_FULL -> {
+        if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
+            && run.slots.isEmpty()
+            && !run.window.underWay()) {
+          // Nothing of this execution holds a slot: those that fill them may be dead by now.
+          run.runs.recoverSlots(run.ref());
+        }
       }
-    } else {
-      Workflow.await(this::hasNews);
+      case NEWS -> Workflow.await(this::hasNews);
     }
     engine.on(new RunEvent.Waited());
-    if (slots.hasCompletions()) {
+    if (run.slots.hasCompletions()) {
       run.fruitlessFinishes = 0;
     }
-    run.window.takePlanned().ifPresent(this::handlePlanned);
+    run.window
+        .takePlanned()
+        .ifPresent(
+            outcome ->
+                engine.on(
+                    new RunEvent.Planned(
+                        outcome.page(),
+                        outcome.failure() == null ? null : RunText.failure(outcome.failure()))));
     handleCompletions();
   }
 
@@ -115,22 +116,6 @@ final class BatchLanes {
                           run.window.planned(page, failure);
                           return null;
                         }));
-  }
-
-  /** A planning call's outcome: a failure stops planning; a page may leave batches to claim. */
-  private void handlePlanned(PlanWindow.Planned outcome) {
-    if (outcome.failure() != null) {
-      run.window.fail("planning failed: " + RunText.failure(outcome.failure()));
-      log.warn("run {}: {}", run.runId(), run.window.error());
-      return;
-    }
-    PlanPage page = outcome.page();
-    if (run.window.takePage(page, Workflow.currentTimeMillis(), run.slots.cap())) {
-      run.mayHavePending = true;
-    }
-    if (page.done()) {
-      run.totalKeys = page.totalKeys();
-    }
   }
 
   /**

@@ -6,6 +6,7 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 import dev.dripline.workflows.run.RunCommand.Claim;
 import dev.dripline.workflows.run.RunCommand.ContinueInLane;
 import dev.dripline.workflows.run.RunCommand.CountKeys;
+import dev.dripline.workflows.run.RunCommand.FailPlanning;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
@@ -14,6 +15,7 @@ import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanNextPage;
 import dev.dripline.workflows.run.RunCommand.RecordBatchFailure;
 import dev.dripline.workflows.run.RunCommand.StartBatch;
+import dev.dripline.workflows.run.RunCommand.TakePage;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunEvent.ClaimedFewer;
@@ -140,6 +142,33 @@ final class LoopRules {
 
   private static RunCommand failed(RunState s, BatchRef batch, String error) {
     return new Warn("run " + s.runId() + ": batch " + batch.number() + " failed: " + error);
+  }
+
+  /**
+   * A planning call's outcome: a failure stops planning (the run ends failed once nothing is in
+   * flight, unless a retry re-opens it); a page goes into the planning window.
+   */
+  static Step planned(RunState s, PlanPage page, String failure) {
+    if (failure != null) {
+      String error = "planning failed: " + failure;
+      return Step.to(s, new FailPlanning(error), new Warn("run " + s.runId() + ": " + error));
+    }
+    return Step.to(s, new TakePage(page));
+  }
+
+  /**
+   * How the loop waits for news: with chains running and the plan to keep ahead of them, for at
+   * most the window's look; after a claim the run's checks, brake or pool held, for at most the
+   * claim's look; after a claim found the slots full, for at most a second; else until news.
+   */
+  static RunTransitions.Wait waitFor(RunState s, RunEvent.WaitFacts f) {
+    if (f.keepsAhead() && !f.planUnderWay() && !f.slotsEmpty()) {
+      return RunTransitions.Wait.KEEP_AHEAD;
+    }
+    if (s.heldLookMillis() > 0) {
+      return RunTransitions.Wait.HELD;
+    }
+    return s.slotsFull() ? RunTransitions.Wait.SLOTS_FULL : RunTransitions.Wait.NEWS;
   }
 
   /** The loop has seen the news so far. */

@@ -81,6 +81,12 @@ sealed interface RunCommand {
   /** Starts the next planning call in the background, unless one is under way. */
   record PlanNextPage() implements RunCommand {}
 
+  /** Takes {@code page} of the plan into the planning window: its batches may be claimed. */
+  record TakePage(PlanPage page) implements RunCommand {}
+
+  /** Planning failed for good ({@code error}): no further call until a retry re-opens the run. */
+  record FailPlanning(String error) implements RunCommand {}
+
   /** No pending batch is left to claim until a plan page, retry or completion says otherwise. */
   record NoPending() implements RunCommand {}
 

@@ -228,6 +228,10 @@ final class RunEngine {
       run.runs.recordBatchFailure(new BatchFailure(run.runId(), f.batch(), f.error()));
     } else if (command instanceof RunCommand.CountKeys c) {
       run.processedKeys += c.keys();
+    } else if (command instanceof RunCommand.TakePage t) {
+      run.takePage(t.page());
+    } else if (command instanceof RunCommand.FailPlanning f) {
+      run.window.fail(f.error());
     } else if (command instanceof RunCommand.MayHavePending) {
       run.mayHavePending = true;
     } else {

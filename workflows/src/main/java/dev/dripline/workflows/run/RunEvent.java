@@ -110,6 +110,21 @@ sealed interface RunEvent {
   record BatchEnded(BatchRef batch, int lane, BatchResult result, String error)
       implements RunEvent {}
 
+  /**
+   * A planning call answered: {@code page}, the next page of the plan, or {@code failure}, why
+   * planning failed for good.
+   */
+  record Planned(PlanPage page, String failure) implements RunEvent {}
+
+  /**
+   * What the loop knows when it waits for news.
+   *
+   * @param keepsAhead planning keeps a window of pending batches ahead of the chains
+   * @param planUnderWay a planning call is under way
+   * @param slotsEmpty no slot is held by this execution
+   */
+  record WaitFacts(boolean keepsAhead, boolean planUnderWay, boolean slotsEmpty) {}
+
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}
 

@@ -110,6 +110,25 @@ final class RunLedger {
         continueAsNewDue());
   }
 
+  /** What the loop knows when it waits for news. */
+  RunEvent.WaitFacts waitFacts() {
+    return new RunEvent.WaitFacts(
+        window.keepsAhead(state.stopping()), window.underWay(), slots.isEmpty());
+  }
+
+  /**
+   * Takes a page of the plan into the window: batches may be pending to claim when it planned or
+   * found some; once every key is in a batch, the run's key count is the plan's.
+   */
+  void takePage(PlanPage page) {
+    if (window.takePage(page, Workflow.currentTimeMillis(), slots.cap())) {
+      mayHavePending = true;
+    }
+    if (page.done()) {
+      totalKeys = page.totalKeys();
+    }
+  }
+
   boolean continueAsNewDue() {
     return batchesStartedHere >= settings().maxBatchesPerExecution()
         || Workflow.getInfo().isContinueAsNewSuggested();

@@ -29,6 +29,7 @@ import dev.dripline.workflows.run.RunEvent.NewsSeen;
 import dev.dripline.workflows.run.RunEvent.Pause;
 import dev.dripline.workflows.run.RunEvent.PendingPauseAsked;
 import dev.dripline.workflows.run.RunEvent.PendingRetryRefused;
+import dev.dripline.workflows.run.RunEvent.Planned;
 import dev.dripline.workflows.run.RunEvent.Ready;
 import dev.dripline.workflows.run.RunEvent.RecordReopened;
 import dev.dripline.workflows.run.RunEvent.Requeued;
@@ -147,6 +148,8 @@ final class RunTransitions {
       return LoopRules.claimedFewer(s, c.slotsFull());
     } else if (event instanceof BatchEnded b) {
       return LoopRules.batchEnded(s, b.batch(), b.lane(), b.result(), b.error());
+    } else if (event instanceof Planned p) {
+      return LoopRules.planned(s, p.page(), p.failure());
     } else if (event instanceof NewsSeen) {
       return LoopRules.newsSeen(s);
     } else if (event instanceof Waited) {
@@ -198,6 +201,26 @@ final class RunTransitions {
    */
   static Turn next(RunState s, RunEvent.Facts f) {
     return LoopRules.next(s, f);
+  }
+
+  /** How the loop waits for news ({@link LoopRules#waitFor}). */
+  enum Wait {
+    /** Until news, for at most the window's look; plans the next page if none came. */
+    KEEP_AHEAD,
+    /** Until news, for at most the look the claim that reported a hold asked for. */
+    HELD,
+    /**
+     * Until news, for at most {@link BatchLanes#SLOTS_FULL_LOOK}; if none came and nothing of this
+     * execution holds a slot, the slots held by no live holder are recovered.
+     */
+    SLOTS_FULL,
+    /** Until news, however long. */
+    NEWS
+  }
+
+  /** How the loop waits for news now ({@link LoopRules#waitFor}). */
+  static Wait waitFor(RunState s, RunEvent.WaitFacts f) {
+    return LoopRules.waitFor(s, f);
   }
 
   /**

@@ -901,6 +901,50 @@ class RunTransitionsTest {
   }
 
   @Test
+  void theLoopWaitsAsTheLastClaimAndThePlanningWindowSay() {
+    RunEvent.WaitFacts idle = new RunEvent.WaitFacts(false, false, false);
+    RunEvent.WaitFacts chains = new RunEvent.WaitFacts(true, false, false);
+    Machine m = running();
+    assertThat(RunTransitions.waitFor(m.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(m.state, chains)).isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
+    // The window is kept ahead only while batches are in flight and no planning call is under way.
+    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, true, false)))
+        .isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, false, true)))
+        .isEqualTo(RunTransitions.Wait.NEWS);
+
+    Machine held = running();
+    held.claims.add(claimHeldBy("brake"));
+    held.on(new RunEvent.FillSlots(held.facts()));
+    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.HELD);
+    assertThat(RunTransitions.waitFor(held.state, chains))
+        .isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
+    held.on(new RunEvent.Waited());
+    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+
+    Machine full = running();
+    full.claims.add(new ClaimResult(List.of(), true));
+    full.on(new RunEvent.FillSlots(full.facts()));
+    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.SLOTS_FULL);
+    full.on(new RunEvent.Waited());
+    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+  }
+
+  @Test
+  void aPlannedPageGoesIntoTheWindowAndAFailedCallStopsPlanning() {
+    Machine m = running();
+    PlanPage page = new PlanPage(10, true, 100L, 10);
+
+    assertThat(m.on(new RunEvent.Planned(page, null)))
+        .containsExactly(new RunCommand.TakePage(page));
+    assertThat(m.on(new RunEvent.Planned(null, "no such table")))
+        .containsExactly(
+            new RunCommand.FailPlanning("planning failed: no such table"),
+            new RunCommand.Warn("run 7: planning failed: no such table"));
+    assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
   void noBatchIsClaimedWhilePausedStoppingOrDueToContinueAsNew() {
     Machine paused = running();
     paused.on(new RunEvent.Pause());
