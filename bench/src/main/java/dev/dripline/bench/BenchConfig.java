@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 record BenchConfig(
     List<String> workloads,
     String w1Backfill,
+    String driplineCheck,
     int reps,
     int batches,
     int cap,
@@ -128,6 +129,15 @@ record BenchConfig(
     String w1Backfill = "bench.noop";
 
     @Option(
+        names = "--dripline-check",
+        paramLabel = "none|clear",
+        description =
+            "The shared Dripline JVM's health checks: none, or clear (one sql check that always"
+                + " reads 0, threshold 1, every second, for every backfill: what a configured"
+                + " check that never holds costs).")
+    String driplineCheck = "none";
+
+    @Option(
         names = "--bare-per-execution",
         paramLabel = "n",
         description = "W1: activities per execution of the baseline before it continues as new.")
@@ -216,6 +226,9 @@ record BenchConfig(
               "workload " + w + " is not implemented (implemented: " + IMPLEMENTED + ")");
         }
       }
+      if (!driplineCheck.equals("none") && !driplineCheck.equals("clear")) {
+        throw new ParameterException(spec.commandLine(), "--dripline-check must be none or clear");
+      }
       if (reps < 1 || batches < 1 || cap < 1) {
         throw new ParameterException(
             spec.commandLine(), "--reps, --batches and --cap must be at least 1");
@@ -230,6 +243,7 @@ record BenchConfig(
       return new BenchConfig(
           chosen,
           w1Backfill,
+          driplineCheck,
           reps,
           batches,
           cap,

@@ -29,6 +29,8 @@ import java.util.Map;
 final class Services implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
 
+  private static final String CONFIG_FILES = "MICRONAUT_CONFIG_FILES";
+
   /**
    * The operator token the bench gives the Dripline JVMs it starts and sends with every API
    * request: {@code DRIPLINE_OPERATOR_TOKEN} if set, else the development default.
@@ -126,12 +128,36 @@ final class Services implements AutoCloseable {
     if (extra != null && !extra.isBlank()) {
       options.addAll(List.of(extra.trim().split("\\s+")));
     }
+    Map<String, String> env = withExtra(driplineEnv(), extraEnv);
+    if (config.driplineCheck().equals("clear") && !extraEnv.containsKey(CONFIG_FILES)) {
+      env.put(CONFIG_FILES, clearCheckFile().toString());
+    }
     dripline =
-        spawn(
-            "dripline",
-            java(options, "dev.dripline.standalone.StandaloneApplication"),
-            withExtra(driplineEnv(), extraEnv));
+        spawn("dripline", java(options, "dev.dripline.standalone.StandaloneApplication"), env);
     awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofSeconds(180));
+  }
+
+  /**
+   * A configuration file declaring one health check that never holds ({@code --dripline-check
+   * clear}): a {@code sql} check reading 0 every second against a threshold of 1, for every
+   * backfill.
+   */
+  private Path clearCheckFile() throws IOException {
+    Path file = config.logDir().resolve("clear-check.yml").toAbsolutePath();
+    Files.createDirectories(file.getParent());
+    Files.writeString(
+        file,
+        """
+        dripline:
+          throttle:
+            checks:
+              clear:
+                kind: sql
+                query: select 0
+                threshold: 1
+                interval: 1s
+        """);
+    return file;
   }
 
   private static Map<String, String> withExtra(Map<String, String> env, Map<String, String> extra) {
