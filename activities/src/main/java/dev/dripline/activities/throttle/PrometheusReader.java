@@ -33,9 +33,10 @@ import java.util.concurrent.TimeoutException;
 public class PrometheusReader {
   private static final int MAX_BODY_SHOWN = 300;
 
-  private final HttpClient client =
-      HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
   private final ObjectMapper objectMapper;
+
+  /** Made at the first reading: a client runs a thread, which workers without such checks skip. */
+  private HttpClient client;
 
   public PrometheusReader(ObjectMapper objectMapper) {
     this.objectMapper = objectMapper;
@@ -43,6 +44,14 @@ public class PrometheusReader {
 
   /** The check's reading now; never throws. */
   public CheckReading read(ThrottleCheck check) {
+    try {
+      return query(check);
+    } catch (RuntimeException e) {
+      return CheckReading.unknown("Prometheus at " + check.url() + ": " + describe(e));
+    }
+  }
+
+  private CheckReading query(ThrottleCheck check) {
     Duration timeout = check.timeout();
     URI uri =
         URI.create(
@@ -56,7 +65,7 @@ public class PrometheusReader {
             .GET()
             .build();
     CompletableFuture<HttpResponse<String>> sent =
-        client.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        client().sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     HttpResponse<String> response;
     try {
       // The request's timeout ends at the response's headers; this bounds its body too.
@@ -76,6 +85,13 @@ public class PrometheusReader {
           "Prometheus at " + check.url() + " cannot be reached: " + describe(e.getCause()));
     }
     return reading(check, response.statusCode(), response.body());
+  }
+
+  private synchronized HttpClient client() {
+    if (client == null) {
+      client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
+    }
+    return client;
   }
 
   private CheckReading reading(ThrottleCheck check, int status, String body) {
