@@ -200,6 +200,46 @@ ensure_temporal_cli() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Prometheus
+
+_install_prometheus() {
+  # Re-check under the lock: another script may have just installed it.
+  if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
+    return 0
+  fi
+  [[ "$(id -u)" == 0 ]] || die "prometheus is not installed and installing it needs root (apt-get install prometheus)"
+  log "installing Debian's prometheus package (apt-get update; apt-get install prometheus)"
+  apt-get update -qq >"$DRIPLINE_LOGS/apt-prometheus.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/apt-prometheus.log" 20
+    die "apt-get update failed"
+  }
+  # No recommends: they add node-exporter, another service listening on 0.0.0.0.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus \
+    >>"$DRIPLINE_LOGS/apt-prometheus.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/apt-prometheus.log" 20
+    die "apt-get install prometheus failed"
+  }
+}
+
+# ensure_prometheus: makes Debian's prometheus package (prometheus and promtool) available,
+# installing it when missing, and makes sure the Debian service is not left running (it would
+# listen on 0.0.0.0:9090): scripts and tests start their own instances on 127.0.0.1. Exports
+# PROMETHEUS_BIN (its absolute path). Fast when already installed.
+ensure_prometheus() {
+  if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+    with_lock install _install_prometheus
+  fi
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now prometheus >/dev/null 2>&1 || true
+  elif command -v service >/dev/null 2>&1 && [[ -x /etc/init.d/prometheus ]]; then
+    service prometheus stop >/dev/null 2>&1 || true
+  fi
+  PROMETHEUS_BIN="$(command -v prometheus)"
+  export PROMETHEUS_BIN
+  log "Prometheus: $PROMETHEUS_BIN ($("$PROMETHEUS_BIN" --version 2>&1 | sed -n 1p))"
+}
+
+# ---------------------------------------------------------------------------------------------
 # PostgreSQL
 
 # as_postgres CMD...: runs CMD as the postgres OS user.
@@ -230,8 +270,9 @@ _pg_status() {
 }
 
 # ensure_postgres: starts cluster 15/main when it is down, waits until it accepts connections
-# on 127.0.0.1, and creates role dripline (password dripline, CREATEDB) and the databases
-# dripline and dripline_test when missing. Idempotent.
+# on 127.0.0.1, and creates role dripline (password dripline, CREATEDB), role dripline_monitor
+# (password dripline, pg_monitor) and the databases dripline and dripline_test when missing.
+# Idempotent.
 ensure_postgres() {
   command -v pg_ctlcluster >/dev/null 2>&1 ||
     die "PostgreSQL is not installed (no pg_ctlcluster); on Debian: apt-get install -y postgresql"
@@ -287,6 +328,12 @@ ensure_postgres() {
   if [[ "$(_psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'dripline'")" != 1 ]]; then
     log "creating PostgreSQL role dripline"
     _psql_admin -c "CREATE ROLE dripline LOGIN CREATEDB PASSWORD 'dripline'"
+  fi
+  # The autovacuum health check must see which table each autovacuum worker is on, which takes
+  # pg_read_all_stats; role dripline has no such right, so its test reads as this one.
+  if [[ "$(_psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = 'dripline_monitor'")" != 1 ]]; then
+    log "creating PostgreSQL role dripline_monitor (password dripline, member of pg_monitor)"
+    _psql_admin -c "CREATE ROLE dripline_monitor LOGIN PASSWORD 'dripline' IN ROLE pg_monitor"
   fi
   local db
   for db in dripline dripline_test; do

@@ -81,6 +81,11 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   }
 
   @Override
+  public List<String> tables() {
+    return List.of("example_sink_events");
+  }
+
+  @Override
   public int defaultBatchSize() {
     return 500;
   }

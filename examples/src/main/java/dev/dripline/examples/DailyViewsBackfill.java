@@ -64,6 +64,11 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
   }
 
   @Override
+  public List<String> tables() {
+    return List.of("example_daily_views");
+  }
+
+  @Override
   public KeyColumn key() {
     return DAY;
   }

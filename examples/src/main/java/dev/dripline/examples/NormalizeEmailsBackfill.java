@@ -66,6 +66,11 @@ public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition 
   }
 
   @Override
+  public List<String> tables() {
+    return List.of("example_users");
+  }
+
+  @Override
   public int defaultBatchSize() {
     return 1000;
   }

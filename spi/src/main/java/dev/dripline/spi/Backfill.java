@@ -91,6 +91,17 @@ public interface Backfill {
   }
 
   /**
+   * The tables its batches write, each optionally schema-qualified ({@code orders}, {@code
+   * sales.orders}), as published in the catalogue: a health check of kind {@code autovacuum} holds
+   * this definition's runs while an autovacuum worker runs on one of them (spec P1). Names resolve
+   * as {@code to_regclass} does on the database the check reads. Empty (the default) for none; a
+   * {@link TableBackfillDefinition} declares its {@code table()}.
+   */
+  default List<String> tables() {
+    return List.of();
+  }
+
+  /**
    * Applies one live batch of a primed target (spec §2 "Live batch"). Live batches of a target are
    * applied one at a time in arrival order; applying one twice must be harmless.
    *

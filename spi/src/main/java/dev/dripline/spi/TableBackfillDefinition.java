@@ -1,6 +1,7 @@
 package dev.dripline.spi;
 
 import java.sql.Connection;
+import java.util.List;
 
 /**
  * A backfill over a table in Dripline's own database that writes {@code processBatch} alone (K3 in
@@ -21,6 +22,12 @@ public interface TableBackfillDefinition extends Backfill {
 
   /** The table, optionally schema-qualified: lower-case SQL identifiers. */
   String table();
+
+  /** Its {@link #table()}; override to declare more tables its batches write. */
+  @Override
+  default List<String> tables() {
+    return List.of(table());
+  }
 
   /** The key's columns, in order; the table should have an index (or primary key) on them. */
   KeySchema key();

@@ -51,7 +51,8 @@ public class CataloguePublisher {
           definition.minBatchSize(),
           definition.maxBatchSize(),
           definition.maxFailedBatchesPercent(),
-          definition.pool());
+          definition.pool(),
+          definition.tables().toArray(String[]::new));
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.LiveBackfill;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.activities.testing.TupleRowsBackfill;
 import dev.dripline.spi.OptionSpec;
+import dev.dripline.store.catalogue.CatalogueRepository;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -20,6 +22,7 @@ class CataloguePublisherIT {
   @Inject RunFixtures fixtures;
   @Inject ObjectMapper objectMapper;
   @Inject KeysBackfill keysBackfill;
+  @Inject CatalogueRepository catalogue;
 
   @Test
   void publishesEveryDefinitionAndRepublishesIdempotently() throws Exception {
@@ -89,5 +92,24 @@ class CataloguePublisherIT {
         .containsEntry("min", 0)
         .containsEntry("description", "how many keys");
     assertThat(raw.get(3)).containsEntry("type", "string").containsEntry("defaultValue", "none");
+  }
+
+  @Test
+  void publishesTheTablesADefinitionDeclares() {
+    fixtures.update(
+        "update backfill_definitions set tables = '{stale}' where name = ?", KeysBackfill.NAME);
+
+    publisher.publish();
+
+    assertThat(catalogue.declaredTables(new String[] {TupleRowsBackfill.NAME}))
+        .as("a table definition declares its table")
+        .containsExactly("test_tuple_rows");
+    assertThat(catalogue.declaredTables(new String[] {KeysBackfill.NAME}))
+        .as("republished: declares none")
+        .isEmpty();
+    assertThat(catalogue.declaredTables(new String[0]))
+        .as("every definition's")
+        .contains("test_tuple_rows")
+        .doesNotContain("stale");
   }
 }

@@ -67,6 +67,7 @@ class CheckEvaluatorIT {
       List.of("probe", "broken", "slow", "busy", "stuck", "lag", "replica");
 
   @Inject CheckEvaluator evaluator;
+  @Inject CheckReader reader;
   @Inject ThrottleChecks checks;
   @Inject CheckRowRepository rows;
   @Inject CheckOverrideRepository overrides;
@@ -238,10 +239,11 @@ class CheckEvaluatorIT {
                         null,
                         null,
                         null,
+                        null,
                         null)))
             .get(0);
 
-    CheckReading reading = new CheckReader(database.dataSource()).read(writer);
+    CheckReading reading = reader.read(writer);
 
     assertThat(reading.value()).isNull();
     assertThat(reading.error()).contains("read-only transaction");

@@ -11,8 +11,10 @@ import java.time.Instant;
  * One health check in {@code GET /api/throttle}: its last evaluation, with the limits in effect.
  *
  * @param name the check's name
- * @param kind {@code sql}, {@code active-queries} or {@code replica-lag}
- * @param value the last reading, or {@code null} if it was unknown
+ * @param kind {@code sql}, {@code active-queries}, {@code replica-lag}, {@code autovacuum} or
+ *     {@code prometheus}
+ * @param value the last reading, or {@code null} if it was unknown (a {@code prometheus} check's
+ *     {@code +Inf} is written as the string {@code "Infinity"})
  * @param threshold above it the check is over: the runtime override's, else the one the last
  *     evaluation was judged by
  * @param resumeBelow once over, it is clear again only below this (the override's, else the last

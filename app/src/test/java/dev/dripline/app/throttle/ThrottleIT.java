@@ -101,6 +101,21 @@ class ThrottleIT {
   }
 
   @Test
+  void anInfiniteReadingShowsAsTheStringInfinity() {
+    Instant since = Instant.parse("2026-01-01T00:00:00Z");
+    rows.record(
+        OVER, "prometheus", Double.POSITIVE_INFINITY, 10, 8, "over", true, since, since, null);
+
+    Api.Reply reply = viewer().get("/api/throttle");
+
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(byName(checks(reply), OVER))
+        .containsEntry("kind", "prometheus")
+        .containsEntry("value", "Infinity")
+        .containsEntry("state", "over");
+  }
+
+  @Test
   void theBrakeHoldsUntilReleasedAndASecondHoldKeepsTheFirst() {
     Api.Reply held = operator().post("/api/throttle/hold", "{\"reason\": \"failover drill\"}");
 

@@ -20,15 +20,16 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
 
   /**
    * Publishes a definition: inserted, or its published fields replaced (its batch-size tuning, P4,
-   * included). Upserts only, so a definition hosted by another worker deployment stays published.
+   * and the tables it declares, P1, included). Upserts only, so a definition hosted by another
+   * worker deployment stays published.
    */
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
           + " max_parallel_batches, key, target_batch_millis, min_batch_size, max_batch_size,"
-          + " max_failed_batches_percent, pool, published_at)"
+          + " max_failed_batches_percent, pool, tables, published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
           + " :maxParallelBatches, cast(:key as jsonb), :targetBatchMillis, :minBatchSize,"
-          + " :maxBatchSize, :maxFailedBatchesPercent, :pool, now())"
+          + " :maxBatchSize, :maxFailedBatchesPercent, :pool, cast(:tables as text[]), now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
@@ -36,7 +37,7 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
           + " target_batch_millis = excluded.target_batch_millis,"
           + " min_batch_size = excluded.min_batch_size, max_batch_size = excluded.max_batch_size,"
           + " max_failed_batches_percent = excluded.max_failed_batches_percent,"
-          + " pool = excluded.pool,"
+          + " pool = excluded.pool, tables = excluded.tables,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -49,5 +50,19 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       @Nullable Integer minBatchSize,
       @Nullable Integer maxBatchSize,
       @Nullable Double maxFailedBatchesPercent,
-      @Nullable String pool);
+      @Nullable String pool,
+      String[] tables);
+
+  /**
+   * The tables the definitions named {@code names} declare they write ({@code Backfill.tables()}),
+   * each once, by name; every published definition's when {@code names} is empty. Read by the
+   * {@code autovacuum} health check.
+   */
+  @Query(
+      """
+      select distinct t.name from backfill_definitions d, unnest(d.tables) as t(name)
+      where cardinality(cast(:names as text[])) = 0 or d.name = any (cast(:names as text[]))
+      order by t.name
+      """)
+  List<String> declaredTables(String[] names);
 }

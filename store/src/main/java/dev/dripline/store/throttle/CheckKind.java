@@ -10,7 +10,11 @@ public enum CheckKind {
   /** Non-idle backends other than the checker's own, optionally only the long-running ones. */
   ACTIVE_QUERIES("active-queries"),
   /** Seconds of replay lag, on a replica or (without a URL) the primary's worst replica. */
-  REPLICA_LAG("replica-lag");
+  REPLICA_LAG("replica-lag"),
+  /** Autovacuum workers on a table the backfills it applies to declare they write. */
+  AUTOVACUUM("autovacuum"),
+  /** A Prometheus instant query returning one number. */
+  PROMETHEUS("prometheus");
 
   private final String configName;
 
@@ -20,6 +24,11 @@ public enum CheckKind {
 
   public String configName() {
     return configName;
+  }
+
+  /** How configuration spells every kind, in declaration order, e.g. for a message. */
+  public static String configNames() {
+    return String.join(", ", Arrays.stream(values()).map(CheckKind::configName).toList());
   }
 
   /** The kind configuration names {@code name}, if any. */

@@ -12,12 +12,16 @@ import java.util.List;
  * @param limits threshold, {@code resumeBelow} ({@code <= threshold}) and what unknown means
  * @param interval time between evaluations, positive
  * @param appliesTo backfill names; empty for all
- * @param query the {@code sql} kind's query, else {@code null}
- * @param timeout statement timeout of one reading, positive
+ * @param query the {@code sql} kind's query or the {@code prometheus} kind's expression, else
+ *     {@code null}
+ * @param timeout statement timeout (or HTTP timeout, {@code prometheus}) of one reading, positive
  * @param olderThan {@code active-queries}' minimum query age, or {@code null}
- * @param url the database read, or {@code null} for Dripline's own
- * @param user user for {@code url}, or {@code null}
- * @param password password for {@code url}, or {@code null}
+ * @param url the database read, or {@code null} for Dripline's own; the {@code prometheus} kind's
+ *     Prometheus base URL (http or https, no trailing slash)
+ * @param user user for a database {@code url}, or {@code null}
+ * @param password password for a database {@code url}, or {@code null}
+ * @param tables {@code autovacuum}: tables watched besides those the backfills it applies to
+ *     declare; empty for none (and for every other kind)
  */
 public record ThrottleCheck(
     String name,
@@ -30,4 +34,5 @@ public record ThrottleCheck(
     @Nullable Duration olderThan,
     @Nullable String url,
     @Nullable String user,
-    @Nullable String password) {}
+    @Nullable String password,
+    List<String> tables) {}

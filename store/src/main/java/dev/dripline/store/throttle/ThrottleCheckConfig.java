@@ -13,18 +13,24 @@ import java.util.List;
  * invalid value fails start-up with a message naming the check and the field.
  *
  * @param name the check's name, the key under {@code dripline.throttle.checks}
- * @param kind {@code sql}, {@code active-queries} or {@code replica-lag}
+ * @param kind {@code sql}, {@code active-queries}, {@code replica-lag}, {@code autovacuum} or
+ *     {@code prometheus}
  * @param threshold a value above it is over; required
  * @param resumeBelow once over, clear again only below it; default 80 % of the threshold
  * @param interval time between two evaluations
  * @param onUnknown {@code hold} or {@code proceed}
  * @param appliesTo the backfills it applies to; empty for all
- * @param query the {@code sql} kind's read-only query returning one number
- * @param timeout statement timeout of each reading (and connect timeout for {@code url})
+ * @param query the {@code sql} kind's read-only query returning one number, or the {@code
+ *     prometheus} kind's PromQL expression
+ * @param timeout statement timeout of each reading (and connect timeout for {@code url}); the
+ *     {@code prometheus} kind's HTTP timeout
  * @param olderThan {@code active-queries}: count only queries running longer than this
- * @param url a database of its own to read (e.g. a replica); default Dripline's own
- * @param user the user for {@code url}
- * @param password the password for {@code url}
+ * @param url a database of its own to read (e.g. a replica); default Dripline's own. The {@code
+ *     prometheus} kind's Prometheus base URL ({@code http(s)://host:port}), required
+ * @param user the user for a database {@code url}
+ * @param password the password for a database {@code url}
+ * @param tables {@code autovacuum}: tables to watch besides those the backfills it applies to
+ *     declare
  */
 @EachProperty("dripline.throttle.checks")
 public record ThrottleCheckConfig(
@@ -40,4 +46,5 @@ public record ThrottleCheckConfig(
     @Nullable Duration olderThan,
     @Nullable String url,
     @Nullable String user,
-    @Nullable String password) {}
+    @Nullable String password,
+    @Nullable List<String> tables) {}

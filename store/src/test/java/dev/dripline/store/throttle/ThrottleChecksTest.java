@@ -24,7 +24,28 @@ class ThrottleChecksTest {
         null,
         null,
         null,
+        null,
         null);
+  }
+
+  /** A check of {@code kind} with a query, a url and extra tables; everything else defaulted. */
+  private static ThrottleCheckConfig check(
+      String kind, String query, String url, List<String> tables) {
+    return new ThrottleCheckConfig(
+        "load",
+        kind,
+        10.0,
+        null,
+        Duration.ofSeconds(5),
+        "hold",
+        null,
+        query,
+        Duration.ofSeconds(2),
+        null,
+        url,
+        null,
+        null,
+        tables);
   }
 
   private static void assertInvalid(ThrottleCheckConfig config, String message) {
@@ -115,6 +136,7 @@ class ThrottleChecksTest {
             null,
             null,
             null,
+            null,
             null);
 
     assertInvalid(c, "dripline.throttle.checks.load.on-unknown");
@@ -133,6 +155,7 @@ class ThrottleChecksTest {
             null,
             "select 1",
             Duration.ofSeconds(2),
+            null,
             null,
             null,
             null,
@@ -157,6 +180,7 @@ class ThrottleChecksTest {
             Duration.ofSeconds(1),
             null,
             null,
+            null,
             null);
 
     assertInvalid(c, "dripline.throttle.checks.load.older-than");
@@ -178,8 +202,125 @@ class ThrottleChecksTest {
             null,
             "jdbc:mysql://x",
             null,
+            null,
             null);
 
     assertInvalid(c, "dripline.throttle.checks.lag.url");
+  }
+
+  @Test
+  void aPrometheusCheckKeepsItsQueryAndBaseUrl() {
+    ThrottleCheck check =
+        ThrottleChecks.validate(
+                List.of(check("prometheus", " up == 0 ", "http://prometheus.internal:9090/", null)))
+            .get(0);
+
+    assertThat(check.kind()).isEqualTo(CheckKind.PROMETHEUS);
+    assertThat(check.query()).isEqualTo("up == 0");
+    assertThat(check.url())
+        .as("without the trailing slash")
+        .isEqualTo("http://prometheus.internal:9090");
+    assertThat(check.tables()).isEmpty();
+  }
+
+  @Test
+  void aPrometheusCheckNeedsAQuery() {
+    assertInvalid(
+        check("prometheus", null, "http://prometheus:9090", null),
+        "dripline.throttle.checks.load.query: is required for a check of kind prometheus");
+  }
+
+  @Test
+  void aPrometheusCheckNeedsAUrl() {
+    assertInvalid(
+        check("prometheus", "up", null, null),
+        "dripline.throttle.checks.load.url: is required for a check of kind prometheus");
+  }
+
+  @Test
+  void aPrometheusUrlMustBeHttp() {
+    assertInvalid(
+        check("prometheus", "up", "jdbc:postgresql://db/app", null),
+        "dripline.throttle.checks.load.url: must be an http:// or https:// URL");
+    assertInvalid(
+        check("prometheus", "up", "ftp://prometheus:9090", null),
+        "dripline.throttle.checks.load.url: must be an http:// or https:// URL");
+    assertInvalid(
+        check("prometheus", "up", "http://prometheus:9090/api/v1/query?query=up", null),
+        "dripline.throttle.checks.load.url: must be Prometheus's base URL");
+    assertInvalid(
+        check("prometheus", "up", "http://bad host", null), "dripline.throttle.checks.load.url");
+  }
+
+  @Test
+  void anSqlCheckKeepsItsJdbcUrl() {
+    assertInvalid(
+        check("sql", "select 1", "http://prometheus:9090", null),
+        "dripline.throttle.checks.load.url: must be a jdbc:postgresql: URL");
+  }
+
+  @Test
+  void userAndPasswordDoNotApplyToPrometheus() {
+    ThrottleCheckConfig c =
+        new ThrottleCheckConfig(
+            "load",
+            "prometheus",
+            1.0,
+            null,
+            Duration.ofSeconds(5),
+            "hold",
+            null,
+            "up",
+            Duration.ofSeconds(2),
+            null,
+            "https://prometheus:9090",
+            "monitor",
+            null,
+            null);
+
+    assertInvalid(c, "dripline.throttle.checks.load.user");
+  }
+
+  @Test
+  void anAutovacuumCheckNeedsNoQueryAndKeepsItsTables() {
+    ThrottleCheck check =
+        ThrottleChecks.validate(
+                List.of(
+                    check("autovacuum", null, null, List.of("orders", " public.\"Line Items\""))))
+            .get(0);
+
+    assertThat(check.kind()).isEqualTo(CheckKind.AUTOVACUUM);
+    assertThat(check.tables()).containsExactly("orders", "public.\"Line Items\"");
+    assertThat(check.url()).isNull();
+  }
+
+  @Test
+  void aQueryOnAnAutovacuumCheckIsRefused() {
+    assertInvalid(
+        check("autovacuum", "select 1", null, null),
+        "dripline.throttle.checks.load.query: applies only to a check of kind sql or prometheus");
+  }
+
+  @Test
+  void anAutovacuumTableMustBeATableName() {
+    assertInvalid(
+        check("autovacuum", null, null, List.of("orders; drop table orders")),
+        "dripline.throttle.checks.load.tables: 'orders; drop table orders' is not a table name");
+    assertInvalid(
+        check("autovacuum", null, null, List.of("a.b.c")), "dripline.throttle.checks.load.tables");
+  }
+
+  @Test
+  void tablesApplyOnlyToAutovacuum() {
+    assertInvalid(
+        check("sql", "select 1", null, List.of("orders")),
+        "dripline.throttle.checks.load.tables: applies only to a check of kind autovacuum");
+  }
+
+  @Test
+  void anUnknownKindNamesEveryKind() {
+    assertInvalid(
+        check("vacuum", null, null, null),
+        "is not one of sql, active-queries, replica-lag, autovacuum, prometheus");
   }
 }
