@@ -12,14 +12,17 @@ import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Evaluates each health check on its interval, on one daemon thread of the worker process (the host
- * of Dripline's background work). Every worker tries; {@link CheckEvaluator} lets one of them
- * evaluate per interval. At start-up it first deletes the rows of checks it is not configured with.
- * Off with {@code dripline.throttle.evaluate=false}.
+ * Evaluates each health check on its interval, at a fixed rate, on a daemon thread of its own in
+ * the worker process (the host of Dripline's background work): a slow reading — a replica that
+ * takes its time to connect — neither stretches its own interval nor delays another check's. Every
+ * worker tries; {@link CheckEvaluator} lets one of them evaluate per interval. At start-up it first
+ * deletes the rows of checks it is not configured with. Off with {@code
+ * dripline.throttle.evaluate=false}.
  */
 @Singleton
 public class CheckSchedule {
@@ -46,15 +49,18 @@ public class CheckSchedule {
     if (checks.all().isEmpty()) {
       return;
     }
+    AtomicInteger threads = new AtomicInteger();
     executor =
-        Executors.newSingleThreadScheduledExecutor(
+        Executors.newScheduledThreadPool(
+            checks.all().size(),
             runnable -> {
-              Thread thread = new Thread(runnable, "dripline-throttle");
+              Thread thread =
+                  new Thread(runnable, "dripline-throttle-" + threads.incrementAndGet());
               thread.setDaemon(true);
               return thread;
             });
     for (ThrottleCheck check : checks.all()) {
-      executor.scheduleWithFixedDelay(
+      executor.scheduleAtFixedRate(
           () -> evaluate(check), 0, check.interval().toMillis(), TimeUnit.MILLISECONDS);
     }
     LOG.info("Evaluating {} health check(s)", checks.all().size());
