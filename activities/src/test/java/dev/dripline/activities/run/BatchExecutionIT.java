@@ -346,6 +346,29 @@ class BatchExecutionIT {
         .containsEntry("failed_attempts", 2);
   }
 
+  /**
+   * Concurrent completions of a run deadlock now and then in their counters' upsert ({@code
+   * run_key_counts}; W1 retried 1 to 5 no-op batches per 10,000): PostgreSQL rolls the victim's
+   * record back whole, so the attempt records its batch again instead of spending one of the
+   * batch's attempts and a round trip through Temporal on it.
+   */
+  @Test
+  void aRecordRolledBackAsADeadlocksVictimIsRecordedAgainInTheSameAttempt() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    BatchResult result;
+    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterInsert(1)) {
+      result = execution.process(work(runId, 2, 10));
+    }
+
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1)
+        .containsEntry("failed_attempts", 0);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
+  }
+
   private static ApplicationFailure failureOf(Runnable attempt) {
     try {
       attempt.run();
