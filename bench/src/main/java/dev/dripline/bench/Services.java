@@ -93,9 +93,11 @@ final class Services implements AutoCloseable {
 
   /**
    * The environment of a Dripline JVM of the bench: its Temporal server, task queue, database,
-   * worker slots and pool, API operator token, quiet logs. Callers may copy it and change entries.
+   * worker slots and pool, API operator token, logs at WARN unless {@code DRIPLINE_BENCH_LOG_LEVEL}
+   * says otherwise. Callers may copy it and change entries.
    */
   Map<String, String> driplineEnv() {
+    String logLevel = System.getenv().getOrDefault("DRIPLINE_BENCH_LOG_LEVEL", "WARN");
     return Map.of(
         "DRIPLINE_HTTP_PORT", Integer.toString(config.httpPort()),
         "DRIPLINE_OPERATOR_TOKEN", OPERATOR_TOKEN,
@@ -104,7 +106,7 @@ final class Services implements AutoCloseable {
         "DRIPLINE_DB_URL", config.dbUrl(),
         "DRIPLINE_WORKER_MAX_CONCURRENT_ACTIVITIES", Integer.toString(config.workerSlots()),
         "DRIPLINE_DB_POOL_SIZE", Integer.toString(config.dbPoolSize()),
-        "DRIPLINE_LOG_LEVEL", "WARN");
+        "DRIPLINE_LOG_LEVEL", logLevel);
   }
 
   /**

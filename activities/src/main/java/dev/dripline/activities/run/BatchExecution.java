@@ -71,6 +71,12 @@ public class BatchExecution {
   /** Runs of the definition on one batch, within one attempt, that an outage may cost. */
   private static final int MAX_OUTAGE_RERUNS = 5;
 
+  /**
+   * Records of one batch, within one attempt, that PostgreSQL may roll back as a deadlock's victim
+   * or a serialization failure ({@link RecordConflict}) before the attempt counts as failed.
+   */
+  private static final int MAX_CONFLICT_RERUNS = 5;
+
   /** How long a chain waits for planning to add a batch when none is pending, and how often. */
   static final long PLAN_WAIT_MILLIS = 1_000;
 
@@ -171,6 +177,7 @@ public class BatchExecution {
     int chained = 0;
     long chainedKeys = 0;
     int outageReruns = 0;
+    int conflictReruns = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
     Started next = resumeHeldOnceFree(runId, headNumber, attempt);
     if (next == null && mayGoOn(deadline, attempt)) {
@@ -204,7 +211,16 @@ public class BatchExecution {
                             transaction, runId, batch.number(), headNumber, work.lane(), attempt)
                         : new Recorded(
                             complete(transaction, runId, batch.number(), attempt), null));
-      } catch (Exception e) {
+      } catch (Exception thrown) {
+        if (thrown instanceof RecordConflict conflict
+            && conflictReruns++ < MAX_CONFLICT_RERUNS
+            && attempt.mayContinue()) {
+          // Nothing of the batch was recorded and it is still this chain's: run it again.
+          logRerun(runId, batch.number(), conflict);
+          next = batch;
+          continue;
+        }
+        Exception e = RecordConflict.unwrap(thrown);
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
             && awaitDatabase(runId, batch.number(), e, attempt)) {
@@ -244,6 +260,7 @@ public class BatchExecution {
         break;
       }
       metrics.recordSlotTime(recorded.completed());
+      conflictReruns = 0;
       chained++;
       chainedKeys += batch.size();
       next = recorded.next();
@@ -399,10 +416,12 @@ public class BatchExecution {
     // ("Connection is closed", no SQLState), and that failure replaces the first one, which says
     // what happened (e.g. a lost connection, which is an outage to wait out).
     RuntimeException[] inside = new RuntimeException[1];
+    boolean[] recording = new boolean[1];
     try {
       if (!definition.transactional()) {
         definition.processBatch(context, batch.range());
         requireNotFenced(attempt);
+        recording[0] = true;
         return record.run(null);
       }
       return transactions.inTransaction(
@@ -417,6 +436,7 @@ public class BatchExecution {
             } finally {
               attempt.statementConnection(null);
             }
+            recording[0] = true;
             try {
               return record.run(connection);
             } catch (RuntimeException e) {
@@ -435,8 +455,50 @@ public class BatchExecution {
       if (slotLost(failure)) {
         return new Recorded(null, null);
       }
+      if (recording[0] && RecordConflict.rolledBack(failure)) {
+        throw new RecordConflict(failure);
+      }
       throw failure;
     }
+  }
+
+  /**
+   * The record of a batch that PostgreSQL rolled back whole, as a deadlock's victim (SQLSTATE
+   * 40P01) or a serialization failure (40001), which say to try again: nothing of the batch was
+   * recorded (a transactional definition's writes rolled back with it) and the batch is still the
+   * attempt's, which runs it again rather than count a failed attempt. Concurrent completions of a
+   * run deadlock now and then in their counters' upsert ({@code run_key_counts}, W1 in
+   * docs/benchmarks.md).
+   */
+  private static final class RecordConflict extends RuntimeException {
+    RecordConflict(RuntimeException failure) {
+      super(failure);
+    }
+
+    /** What the record threw; {@code e} itself if it is no record conflict. */
+    static Exception unwrap(Exception e) {
+      return e instanceof RecordConflict conflict ? (Exception) conflict.getCause() : e;
+    }
+
+    static boolean rolledBack(Throwable failure) {
+      Throwable cause = failure;
+      for (int depth = 0; cause != null && depth < 32; depth++) {
+        if (cause instanceof SQLException sql
+            && ("40P01".equals(sql.getSQLState()) || "40001".equals(sql.getSQLState()))) {
+          return true;
+        }
+        cause = cause.getCause() == cause ? null : cause.getCause();
+      }
+      return false;
+    }
+  }
+
+  private static void logRerun(long runId, int number, RecordConflict conflict) {
+    LOG.info(
+        "Run {}: the record of batch {} was rolled back ({}); running it again in the same attempt",
+        runId,
+        number,
+        ErrorText.of(conflict.getCause()));
   }
 
   /** A batch's record statement. */
@@ -599,6 +661,14 @@ public class BatchExecution {
     // renew is no failure of the definition's.
     boolean counts =
         attempt.mayContinue() ? !workerStopping : attempt.fenced() == BatchAttempt.Fence.TIMED_OUT;
+    // The error is on the batch only until it completes: the log keeps it.
+    LOG.info(
+        "Run {}: attempt {} at batch {} failed{}: {}",
+        runId,
+        attempt.holder(),
+        number,
+        counts ? "" : " (not counted)",
+        error);
     int count = recordAttemptFailed(runId, number, error, counts, attempt);
     if (workerStopping) {
       Thread.currentThread().interrupt();
@@ -642,6 +712,7 @@ public class BatchExecution {
       return store(() -> notStarted(runId, number), null, attempt);
     }
     int outageReruns = 0;
+    int conflictReruns = 0;
     while (true) {
       Recorded recorded;
       try {
@@ -652,7 +723,15 @@ public class BatchExecution {
                 started,
                 attempt,
                 transaction -> new Recorded(complete(transaction, runId, number, attempt), null));
-      } catch (Exception e) {
+      } catch (Exception thrown) {
+        if (thrown instanceof RecordConflict conflict
+            && conflictReruns++ < MAX_CONFLICT_RERUNS
+            && attempt.mayContinue()) {
+          // Nothing of the batch was recorded and it is still this attempt's: run it again.
+          logRerun(runId, number, conflict);
+          continue;
+        }
+        Exception e = RecordConflict.unwrap(thrown);
         if (outageMayBeWaitedOut(e, attempt)
             && outageReruns++ < MAX_OUTAGE_RERUNS
             && awaitDatabase(runId, number, e, attempt)) {

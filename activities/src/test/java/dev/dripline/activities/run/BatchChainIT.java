@@ -85,6 +85,29 @@ class BatchChainIT {
     assertThat(chained.get("enqueued_at")).isNotNull();
   }
 
+  /**
+   * A chained batch's record (its completion and the next claim, one statement) rolled back as a
+   * deadlock's victim is recorded again by the chain: no failed attempt, no hand-off.
+   */
+  @Test
+  void aChainedRecordRolledBackAsADeadlocksVictimIsRecordedAgainInTheChain() {
+    long runId = runWithBatches("{\"items\":30}", 3, 1);
+
+    BatchResult result;
+    // The head's record is the first insert, batch 2's the second.
+    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterInsert(2)) {
+      result = execution.process(chain(runId, 1, 1));
+    }
+
+    assertThat(result)
+        .isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10, 2, 20, null, null, false));
+    assertThat(statuses(runId)).containsOnly("completed");
+    for (Map<String, Object> batch : fixtures.batchRows(runId)) {
+      assertThat(batch).containsEntry("attempts", 1).containsEntry("failed_attempts", 0);
+    }
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 30L);
+  }
+
   @Test
   void takesNoFurtherBatchWhenPausedStoppingOrBeyondTheCap() {
     long paused = runWithBatches("{\"items\":30}", 3, 1);

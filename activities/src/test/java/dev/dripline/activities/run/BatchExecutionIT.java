@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.run.BatchStore;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchOutcome;
 import dev.dripline.workflows.run.BatchRef;
@@ -36,6 +37,7 @@ class BatchExecutionIT {
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject RunActivitiesImpl runActivities;
+  @Inject BatchStore batches;
 
   @AfterEach
   void cleanUp() {
@@ -317,6 +319,54 @@ class BatchExecutionIT {
     assertThat(failure.getOriginalMessage()).startsWith("attempt stopped (TIMED_OUT)");
     assertThat(keysBackfill.timesProcessed(runId, 1)).isZero();
     assertThat(fixtures.batchRows(runId).get(0)).containsEntry("attempts", 3);
+  }
+
+  /**
+   * W1 run 169 (docs/benchmarks.md): a chained batch's record died in a deadlock while the lease
+   * thread's renewal of that batch waited for its row; the renewal landed after the failure was
+   * recorded and gave the attempt, which had stopped working on the batch, a fresh lease, so the
+   * attempt that took over waited 30 s for it to run out.
+   */
+  @Test
+  void aRenewalThatLandsAfterTheFailureIsRecordedKeepsNoLeaseAlive() {
+    long runId = fixtures.run("running", "{\"items\":30,\"failKey\":15}", 10, null);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    BatchAttempt failed = new BatchAttempt("the failed attempt", Duration.ofMinutes(1));
+    failureOf(() -> execution.process(work(runId, 2, 10), failed));
+
+    // The renewal its lease thread sent while the attempt still held the batch.
+    batches.renewLease(runId, 2, failed.holder(), failed.lease().toMillis());
+
+    assertThat(batches.heldLive(runId, 2, null)).as("live holders of the failed batch").isZero();
+    BatchAttempt next = new BatchAttempt("the next attempt", Duration.ofMinutes(1));
+    failureOf(() -> execution.process(work(runId, 2, 10), next));
+    assertThat(next.holderWaits()).as("waits of the next attempt for a holder").isZero();
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("attempts", 2)
+        .containsEntry("failed_attempts", 2);
+  }
+
+  /**
+   * Concurrent completions of a run deadlock now and then in their counters' upsert ({@code
+   * run_key_counts}; W1 retried 1 to 5 no-op batches per 10,000): PostgreSQL rolls the victim's
+   * record back whole, so the attempt records its batch again instead of spending one of the
+   * batch's attempts and a round trip through Temporal on it.
+   */
+  @Test
+  void aRecordRolledBackAsADeadlocksVictimIsRecordedAgainInTheSameAttempt() {
+    long runId = fixtures.runningRun(30, 10);
+    fixtures.batches(runId, 3, 10, "enqueued");
+    BatchResult result;
+    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterInsert(1)) {
+      result = execution.process(work(runId, 2, 10));
+    }
+
+    assertThat(result).isEqualTo(new BatchResult(BatchOutcome.COMPLETED, 10));
+    assertThat(fixtures.batchRows(runId).get(1))
+        .containsEntry("status", "completed")
+        .containsEntry("attempts", 1)
+        .containsEntry("failed_attempts", 0);
+    assertThat(fixtures.runRow(runId)).containsEntry("processed_keys", 10L);
   }
 
   private static ApplicationFailure failureOf(Runnable attempt) {

@@ -103,6 +103,34 @@ public class RunFixtures {
         runId);
   }
 
+  /** A change to the schema a test made, undone by {@link #close()}. */
+  public interface Undo extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Makes the {@code nth} insert into {@code run_key_counts} from now on — the counters' upsert of
+   * a batch's record — fail as a deadlock's victim (SQLSTATE 40P01), until closed.
+   */
+  public Undo deadlockCounterInsert(int nth) {
+    update("create sequence test_counter_inserts");
+    update(
+        "create function test_counter_deadlock() returns trigger language plpgsql as $$"
+            + " begin if nextval('test_counter_inserts') = "
+            + nth
+            + " then raise exception 'deadlock detected (test)' using errcode = '40P01'; end if;"
+            + " return new; end $$");
+    update(
+        "create trigger test_counter_deadlock before insert on run_key_counts"
+            + " for each row execute function test_counter_deadlock()");
+    return () -> {
+      update("drop trigger test_counter_deadlock on run_key_counts");
+      update("drop function test_counter_deadlock()");
+      update("drop sequence test_counter_inserts");
+    };
+  }
+
   public void update(String sql, Object... parameters) {
     database.inTransaction(
         connection -> {
