@@ -10,7 +10,6 @@ import dev.dripline.store.throttle.CheckStatus;
 import dev.dripline.store.throttle.ThrottleCheck;
 import dev.dripline.store.throttle.ThrottleChecks;
 import jakarta.inject.Singleton;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -104,18 +103,8 @@ public class CheckEvaluator {
               row.holding(),
               row.since(),
               row.evaluatedAt(),
-              row.error());
-          try (PreparedStatement appliesTo =
-              connection.prepareStatement(
-                  "update throttle_checks set applies_to = ? where name = ?")) {
-            appliesTo.setArray(
-                1,
-                check.appliesTo().isEmpty()
-                    ? null
-                    : connection.createArrayOf("text", check.appliesTo().toArray()));
-            appliesTo.setString(2, check.name());
-            appliesTo.executeUpdate();
-          }
+              row.error(),
+              check.appliesTo().toArray(String[]::new));
           return Optional.of(row);
         });
   }
@@ -128,16 +117,10 @@ public class CheckEvaluator {
    * @return the number of rows deleted
    */
   public int forgetUnconfigured() {
-    Object[] names = checks.all().stream().map(ThrottleCheck::name).toArray();
     return transactions.inTransaction(
-        connection -> {
-          try (PreparedStatement delete =
-              connection.prepareStatement(
-                  "delete from throttle_checks where not (name = any (?))")) {
-            delete.setArray(1, connection.createArrayOf("text", names));
-            return delete.executeUpdate();
-          }
-        });
+        connection ->
+            rows.deleteAllExcept(
+                checks.all().stream().map(ThrottleCheck::name).toArray(String[]::new)));
   }
 
   private static boolean due(Instant evaluatedAt, Duration interval, Instant now) {

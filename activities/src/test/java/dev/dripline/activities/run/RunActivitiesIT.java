@@ -320,24 +320,29 @@ class RunActivitiesIT {
     long runId = fixtures.runningRun(100, 10);
     fixtures.batches(runId, 10, 10, "pending");
     Instant since = Instant.parse("2026-01-01T00:00:00Z");
-    checkRows.record(HOLDING_CHECK, "replica-lag", 42.0, 30, 24, "over", true, since, since, null);
-    fixtures.update(
-        "update throttle_checks set applies_to = array['some-other-backfill'] where name = ?",
-        HOLDING_CHECK);
+    holdingLag(since, "some-other-backfill");
 
     ClaimResult elsewhere = activities.claimPending(new ClaimRequest(runId, 1, 1));
     assertThat(elsewhere.held()).isFalse();
     assertThat(elsewhere.batches()).hasSize(1);
 
-    fixtures.update(
-        "update throttle_checks set applies_to = array['some-other-backfill', ?] where name = ?",
-        fixtures.runRow(runId).get("backfill"),
-        HOLDING_CHECK);
+    holdingLag(since, "some-other-backfill", (String) fixtures.runRow(runId).get("backfill"));
     ClaimResult here = activities.claimPending(new ClaimRequest(runId, 2, 1));
     assertThat(here.holds()).containsExactly(HOLDING_CHECK);
     assertThat(here.batches()).isEmpty();
 
-    checkRows.record(HOLDING_CHECK, "replica-lag", 3.0, 30, 24, "clear", false, since, since, null);
+    checkRows.record(
+        HOLDING_CHECK,
+        "replica-lag",
+        3.0,
+        30,
+        24,
+        "clear",
+        false,
+        since,
+        since,
+        null,
+        new String[0]);
     assertThat(activities.claimPending(new ClaimRequest(runId, 3, 1)).batches()).hasSize(1);
   }
 
@@ -744,5 +749,11 @@ class RunActivitiesIT {
   void finishOfDeletedRunIsFinishedWithoutStatus() {
     assertThat(activities.finish(new FinishRequest(-42, false, null)))
         .isEqualTo(new FinishResult(true, null, null));
+  }
+
+  /** Records {@link #HOLDING_CHECK} over its threshold, holding the runs of {@code backfills}. */
+  private void holdingLag(Instant since, String... backfills) {
+    checkRows.record(
+        HOLDING_CHECK, "replica-lag", 42.0, 30, 24, "over", true, since, since, null, backfills);
   }
 }

@@ -58,11 +58,20 @@ class RunThrottleIT {
   void aRunningRunShowsTheBrakeAndEveryHoldingCheckThatAppliesToIt() {
     long id = data.run(backfill, "running", "{}");
     Instant lagSince = Instant.parse("2026-01-01T00:00:00Z");
-    rows.record(LAG, "replica-lag", 42.0, 30, 24, "over", true, lagSince, lagSince, null);
-    rows.record(ELSEWHERE, "sql", 9.0, 1, 0.8, "over", true, lagSince, lagSince, null);
-    data.sql(
-        "update throttle_checks set applies_to = array['some-other-backfill'] where name = ?",
-        ELSEWHERE);
+    rows.record(
+        LAG, "replica-lag", 42.0, 30, 24, "over", true, lagSince, lagSince, null, new String[0]);
+    rows.record(
+        ELSEWHERE,
+        "sql",
+        9.0,
+        1,
+        0.8,
+        "over",
+        true,
+        lagSince,
+        lagSince,
+        null,
+        new String[] {"some-other-backfill"});
 
     Map<String, Object> checked = throttle(id);
     assertThat(checked).containsEntry("throttled", true);

@@ -61,7 +61,7 @@ class ThrottleIT {
   void aViewerSeesEveryChecksLastEvaluationAndNoHold() {
     Instant since = Instant.parse("2026-01-01T00:00:00Z");
     Instant evaluated = since.plusSeconds(10);
-    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, since, evaluated, null);
+    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, since, evaluated, null, new String[0]);
     rows.record(
         UNKNOWN,
         "replica-lag",
@@ -72,7 +72,8 @@ class ThrottleIT {
         false,
         since,
         evaluated,
-        "the query returned NULL");
+        "the query returned NULL",
+        new String[0]);
 
     Api.Reply reply = viewer().get("/api/throttle");
 
@@ -104,7 +105,17 @@ class ThrottleIT {
   void anInfiniteReadingShowsAsTheStringInfinity() {
     Instant since = Instant.parse("2026-01-01T00:00:00Z");
     rows.record(
-        OVER, "prometheus", Double.POSITIVE_INFINITY, 10, 8, "over", true, since, since, null);
+        OVER,
+        "prometheus",
+        Double.POSITIVE_INFINITY,
+        10,
+        8,
+        "over",
+        true,
+        since,
+        since,
+        null,
+        new String[0]);
 
     Api.Reply reply = viewer().get("/api/throttle");
 
@@ -148,7 +159,8 @@ class ThrottleIT {
 
   @Test
   void aViewerCannotHoldReleaseOrChange() {
-    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null);
+    rows.record(
+        OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null, new String[0]);
 
     assertThat(viewer().post("/api/throttle/hold", "{\"reason\": \"x\"}").status()).isEqualTo(403);
     assertThat(brake.current()).isEmpty();
@@ -179,7 +191,8 @@ class ThrottleIT {
 
   @Test
   void aChangedThresholdIsStoredAndShownInEffect() {
-    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null);
+    rows.record(
+        OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null, new String[0]);
 
     Api.Reply changed = operator().patch("/api/throttle/checks/" + OVER, "{\"threshold\": 20}");
 
@@ -204,7 +217,8 @@ class ThrottleIT {
 
   @Test
   void aBadChangeNamesItsFieldAndChangesNothing() {
-    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null);
+    rows.record(
+        OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null, new String[0]);
 
     assertBadChange("no-such-check", "{\"threshold\": 20}", "name");
     assertBadChange(OVER, "{\"threshold\": \"20\"}", "threshold");
@@ -221,7 +235,8 @@ class ThrottleIT {
 
   @Test
   void aThresholdThatIsNotAFiniteNumberNamesItsFieldAndChangesNothing() {
-    rows.record(OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null);
+    rows.record(
+        OVER, "sql", 12.5, 10, 8, "over", true, Instant.now(), Instant.now(), null, new String[0]);
 
     assertBadChange(OVER, "{\"threshold\": \"NaN\"}", "threshold");
     assertBadChange(OVER, "{\"threshold\": \"Infinity\"}", "threshold");

@@ -29,19 +29,24 @@ public interface CheckRowRepository extends GenericRepository<CheckRow, String> 
   @Query("select * from throttle_checks order by name")
   List<CheckRow> findAllOrdered();
 
-  /** Records an evaluation, replacing the check's previous one. */
+  /**
+   * Records an evaluation, replacing the check's previous one, with the backfills the check applies
+   * to ({@code appliesTo}; empty for every backfill, stored as {@code NULL}).
+   */
   @Query(
       """
       insert into throttle_checks
-        (name, kind, value, threshold, resume_below, state, holding, since, evaluated_at, error)
+        (name, kind, value, threshold, resume_below, state, holding, since, evaluated_at, error,
+         applies_to)
       values
         (:name, :kind, :value, :threshold, :resumeBelow, :state, :holding, :since, :evaluatedAt,
-         :error)
+         :error, nullif(cast(:appliesTo as text[]), '{}'))
       on conflict (name) do update set
         kind = excluded.kind, value = excluded.value, threshold = excluded.threshold,
         resume_below = excluded.resume_below, state = excluded.state,
         holding = excluded.holding, since = excluded.since,
-        evaluated_at = excluded.evaluated_at, error = excluded.error
+        evaluated_at = excluded.evaluated_at, error = excluded.error,
+        applies_to = excluded.applies_to
       """)
   void record(
       String name,
@@ -53,9 +58,18 @@ public interface CheckRowRepository extends GenericRepository<CheckRow, String> 
       boolean holding,
       Instant since,
       Instant evaluatedAt,
-      @Nullable String error);
+      @Nullable String error,
+      String[] appliesTo);
 
-  /** Forgets a check (tests, and checks taken out of configuration). */
+  /**
+   * Forgets every check not named in {@code names}: checks taken out of configuration.
+   *
+   * @return the number of rows deleted
+   */
+  @Query("delete from throttle_checks where not (name = any (cast(:names as text[])))")
+  int deleteAllExcept(String[] names);
+
+  /** Forgets a check (tests). */
   @Query("delete from throttle_checks where name = :name")
   void deleteByName(String name);
 }

@@ -80,15 +80,10 @@ class CheckScheduleIT {
   @Test
   void startUpForgetsTheRowsOfChecksNoLongerConfigured() {
     Instant then = Instant.parse("2026-01-01T00:00:00Z");
-    rows.record(GONE, "sql", 99.0, 1, 0.8, "over", true, then, then, null);
-    rows.record(KEPT, "sql", 1.0, 10, 8, "clear", false, then, then, null);
+    rows.record(GONE, "sql", 99.0, 1, 0.8, "over", true, then, then, null, new String[0]);
+    rows.record(KEPT, "sql", 1.0, 10, 8, "clear", false, then, then, null, new String[0]);
 
-    schedule =
-        new CheckSchedule(
-            context.getBean(ThrottleChecks.class),
-            context.getBean(CheckEvaluator.class),
-            new ThrottleConfig(true));
-    schedule.onStartup(null);
+    startSchedule();
 
     assertThat(rows.findByName(GONE)).isEmpty();
     assertThat(rows.findByName(KEPT)).isPresent();
@@ -105,12 +100,7 @@ class CheckScheduleIT {
       try (Statement lock = holder.createStatement()) {
         lock.execute("select pg_advisory_lock(" + LOCK + ")");
       }
-      schedule =
-          new CheckSchedule(
-              context.getBean(ThrottleChecks.class),
-              context.getBean(CheckEvaluator.class),
-              new ThrottleConfig(true));
-      schedule.onStartup(null);
+      startSchedule();
       try {
         await("the blocked check's reading waits for the lock", () -> lockWaiters(holder) > 0);
         Instant first = evaluatedAt(KEPT);
@@ -123,6 +113,16 @@ class CheckScheduleIT {
         }
       }
     }
+  }
+
+  /** Starts evaluating the configured checks, as a worker does at start-up. */
+  private void startSchedule() {
+    schedule =
+        new CheckSchedule(
+            context.getBean(ThrottleChecks.class),
+            context.getBean(CheckEvaluator.class),
+            new ThrottleConfig(true));
+    schedule.onStartup(null);
   }
 
   private Instant evaluatedAt(String check) {
