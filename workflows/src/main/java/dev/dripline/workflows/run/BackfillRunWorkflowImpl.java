@@ -16,11 +16,11 @@ import org.slf4j.Logger;
  * nothing is left; a run that ended failed or stopped then waits for a retry ({@link
  * EndedRunWait}).
  *
- * <p>The slots it holds ({@link SlotBook}) are the run's semaphore: an activity is started only
- * while fewer than the effective cap are held, and gives its slot back only once its outcome is
- * recorded, so the cap holds across retries and restarts. Planning runs ahead in the background, a
- * window of pending batches ahead. Continue-as-new happens only with no slot held and no planning
- * under way.
+ * <p>The slots it holds ({@link Slots}, in its state) are the run's semaphore: an activity is
+ * started only while fewer than the effective cap are held, and gives its slot back only once its
+ * outcome is recorded, so the cap holds across retries and restarts. Planning runs ahead in the
+ * background, a window of pending batches ahead. Continue-as-new happens only with no slot held and
+ * no planning under way.
  */
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
@@ -142,9 +142,7 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Carries out a command of the loop (the engine carries out the others). */
   private void carryOut(RunCommand command) {
     if (command instanceof RunCommand.StartBatch start) {
-      lanes.start(start.batch());
-    } else if (command instanceof RunCommand.ContinueInLane c) {
-      lanes.continueInLane(c.batch(), c.lane());
+      lanes.start(start.batch(), start.lane());
     } else if (command instanceof RunCommand.PlanNextPage) {
       lanes.planNextPage();
     } else if (command instanceof RunCommand.Complete) {
@@ -254,6 +252,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   @Override
   public RunProgressView progress() {
     return new RunProgressView(
-        run.runId(), run.status(), run.slots.held(), run.slots.cap(), run.progress());
+        run.runId(),
+        run.status(),
+        run.state.slots().held(),
+        run.state.slots().cap(),
+        run.progress());
   }
 }

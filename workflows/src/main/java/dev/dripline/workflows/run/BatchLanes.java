@@ -7,6 +7,8 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 
 /**
  * The run's batches in flight: starts an activity for each batch claimed into a free slot (what to
@@ -20,8 +22,17 @@ final class BatchLanes {
   /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
 
+  /**
+   * A batch activity's outcome as received, waiting to be handled in the workflow's loop; its slot
+   * stays held until then.
+   */
+  private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
+
   private final RunLedger run;
   private final RunEngine engine;
+
+  /** Outcomes received and not yet handled, in the order they came. */
+  private final Deque<Completion> completions = new ArrayDeque<>();
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
@@ -53,14 +64,14 @@ final class BatchLanes {
    */
   void startBatches() {
     engine.on(new RunEvent.FillSlots(run.facts()));
-    if (run.window.runsLow(run.slots.cap(), run.state.stopping())) {
+    if (run.window.runsLow(run.state.slots().cap(), run.state.stopping())) {
       planNextPage();
     }
   }
 
-  /** Starts an activity for {@code batch}, claimed, in the lowest free lane. */
-  void start(BatchRef batch) {
-    start(batch, run.slots.take(batch), batchOptions);
+  /** Starts an activity for {@code batch} in {@code lane}, whose slot the state holds for it. */
+  void start(BatchRef batch, int lane) {
+    start(batch, lane, batchOptions);
   }
 
   /**
@@ -77,7 +88,7 @@ final class BatchLanes {
       case HELD -> Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
       case SLOTS_FULL -> {
         if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
-            && run.slots.isEmpty()
+            && run.state.slots().isEmpty()
             && !run.window.underWay()) {
           // Nothing of this execution holds a slot: those that fill them may be dead by now.
           run.runs.recoverSlots(run.ref());
@@ -86,7 +97,7 @@ final class BatchLanes {
       case NEWS -> Workflow.await(this::hasNews);
     }
     engine.on(new RunEvent.Waited());
-    if (run.slots.hasCompletions()) {
+    if (!completions.isEmpty()) {
       run.fruitlessFinishes = 0;
     }
     run.window
@@ -101,13 +112,13 @@ final class BatchLanes {
   }
 
   private boolean hasNews() {
-    return run.slots.hasCompletions() || run.state.news() || run.window.hasPlanned();
+    return !completions.isEmpty() || run.state.news() || run.window.hasPlanned();
   }
 
   /** Starts the next planning call in the background, unless one is under way or none is needed. */
   void planNextPage() {
     run.window
-        .nextCall(run.slots.cap(), run.state.stopping())
+        .nextCall(run.state.slots().cap(), run.state.stopping())
         .ifPresent(
             request ->
                 Async.function(planning::planNextPage, request)
@@ -151,30 +162,24 @@ final class BatchLanes {
             new BatchWork(run.runId(), run.settings().backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
-          run.slots.completed(batch, value, failure);
+          completions.add(new Completion(batch, value, failure));
           return null;
         });
   }
 
   /** Hands each completion received to the loop's rules ({@link LoopRules#batchEnded}). */
   private void handleCompletions() {
-    if (!run.slots.hasCompletions()) {
+    if (completions.isEmpty()) {
       return;
     }
-    while (run.slots.hasCompletions()) {
-      SlotBook.Completion completion = run.slots.nextCompletion();
+    while (!completions.isEmpty()) {
+      Completion completion = completions.remove();
       engine.on(
           new RunEvent.BatchEnded(
               completion.batch(),
-              completion.lane(),
               completion.result(),
               completion.failure() == null ? null : RunText.failure(completion.failure())));
     }
     run.publishDetails();
-  }
-
-  /** Starts an activity for {@code batch}, handed back by its chain, in the chain's lane. */
-  void continueInLane(BatchRef batch, int lane) {
-    start(batch, run.slots.take(batch, lane), batchOptions);
   }
 }

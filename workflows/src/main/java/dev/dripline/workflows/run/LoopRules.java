@@ -4,7 +4,6 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.Claim;
-import dev.dripline.workflows.run.RunCommand.ContinueInLane;
 import dev.dripline.workflows.run.RunCommand.CountKeys;
 import dev.dripline.workflows.run.RunCommand.FailPlanning;
 import dev.dripline.workflows.run.RunCommand.Fill;
@@ -35,13 +34,13 @@ final class LoopRules {
    * to continue as new: it claims pending batches, or plans the next page when none may be left.
    */
   static Step fillSlots(RunState s, RunEvent.Facts f) {
-    if (s.stopping() || s.paused() || f.continueAsNewDue() || f.free() <= 0) {
+    if (s.stopping() || s.paused() || f.continueAsNewDue() || s.slots().free() <= 0) {
       return Step.to(s);
     }
     if (!f.mayHavePending()) {
       return Step.to(s, new PlanNextPage());
     }
-    return Step.to(s, new Claim(f.free()));
+    return Step.to(s, new Claim(s.slots().free()));
   }
 
   /**
@@ -81,7 +80,9 @@ final class LoopRules {
       }
     }
     for (BatchRef batch : claim.batches()) {
-      commands.add(new StartBatch(batch));
+      int lane = e.slots.lowestFreeLane();
+      e.slots = e.slots.take(batch, lane);
+      commands.add(new StartBatch(batch, lane));
     }
     commands.add(
         claim.batches().size() < asked
@@ -111,14 +112,18 @@ final class LoopRules {
   }
 
   /**
-   * A batch activity's outcome: its keys (and its chain's) are counted; a chained batch whose
-   * attempt failed and still holds the chain's slot goes on as a batch of its own in that lane,
-   * with the attempts it has left (counted in PostgreSQL), or fails now if it has none; an activity
-   * that failed for good fails its batch.
+   * A batch activity's outcome: its slot is free from now on; its keys (and its chain's) are
+   * counted; a chained batch whose attempt failed and still holds the chain's slot goes on as a
+   * batch of its own in that lane, with the attempts it has left (counted in PostgreSQL), or fails
+   * now if it has none; an activity that failed for good fails its batch.
    */
-  static Step batchEnded(RunState s, BatchRef batch, int lane, BatchResult result, String error) {
+  static Step batchEnded(RunState s, BatchRef batch, BatchResult result, String error) {
+    int lane = s.slots().laneOf(batch.number());
+    RunState.Edit e = s.edit();
+    e.slots = s.slots().release(batch.number());
     if (error != null) {
-      return Step.to(s, failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
+      return Step.to(
+          e.done(), failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
     }
     List<RunCommand> commands = new ArrayList<>();
     long keys =
@@ -134,10 +139,11 @@ final class LoopRules {
         commands.add(failed(s, handoff, result.handoffError()));
         commands.add(new RecordBatchFailure(handoff.number(), result.handoffError()));
       } else {
-        commands.add(new ContinueInLane(handoff, lane));
+        e.slots = e.slots.take(handoff, lane);
+        commands.add(new StartBatch(handoff, lane));
       }
     }
-    return Step.to(s, commands);
+    return Step.to(e.done(), commands);
   }
 
   private static RunCommand failed(RunState s, BatchRef batch, String error) {
@@ -162,7 +168,7 @@ final class LoopRules {
    * claim's look; after a claim found the slots full, for at most a second; else until news.
    */
   static RunTransitions.Wait waitFor(RunState s, RunEvent.WaitFacts f) {
-    if (f.keepsAhead() && !f.planUnderWay() && !f.slotsEmpty()) {
+    if (f.keepsAhead() && !f.planUnderWay() && !s.slots().isEmpty()) {
       return RunTransitions.Wait.KEEP_AHEAD;
     }
     if (s.heldLookMillis() > 0) {
@@ -192,7 +198,7 @@ final class LoopRules {
    * run that goes on continues as new when due.
    */
   static RunTransitions.Turn next(RunState s, RunEvent.Facts f) {
-    if (!f.slotsEmpty() || f.planUnderWay()) {
+    if (!s.slots().isEmpty() || f.planUnderWay()) {
       return RunTransitions.Turn.WAIT;
     }
     if (s.stopping() || f.planOver() && !f.mayHavePending() && !s.paused()) {

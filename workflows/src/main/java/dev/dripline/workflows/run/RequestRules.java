@@ -16,7 +16,6 @@ import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
@@ -144,11 +143,9 @@ final class RequestRules {
     RunState.Edit e = s.edit();
     e.requestedCap = cap;
     e.capUnrecorded = false;
-    RunState next = e.done();
-    int effective = next.effectiveCap();
+    int effective = e.done().effectiveCap();
     return Step.to(
-        next,
-        new SetCap(effective),
+        e.done().countedAgainst(effective),
         new RecordCap(cap, effective),
         new Then(new RunEvent.CapUpdated(cap, effective)));
   }
@@ -256,7 +253,7 @@ final class RequestRules {
     e.capUnrecorded = false;
     RunState next = e.done();
     int cap = next.effectiveCap();
-    return Step.to(next, new SetCap(cap), new RecordCap(next.requestedCap(), cap));
+    return Step.to(next.countedAgainst(cap), new RecordCap(next.requestedCap(), cap));
   }
 
   /** The loop's last step: a pause or resume not yet recorded is recorded. */

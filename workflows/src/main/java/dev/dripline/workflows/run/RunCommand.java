@@ -20,9 +20,6 @@ sealed interface RunCommand {
   /** Records the run's status (running, paused, or pending again). */
   record RecordStatus(RunStatus status) implements RunCommand {}
 
-  /** Counts the run's slots against {@code effectiveCap}. */
-  record SetCap(int effectiveCap) implements RunCommand {}
-
   /** Records the run's requested and effective caps. */
   record RecordCap(int requestedCap, int effectiveCap) implements RunCommand {}
 
@@ -63,11 +60,11 @@ sealed interface RunCommand {
   /** Claims up to {@code free} pending batches; answered by {@link RunEvent.Claimed}. */
   record Claim(int free) implements RunCommand {}
 
-  /** Starts a batch activity for {@code batch} in the lowest free lane. */
-  record StartBatch(BatchRef batch) implements RunCommand {}
-
-  /** Starts an activity for {@code batch}, handed back by its chain, in its chain's lane. */
-  record ContinueInLane(BatchRef batch, int lane) implements RunCommand {}
+  /**
+   * Starts a batch activity for {@code batch} in {@code lane}, whose slot the state holds for it: a
+   * claimed batch takes the lowest free lane, a chained batch handed back its chain's.
+   */
+  record StartBatch(BatchRef batch, int lane) implements RunCommand {}
 
   /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
   record RecordBatchFailure(int batch, String error) implements RunCommand {}

@@ -17,7 +17,6 @@ import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
 import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.TakeEnd;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
@@ -169,8 +168,6 @@ final class RunEngine {
       run.runs.recordStopRequested(run.ref());
     } else if (command instanceof RecordStatus r) {
       run.runs.recordStatus(new StatusChange(run.runId(), r.status()));
-    } else if (command instanceof SetCap c) {
-      run.slots.setCap(c.effectiveCap());
     } else if (command instanceof RecordCap r) {
       run.runs.recordCap(new CapRecord(run.runId(), r.requestedCap(), r.effectiveCap()));
     } else if (command instanceof Requeue r) {

@@ -79,20 +79,13 @@ sealed interface RunEvent {
   /**
    * What the loop knows of the batches in flight and the planning ahead of them when it decides.
    *
-   * @param free slots that may be taken now
-   * @param slotsEmpty no slot is held by this execution
    * @param planUnderWay a planning call is under way, its outcome not yet handled
    * @param planOver planning has nothing more to do: every key is in a batch, or it failed
    * @param mayHavePending pending batches may be left to claim
    * @param continueAsNewDue this execution has started enough batches, or Temporal suggests it
    */
   record Facts(
-      int free,
-      boolean slotsEmpty,
-      boolean planUnderWay,
-      boolean planOver,
-      boolean mayHavePending,
-      boolean continueAsNewDue) {}
+      boolean planUnderWay, boolean planOver, boolean mayHavePending, boolean continueAsNewDue) {}
 
   /** The loop fills free slots: claims pending batches, or plans when none may be left. */
   record FillSlots(Facts facts) implements RunEvent {}
@@ -105,10 +98,9 @@ sealed interface RunEvent {
 
   /**
    * A batch activity ended, its outcome handled in the loop: {@code result} if it completed, else
-   * {@code error}, why it failed for good. Its slot ({@code lane}) is free from now on.
+   * {@code error}, why it failed for good. Its slot is free from now on.
    */
-  record BatchEnded(BatchRef batch, int lane, BatchResult result, String error)
-      implements RunEvent {}
+  record BatchEnded(BatchRef batch, BatchResult result, String error) implements RunEvent {}
 
   /**
    * A planning call answered: {@code page}, the next page of the plan, or {@code failure}, why
@@ -121,9 +113,8 @@ sealed interface RunEvent {
    *
    * @param keepsAhead planning keeps a window of pending batches ahead of the chains
    * @param planUnderWay a planning call is under way
-   * @param slotsEmpty no slot is held by this execution
    */
-  record WaitFacts(boolean keepsAhead, boolean planUnderWay, boolean slotsEmpty) {}
+  record WaitFacts(boolean keepsAhead, boolean planUnderWay) {}
 
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}

@@ -5,22 +5,22 @@ import java.time.Instant;
 
 /**
  * What a run's workflow knows of its run: its lifecycle ({@link #state}, which only {@link
- * RunTransitions} changes), its progress, the slots it holds ({@link SlotBook}, the run's
- * semaphore) and the planning window ahead of them ({@link PlanWindow}). One per execution, shared
- * by the workflow's parts — the engine that carries out the transitions' commands ({@link
- * RunEngine}), the batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart})
- * and the wait of an ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's
- * record in PostgreSQL is written only through {@link #runs}.
+ * RunTransitions} changes, with the slots it holds: {@link Slots}, the run's semaphore), its
+ * progress and the planning window ahead of them ({@link PlanWindow}). One per execution, shared by
+ * the workflow's parts — the engine that carries out the transitions' commands ({@link RunEngine}),
+ * the batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart}) and the wait
+ * of an ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's record in
+ * PostgreSQL is written only through {@link #runs}.
  */
 final class RunLedger {
   /** Short database operations; retried until the database answers (R12). */
   final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
 
-  /** The slots this execution holds and the completions it has yet to handle. */
-  final SlotBook slots = new SlotBook();
-
-  /** The run's lifecycle: status, holds, requests ({@link RunTransitions} makes each next one). */
+  /**
+   * The run's lifecycle: status, holds, requests and the slots it holds ({@link RunTransitions}
+   * makes each next one).
+   */
   RunState state = RunState.initial(0);
 
   Long totalKeys;
@@ -101,19 +101,12 @@ final class RunLedger {
 
   /** What the loop knows now of the batches in flight and the planning ahead of them. */
   RunEvent.Facts facts() {
-    return new RunEvent.Facts(
-        slots.free(),
-        slots.isEmpty(),
-        window.underWay(),
-        window.over(),
-        mayHavePending,
-        continueAsNewDue());
+    return new RunEvent.Facts(window.underWay(), window.over(), mayHavePending, continueAsNewDue());
   }
 
   /** What the loop knows when it waits for news. */
   RunEvent.WaitFacts waitFacts() {
-    return new RunEvent.WaitFacts(
-        window.keepsAhead(state.stopping()), window.underWay(), slots.isEmpty());
+    return new RunEvent.WaitFacts(window.keepsAhead(state.stopping()), window.underWay());
   }
 
   /**
@@ -121,7 +114,7 @@ final class RunLedger {
    * found some; once every key is in a batch, the run's key count is the plan's.
    */
   void takePage(PlanPage page) {
-    if (window.takePage(page, Workflow.currentTimeMillis(), slots.cap())) {
+    if (window.takePage(page, Workflow.currentTimeMillis(), state.slots().cap())) {
       mayHavePending = true;
     }
     if (page.done()) {
@@ -138,7 +131,7 @@ final class RunLedger {
   RunCarryOver carryOver(
       boolean paused, boolean stopRequested, boolean retryRequested, RunStatus ended) {
     return new RunCarryOver(
-        slots.cap(),
+        state.slots().cap(),
         paused,
         stopRequested,
         retryRequested,
@@ -165,8 +158,8 @@ final class RunLedger {
         RunText.details(
             status(),
             progress(),
-            slots.held(),
-            slots.cap(),
+            state.slots().held(),
+            state.slots().cap(),
             window.error(),
             state.waitingForRetry() ? state.retryDeadlineMillis() : null,
             state.claimHolds(),

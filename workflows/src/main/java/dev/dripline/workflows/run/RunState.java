@@ -42,6 +42,7 @@ import java.util.Set;
  *     waits before it claims again; 0 when not held
  * @param slotsFull the last claim found the run's slots full in PostgreSQL, held by batches this
  *     execution does not hold: the loop claims again after a short look
+ * @param slots the slots this execution holds, and the cap they are counted against
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  */
@@ -62,6 +63,7 @@ record RunState(
     boolean news,
     long heldLookMillis,
     boolean slotsFull,
+    Slots slots,
     Map<String, Boolean> versions) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
@@ -112,6 +114,7 @@ record RunState(
         false,
         0,
         false,
+        Slots.NONE,
         Map.of());
   }
 
@@ -152,6 +155,13 @@ record RunState(
     return waitingForRetry && retryAsked;
   }
 
+  /** This state with its slots counted against {@code cap} (those held above it are kept). */
+  RunState countedAgainst(int cap) {
+    Edit e = edit();
+    e.slots = slots.withCap(cap);
+    return e.done();
+  }
+
   Edit edit() {
     return new Edit(this);
   }
@@ -173,6 +183,7 @@ record RunState(
     boolean news;
     long heldLookMillis;
     boolean slotsFull;
+    Slots slots;
     final Map<String, Boolean> versions;
     long runId;
 
@@ -193,6 +204,7 @@ record RunState(
       news = s.news;
       heldLookMillis = s.heldLookMillis;
       slotsFull = s.slotsFull;
+      slots = s.slots;
       versions = new LinkedHashMap<>(s.versions);
     }
 
@@ -234,6 +246,7 @@ record RunState(
           news,
           heldLookMillis,
           slotsFull,
+          slots,
           versions);
     }
   }

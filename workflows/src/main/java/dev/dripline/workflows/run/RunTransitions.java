@@ -147,7 +147,7 @@ final class RunTransitions {
     } else if (event instanceof ClaimedFewer c) {
       return LoopRules.claimedFewer(s, c.slotsFull());
     } else if (event instanceof BatchEnded b) {
-      return LoopRules.batchEnded(s, b.batch(), b.lane(), b.result(), b.error());
+      return LoopRules.batchEnded(s, b.batch(), b.result(), b.error());
     } else if (event instanceof Planned p) {
       return LoopRules.planned(s, p.page(), p.failure());
     } else if (event instanceof NewsSeen) {

@@ -8,7 +8,6 @@ import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunEvent.ApplyLater;
 import dev.dripline.workflows.run.RunState.Later;
@@ -42,7 +41,7 @@ final class StartRules {
       e.requestedCap = settings.requestedCap();
     }
     RunState next = e.done();
-    return Step.to(next, new SetCap(next.effectiveCap()));
+    return Step.to(next.countedAgainst(next.effectiveCap()));
   }
 
   /** A run paused before it started (R9) waits, in a new execution too, as the first one did. */
@@ -93,13 +92,13 @@ final class StartRules {
       return Step.ask(s, CAP_FROM_SETTINGS);
     }
     List<RunCommand> commands = new ArrayList<>();
+    RunState.Edit e = s.edit();
     if (!capFromSettings) {
-      commands.add(new SetCap(carried.effectiveCap()));
+      e.slots = s.slots().withCap(carried.effectiveCap());
     }
     // Else the cap of the load stands: the record's requested cap (kept current by every cap
     // change, recorded before the hand-over) or one signalled before the load, bounded by the
     // definition's and the engine's caps as deployed now.
-    RunState.Edit e = s.edit();
     boolean paused = carried.paused();
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
     holdSpentBudget(e, paused, s.settings());
@@ -164,7 +163,7 @@ final class StartRules {
       capAfterRetry = s.retryAsked() ? s.requestedCap() : null;
       e.capUnrecorded = false;
       e.requestedCap = s.settings().requestedCap();
-      commands.add(new SetCap(e.done().effectiveCap()));
+      e.slots = s.slots().withCap(e.done().effectiveCap());
     }
     e.later = new Later(s.later().pause(), s.stopping() && s.retryAsked(), capAfterRetry);
     e.statusKnown = true;

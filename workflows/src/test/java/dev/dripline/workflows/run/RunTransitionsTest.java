@@ -11,7 +11,6 @@ import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
 import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
 import dev.dripline.workflows.run.RunTransitions.Step;
@@ -44,10 +43,9 @@ class RunTransitionsTest {
     final Deque<ClaimResult> claims = new ArrayDeque<>();
     final Deque<FinishResult> finishes = new ArrayDeque<>();
 
-    /** Free slots and whether batches may be pending, as the loop would see them. */
-    int free = 2;
-
+    /** Whether batches may be pending, as the loop would see it. */
     boolean mayHavePending = true;
+
     final List<RunCommand> commands = new ArrayList<>();
     final List<String> asked = new ArrayList<>();
 
@@ -68,7 +66,7 @@ class RunTransitionsTest {
     }
 
     RunEvent.Facts facts() {
-      return new RunEvent.Facts(free, free == 2, false, false, mayHavePending, false);
+      return new RunEvent.Facts(false, false, mayHavePending, false);
     }
 
     private void take(RunEvent event) {
@@ -91,9 +89,7 @@ class RunTransitionsTest {
           take(new RunEvent.FillSlots(facts()));
         } else {
           commands.add(command);
-          if (command instanceof RunCommand.StartBatch) {
-            free--;
-          } else if (command instanceof RunCommand.NoPending) {
+          if (command instanceof RunCommand.NoPending) {
             mayHavePending = false;
           } else if (command instanceof RunCommand.Claim claim) {
             take(new RunEvent.Claimed(claims.remove(), claim.free()));
@@ -140,7 +136,7 @@ class RunTransitionsTest {
         false);
   }
 
-  /** A running run whose loop has begun. */
+  /** A running run whose loop has begun, its slots counted against a cap of 2. */
   private static Machine running() {
     Machine m = new Machine(RunState.initial(0));
     m.on(new RunEvent.Begin(RUN));
@@ -148,7 +144,16 @@ class RunTransitionsTest {
     m.on(new RunEvent.Fresh());
     m.on(new RunEvent.LiveAgain());
     m.on(new RunEvent.Ready());
+    m.state = m.state.countedAgainst(2);
     m.commands.clear();
+    return m;
+  }
+
+  /** {@code m} with {@code batch} holding a slot in {@code lane}, as if started there. */
+  private static Machine holding(Machine m, BatchRef batch, int lane) {
+    RunState.Edit e = m.state.edit();
+    e.slots = e.slots.take(batch, lane);
+    m.state = e.done();
     return m;
   }
 
@@ -486,13 +491,12 @@ class RunTransitionsTest {
     Step apply = RunTransitions.on(m.state, new RunEvent.ApplyCap());
 
     assertThat(apply.commands().get(0)).isEqualTo(new WithCapLock(new RunEvent.CapApplied()));
+    m.state = m.state.countedAgainst(8);
     assertThat(m.on(new RunEvent.Apply()))
         .containsExactly(
-            new SetCap(2),
-            new RecordCap(2, 2),
-            new RunCommand.PublishDetails(),
-            new RunCommand.LookSoon());
+            new RecordCap(2, 2), new RunCommand.PublishDetails(), new RunCommand.LookSoon());
     assertThat(m.state.capUnrecorded()).isFalse();
+    assertThat(m.state.slots().cap()).isEqualTo(2);
   }
 
   @Test
@@ -532,7 +536,8 @@ class RunTransitionsTest {
     m.on(new RunEvent.Begin(RUN));
 
     assertThat(m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, 6, false, Instant.EPOCH))))
-        .containsExactly(new SetCap(3));
+        .isEmpty();
+    assertThat(m.state.slots().cap()).isEqualTo(3);
     assertThat(m.state.capUnrecorded()).isTrue();
   }
 
@@ -542,12 +547,12 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.CapUpdate(4)))
         .containsExactly(
-            new SetCap(4),
             new RecordCap(4, 4),
             new RunCommand.LookSoon(),
             new RunCommand.PublishDetails(),
             new AnswerCap(CapAnswer.changed(4, 4)));
     assertThat(m.state.news()).isTrue();
+    assertThat(m.state.slots().cap()).isEqualTo(4);
   }
 
   @Test
@@ -611,13 +616,14 @@ class RunTransitionsTest {
     Machine old = new Machine(RunState.initial(0)).without(RunWorkflowVersions.CAP_FROM_SETTINGS);
     old.on(new RunEvent.Begin(RUN));
     old.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-    assertThat(old.on(new RunEvent.Continued(carried(false, false, false))))
-        .containsExactly(new SetCap(3));
+    assertThat(old.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(old.state.slots().cap()).isEqualTo(3);
 
     Machine now = new Machine(RunState.initial(0));
     now.on(new RunEvent.Begin(RUN));
     now.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
     assertThat(now.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(now.state.slots().cap()).isEqualTo(8);
     assertThat(now.asked)
         .containsExactly(
             RunWorkflowVersions.CAP_FROM_SETTINGS, RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
@@ -836,7 +842,9 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
-            new RunCommand.Claim(2), new RunCommand.StartBatch(B1), new RunCommand.StartBatch(B2));
+            new RunCommand.Claim(2),
+            new RunCommand.StartBatch(B1, 1),
+            new RunCommand.StartBatch(B2, 2));
   }
 
   @Test
@@ -847,7 +855,7 @@ class RunTransitionsTest {
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
             new RunCommand.Claim(2),
-            new RunCommand.StartBatch(B1),
+            new RunCommand.StartBatch(B1, 1),
             new RunCommand.NoPending(),
             new RunCommand.PlanNextPage());
   }
@@ -902,18 +910,17 @@ class RunTransitionsTest {
 
   @Test
   void theLoopWaitsAsTheLastClaimAndThePlanningWindowSay() {
-    RunEvent.WaitFacts idle = new RunEvent.WaitFacts(false, false, false);
-    RunEvent.WaitFacts chains = new RunEvent.WaitFacts(true, false, false);
-    Machine m = running();
+    RunEvent.WaitFacts idle = new RunEvent.WaitFacts(false, false);
+    RunEvent.WaitFacts chains = new RunEvent.WaitFacts(true, false);
+    Machine m = holding(running(), B1, 1);
     assertThat(RunTransitions.waitFor(m.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
     assertThat(RunTransitions.waitFor(m.state, chains)).isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
     // The window is kept ahead only while batches are in flight and no planning call is under way.
-    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, true, false)))
+    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, true)))
         .isEqualTo(RunTransitions.Wait.NEWS);
-    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, false, true)))
-        .isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(running().state, chains)).isEqualTo(RunTransitions.Wait.NEWS);
 
-    Machine held = running();
+    Machine held = holding(running(), B1, 1);
     held.claims.add(claimHeldBy("brake"));
     held.on(new RunEvent.FillSlots(held.facts()));
     assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.HELD);
@@ -955,15 +962,11 @@ class RunTransitionsTest {
     assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
 
     Machine due = running();
-    assertThat(
-            due.on(new RunEvent.FillSlots(new RunEvent.Facts(2, true, false, false, true, true))))
+    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(false, false, true, true))))
         .isEmpty();
 
-    Machine full = running();
-    assertThat(
-            full.on(
-                new RunEvent.FillSlots(new RunEvent.Facts(0, false, false, false, true, false))))
-        .isEmpty();
+    Machine full = holding(holding(running(), B1, 1), B2, 2);
+    assertThat(full.on(new RunEvent.FillSlots(full.facts()))).isEmpty();
   }
 
   @Test
@@ -981,7 +984,7 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult chained = new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, chained, null)))
+    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, chained, null)))
         .containsExactly(new RunCommand.CountKeys(40), new RunCommand.MayHavePending());
   }
 
@@ -990,7 +993,7 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult skipped = new BatchResult(BatchOutcome.SKIPPED, 10);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, skipped, null)))
+    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, skipped, null)))
         .containsExactly(new RunCommand.CountKeys(0));
   }
 
@@ -999,8 +1002,8 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, B2, "boom", false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
-        .endsWith(new RunCommand.ContinueInLane(B2, 2));
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
+        .endsWith(new RunCommand.StartBatch(B2, 2));
   }
 
   @Test
@@ -1008,7 +1011,7 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", true);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
         .endsWith(
             new RunCommand.Warn("run 7: batch 2 failed: boom"),
             new RunCommand.RecordBatchFailure(2, "boom"));
@@ -1042,7 +1045,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Loaded(oneAttempt));
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
         .endsWith(new RunCommand.RecordBatchFailure(2, "boom"));
   }
 
@@ -1050,7 +1053,7 @@ class RunTransitionsTest {
   void aBatchWhoseActivityFailedForGoodFails() {
     Machine m = running();
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, null, "timeout")))
+    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, null, "timeout")))
         .containsExactly(
             new RunCommand.Warn("run 7: batch 1 failed: timeout"),
             new RunCommand.RecordBatchFailure(1, "timeout"));
@@ -1059,16 +1062,16 @@ class RunTransitionsTest {
   @Test
   void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
     RunState s = running().state;
-    RunEvent.Facts idle = new RunEvent.Facts(2, true, false, true, false, false);
+    RunEvent.Facts idle = new RunEvent.Facts(false, true, false, false);
 
     assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(1, false, false, true, false, false)))
+    assertThat(RunTransitions.next(holding(running(), B1, 1).state, idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, true, true, false, false)))
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(true, true, false, false)))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, true, true, false)))
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, true, true, false)))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, false, false, false)))
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, false, false, false)))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1076,18 +1079,18 @@ class RunTransitionsTest {
   void aStoppingRunFinishesAndAPausedOneDoesNot() {
     Machine stopping = running();
     stopping.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, false, false, true, false);
+    RunEvent.Facts planning = new RunEvent.Facts(false, false, true, false);
     assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
 
     Machine paused = running();
     paused.on(new RunEvent.Pause());
-    RunEvent.Facts done = new RunEvent.Facts(2, true, false, true, false, false);
+    RunEvent.Facts done = new RunEvent.Facts(false, true, false, false);
     assertThat(RunTransitions.next(paused.state, done)).isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
   void anIdleExecutionDueToContinueAsNewHandsOver() {
-    RunEvent.Facts due = new RunEvent.Facts(2, true, false, false, true, true);
+    RunEvent.Facts due = new RunEvent.Facts(false, false, true, true);
 
     assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
   }
@@ -1182,11 +1185,11 @@ class RunTransitionsTest {
   void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
     Machine m = running();
     m.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, true, false);
+    RunEvent.Facts planning = new RunEvent.Facts(true, false, true, false);
 
     assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
     assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
-    RunEvent.Facts planned = new RunEvent.Facts(2, true, false, false, true, false);
+    RunEvent.Facts planned = new RunEvent.Facts(false, false, true, false);
     assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
   }
 
@@ -1194,10 +1197,10 @@ class RunTransitionsTest {
   void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
     Machine m = running();
     m.on(new RunEvent.Pause());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, false, false);
+    RunEvent.Facts planning = new RunEvent.Facts(true, false, false, false);
 
     assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    RunEvent.Facts allPlanned = new RunEvent.Facts(2, true, false, true, false, false);
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false, false);
     assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1544,8 +1547,8 @@ class RunTransitionsTest {
         new RunCarryOver(3, false, false, false, true, 10L, 10, 0L, 5, RunStatus.FAILED, 9L, 99L);
     m.on(new RunEvent.Continued(ended));
 
-    assertThat(m.on(new RunEvent.ContinuedEnded(ended)))
-        .containsExactly(new SetCap(6), new PublishStatus());
+    assertThat(m.on(new RunEvent.ContinuedEnded(ended))).containsExactly(new PublishStatus());
+    assertThat(m.state.slots().cap()).isEqualTo(6);
     assertThat(m.state.later().cap()).isEqualTo(2);
     assertThat(m.state.requestedCap()).isEqualTo(6);
   }
@@ -1580,5 +1583,276 @@ class RunTransitionsTest {
     assertThat(step.needsVersion()).isEqualTo(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
     assertThat(step.commands()).isEmpty();
     assertThat(step.state()).isEqualTo(before);
+  }
+
+  // Slots and lanes.
+
+  private static final BatchResult DONE = new BatchResult(BatchOutcome.COMPLETED, 10);
+
+  private static BatchRef batch(int number) {
+    return new BatchRef(number, number * 10L, number * 10L + 9, 10);
+  }
+
+  /** A running run whose slots are counted against {@code cap}. */
+  private static Machine runningWithCap(int cap) {
+    Machine m = running();
+    m.state = m.state.countedAgainst(cap);
+    return m;
+  }
+
+  /** {@code m} after batches {@code from} to {@code to} were claimed and started. */
+  private static List<RunCommand> claimAndStart(Machine m, int from, int to) {
+    List<BatchRef> batches = new ArrayList<>();
+    for (int number = from; number <= to; number++) {
+      batches.add(batch(number));
+    }
+    m.claims.add(new ClaimResult(batches));
+    return m.on(new RunEvent.FillSlots(m.facts()));
+  }
+
+  @Test
+  void aNewRunsSlotsAreCountedAgainstItsEffectiveCapOnceLoaded() {
+    Machine m = new Machine(RunState.initial(0));
+    assertThat(m.state.slots()).isEqualTo(Slots.NONE);
+    m.on(new RunEvent.Begin(RUN));
+
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, 6, false, Instant.EPOCH)));
+
+    assertThat(m.state.slots().cap()).isEqualTo(6);
+    assertThat(m.state.slots().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aClaimAsksForExactlyTheSlotsFreeAtEveryCapAndCountHeld() {
+    for (int cap = 1; cap <= 4; cap++) {
+      for (int held = 0; held <= cap + 1; held++) {
+        Machine m = runningWithCap(cap);
+        for (int number = 1; number <= held; number++) {
+          holding(m, batch(number), number);
+        }
+
+        List<RunCommand> commands =
+            RunTransitions.on(m.state, new RunEvent.FillSlots(m.facts())).commands();
+
+        if (held < cap) {
+          assertThat(commands)
+              .as("cap %d, %d held", cap, held)
+              .containsExactly(new RunCommand.Claim(cap - held));
+        } else {
+          assertThat(commands).as("cap %d, %d held", cap, held).isEmpty();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aClaimedBatchTakesTheLowestLaneNoBatchHoldsWhateverLanesAreHeld() {
+    for (int heldLanes = 0; heldLanes < 16; heldLanes++) {
+      Machine m = runningWithCap(5);
+      int lowestFree = 5;
+      for (int lane = 4; lane >= 1; lane--) {
+        if ((heldLanes & (1 << (lane - 1))) != 0) {
+          holding(m, batch(100 + lane), lane);
+        } else {
+          lowestFree = lane;
+        }
+      }
+
+      Step step =
+          RunTransitions.on(m.state, new RunEvent.Claimed(new ClaimResult(List.of(batch(1))), 1));
+
+      assertThat(step.commands().get(0))
+          .as("lanes held %s", m.state.slots().lanes().values())
+          .isEqualTo(new RunCommand.StartBatch(batch(1), lowestFree));
+      assertThat(step.state().slots().laneOf(1)).isEqualTo(lowestFree);
+      assertThat(step.state().slots().held()).isEqualTo(m.state.slots().held() + 1);
+    }
+  }
+
+  @Test
+  void theBatchesOfOneClaimTakeTheFreeLanesInTheClaimsOrder() {
+    Machine m = holding(runningWithCap(4), batch(50), 2);
+
+    assertThat(claimAndStart(m, 1, 3))
+        .containsExactly(
+            new RunCommand.Claim(3),
+            new RunCommand.StartBatch(batch(1), 1),
+            new RunCommand.StartBatch(batch(2), 3),
+            new RunCommand.StartBatch(batch(3), 4));
+    assertThat(m.state.slots().free()).isZero();
+  }
+
+  @Test
+  void aClaimAnsweredWithMoreBatchesThanFreeSlotsHoldsThemAll() {
+    // A repeated claim is answered with every batch its token holds in PostgreSQL.
+    Machine m = runningWithCap(2);
+
+    Step step =
+        RunTransitions.on(
+            m.state,
+            new RunEvent.Claimed(new ClaimResult(List.of(batch(1), batch(2), batch(3))), 2));
+
+    assertThat(step.commands())
+        .startsWith(
+            new RunCommand.StartBatch(batch(1), 1),
+            new RunCommand.StartBatch(batch(2), 2),
+            new RunCommand.StartBatch(batch(3), 3));
+    assertThat(step.state().slots().held()).isEqualTo(3);
+    assertThat(step.state().slots().free()).isZero();
+  }
+
+  @Test
+  void aHeldClaimTakesNoSlot() {
+    Machine m = runningWithCap(2);
+    m.claims.add(claimHeldBy("brake"));
+
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    assertThat(m.state.slots().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aCompletedBatchKeepsItsSlotUntilItsEndIsHandledThenFreesExactlyItsLane() {
+    Machine m = runningWithCap(3);
+    claimAndStart(m, 7, 9);
+    // Received but not yet handled: nothing is free.
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(8), DONE, null));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(7, 9);
+    assertThat(claimAndStart(m, 10, 10))
+        .containsExactly(new RunCommand.Claim(1), new RunCommand.StartBatch(batch(10), 2));
+  }
+
+  @Test
+  void aBatchThatFailedForGoodFreesItsSlot() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+
+    m.on(new RunEvent.BatchEnded(batch(1), null, "timeout"));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(2);
+    assertThat(m.state.slots().free()).isEqualTo(1);
+  }
+
+  @Test
+  void theEndOfABatchThatHoldsNoSlotIsAnError() {
+    Machine m = runningWithCap(2);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> m.on(new RunEvent.BatchEnded(batch(1), DONE, null)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("batch 1 holds no slot");
+  }
+
+  @Test
+  void aChainedBatchHandedBackHoldsItsChainsLane() {
+    Machine m = runningWithCap(3);
+    claimAndStart(m, 1, 3);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(batch(2), handoff, null)))
+        .endsWith(new RunCommand.StartBatch(batch(40), 2));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(1, 3, 40);
+    assertThat(m.state.slots().laneOf(40)).isEqualTo(2);
+  }
+
+  @Test
+  void aChainedBatchHandedBackKeepsItsLaneEvenOverALoweredCap() {
+    // Its chain's slot is held in PostgreSQL; the chain, not a new claim, holds it.
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    m.on(new RunEvent.CapUpdate(1));
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    m.on(new RunEvent.BatchEnded(batch(2), handoff, null));
+
+    assertThat(m.state.slots().laneOf(40)).isEqualTo(2);
+    assertThat(m.state.slots().held()).isEqualTo(2);
+    assertThat(m.state.slots().free()).isZero();
+  }
+
+  @Test
+  void aChainedBatchHandedBackThatFailsNowFreesItsChainsSlot() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, batch(40), "boom", true);
+
+    m.on(new RunEvent.BatchEnded(batch(2), handoff, null));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(1);
+  }
+
+  @Test
+  void loweringTheCapTakesNoSlotAwayButLeavesNoneFreeUntilUnderIt() {
+    Machine m = runningWithCap(4);
+    claimAndStart(m, 1, 4);
+
+    m.on(new RunEvent.CapUpdate(2));
+    assertThat(m.state.slots().held()).isEqualTo(4);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(4), DONE, null));
+    assertThat(claimAndStart(m, 5, 5))
+        .containsExactly(new RunCommand.Claim(1), new RunCommand.StartBatch(batch(5), 1));
+  }
+
+  @Test
+  void raisingTheCapFreesSlotsAtOnce() {
+    Machine m = runningWithCap(1);
+    claimAndStart(m, 1, 1);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.CapUpdate(3));
+
+    assertThat(claimAndStart(m, 2, 3))
+        .containsExactly(
+            new RunCommand.Claim(2),
+            new RunCommand.StartBatch(batch(2), 2),
+            new RunCommand.StartBatch(batch(3), 3));
+  }
+
+  @Test
+  void aCapSignalChangesTheSlotsOnlyWhenTheLoopAppliesIt() {
+    Machine m = runningWithCap(2);
+
+    m.on(new RunEvent.CapSignal(5));
+    assertThat(m.state.slots().cap()).isEqualTo(2);
+
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.slots().cap()).isEqualTo(5);
+  }
+
+  @Test
+  void theLoopWaitsWhileAnySlotIsHeldAndFinishesOnceEveryOneIsFree() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false, false);
+
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.FINISH);
+  }
+
+  @Test
+  void anExecutionDueToContinueAsNewHandsOverOnlyOnceEverySlotIsFree() {
+    Machine m = runningWithCap(1);
+    claimAndStart(m, 1, 1);
+    RunEvent.Facts due = new RunEvent.Facts(false, false, true, true);
+
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
   }
 }
