@@ -4,8 +4,6 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
 
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
-import java.time.Instant;
 import org.slf4j.Logger;
 
 /**
@@ -61,17 +59,12 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       log.info("run {} no longer exists; nothing to do", run.runId());
       return new RunOutcome(null, 0);
     }
-    run.totalKeys = settings.totalKeys();
-    run.processedKeys = settings.processedKeys();
-    run.startedAt = settings.startedAt();
     lanes.configure();
     RunCarryOver carried = input.carried();
     if (carried != null) {
       engine.on(new RunEvent.Continued(carried));
-      restoreProgress(carried);
+      run.window.setDone(carried.planningDone());
       if (carried.endedStatus() != null) {
-        run.finishedAt =
-            carried.endedAtMillis() == null ? null : Instant.ofEpochMilli(carried.endedAtMillis());
         engine.on(new RunEvent.ContinuedEnded(carried));
         if (!run.status().isActive() && !ended.await()) {
           return outcome();
@@ -97,18 +90,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     engine.on(new RunEvent.Ready());
     return loop();
-  }
-
-  /** Takes the progress an execution continued as new carried over. */
-  private void restoreProgress(RunCarryOver carried) {
-    run.window.setDone(carried.planningDone());
-    run.totalKeys = carried.totalKeys();
-    // PostgreSQL's count as this execution loaded it is exact; the carried one may have fallen
-    // short (see RunLedger.takeProcessedKeys).
-    run.processedKeys = Math.max(run.processedKeys, carried.processedKeys());
-    run.startedAt =
-        carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
-    run.claimSequence = carried.claimSequence();
   }
 
   /** A fresh execution of an ended run, started for a retry: true if the retry re-opened it. */
@@ -149,14 +130,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       completed = true;
     } else if (command instanceof RunCommand.AwaitRetry) {
       completed = !ended.await();
-    } else if (command instanceof RunCommand.RecoverSlots) {
-      awaitOrRecoverSlots();
-    } else if (command instanceof RunCommand.WaitAfterRefusedFinish) {
-      // A batch appeared (a retry raced the finish): go on, without spinning.
-      if (run.fruitlessFinishes++ > 0) {
-        Workflow.sleep(Duration.ofSeconds(5));
-      }
-      run.mayHavePending = true;
     } else if (command instanceof RunCommand.HandOverIfDue) {
       if (run.continueAsNewDue()) {
         continueAsNew();
@@ -164,23 +137,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     } else {
       throw new IllegalArgumentException("no way to carry out " + command);
     }
-  }
-
-  /**
-   * After a refused {@code finish} with nothing in flight here: a batch is pending (a retry raced
-   * the finish) or holds a slot in PostgreSQL that no activity of this execution holds (one of a
-   * lost execution, or of a worker that died). Slots whose holder is provably dead are recovered
-   * (back to pending, then claimed or stopped); while none is, the workflow waits between looks
-   * instead of spinning.
-   */
-  private void awaitOrRecoverSlots() {
-    int recovered = run.runs.recoverSlots(run.ref());
-    if (recovered > 0) {
-      log.info("run {}: recovered {} slots held by no live batch", run.runId(), recovered);
-    } else if (run.fruitlessFinishes++ > 0) {
-      Workflow.sleep(Duration.ofSeconds(5));
-    }
-    run.mayHavePending = true;
   }
 
   private void continueAsNew() {
@@ -193,12 +149,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         || engine.pauseUnrecorded() && engine.has(PAUSE_RECONCILED));
     RunState state = run.state;
     RunCarryOver carry = run.carryOver(state.paused(), state.stopping(), state.retryAsked(), null);
-    log.info("run {}: continuing as new after {} batches", run.runId(), run.batchesStartedHere);
+    log.info(
+        "run {}: continuing as new after {} batches",
+        run.runId(),
+        state.counts().batchesStartedHere());
     Workflow.continueAsNew(new RunWorkflowInput(run.runId(), carry));
   }
 
   private RunOutcome outcome() {
-    return new RunOutcome(run.status(), run.processedKeys);
+    return new RunOutcome(run.status(), run.state.counts().processedKeys());
   }
 
   @Override

@@ -97,9 +97,6 @@ final class BatchLanes {
       case NEWS -> Workflow.await(this::hasNews);
     }
     engine.on(new RunEvent.Waited());
-    if (!completions.isEmpty()) {
-      run.fruitlessFinishes = 0;
-    }
     run.window
         .takePlanned()
         .ifPresent(
@@ -155,7 +152,6 @@ final class BatchLanes {
     BatchActivities activities =
         Workflow.newActivityStub(
             BatchActivities.class, options.toBuilder().setSummary(summary).build());
-    run.batchesStartedHere++;
     Promise<BatchResult> result =
         Async.function(
             activities::processBatch,

@@ -4,13 +4,10 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.Claim;
-import dev.dripline.workflows.run.RunCommand.CountKeys;
 import dev.dripline.workflows.run.RunCommand.FailPlanning;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.MayHavePending;
-import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanNextPage;
 import dev.dripline.workflows.run.RunCommand.RecordBatchFailure;
 import dev.dripline.workflows.run.RunCommand.StartBatch;
@@ -34,13 +31,17 @@ final class LoopRules {
    * to continue as new: it claims pending batches, or plans the next page when none may be left.
    */
   static Step fillSlots(RunState s, RunEvent.Facts f) {
-    if (s.stopping() || s.paused() || f.continueAsNewDue() || s.slots().free() <= 0) {
+    if (s.stopping()
+        || s.paused()
+        || s.continueAsNewDue(f.continueAsNewSuggested())
+        || s.slots().free() <= 0) {
       return Step.to(s);
     }
-    if (!f.mayHavePending()) {
+    if (!s.counts().mayHavePending()) {
       return Step.to(s, new PlanNextPage());
     }
-    return Step.to(s, new Claim(s.slots().free()));
+    long token = s.counts().claimSequence();
+    return Step.to(s.with(s.counts().claimTaken()), new Claim(s.slots().free(), token));
   }
 
   /**
@@ -54,6 +55,7 @@ final class LoopRules {
    */
   static Step claimed(RunState s, ClaimResult claim, int asked) {
     RunState.Edit e = s.edit();
+    e.counts = s.counts().heldTime(claim);
     e.holds.removeIf(h -> !h.equals(RunState.PAUSED) && !h.equals(RunState.STOPPING));
     if (claim.holds() != null) {
       e.holds.addAll(claim.holds());
@@ -82,6 +84,7 @@ final class LoopRules {
     for (BatchRef batch : claim.batches()) {
       int lane = e.slots.lowestFreeLane();
       e.slots = e.slots.take(batch, lane);
+      e.counts = e.counts.batchStarted();
       commands.add(new StartBatch(batch, lane));
     }
     commands.add(
@@ -108,7 +111,7 @@ final class LoopRules {
         return Step.to(e.done());
       }
     }
-    return Step.to(s, new NoPending(), new Fill());
+    return Step.to(s.with(s.counts().withMayHavePending(false)), new Fill());
   }
 
   /**
@@ -121,6 +124,7 @@ final class LoopRules {
     int lane = s.slots().laneOf(batch.number());
     RunState.Edit e = s.edit();
     e.slots = s.slots().release(batch.number());
+    e.counts = s.counts().withFruitlessFinishes(0);
     if (error != null) {
       return Step.to(
           e.done(), failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
@@ -128,10 +132,10 @@ final class LoopRules {
     List<RunCommand> commands = new ArrayList<>();
     long keys =
         (result.outcome() != BatchOutcome.SKIPPED ? result.size() : 0) + result.chainedKeys();
-    commands.add(new CountKeys(keys));
+    e.counts = e.counts.counted(keys);
     if (result.chainedBatches() > 0) {
       // The chain may have ended on its time, with batches still pending.
-      commands.add(new MayHavePending());
+      e.counts = e.counts.withMayHavePending(true);
     }
     BatchRef handoff = result.handoff();
     if (handoff != null) {
@@ -140,6 +144,7 @@ final class LoopRules {
         commands.add(new RecordBatchFailure(handoff.number(), result.handoffError()));
       } else {
         e.slots = e.slots.take(handoff, lane);
+        e.counts = e.counts.batchStarted();
         commands.add(new StartBatch(handoff, lane));
       }
     }
@@ -152,14 +157,24 @@ final class LoopRules {
 
   /**
    * A planning call's outcome: a failure stops planning (the run ends failed once nothing is in
-   * flight, unless a retry re-opens it); a page goes into the planning window.
+   * flight, unless a retry re-opens it); a page goes into the planning window. Batches may be
+   * pending to claim when the call planned some or found some pending (also when the window was
+   * full and it planned nothing — claim those rather than ask the planner again); once every key is
+   * in a batch, the run's key count is the plan's.
    */
   static Step planned(RunState s, PlanPage page, String failure) {
     if (failure != null) {
       String error = "planning failed: " + failure;
       return Step.to(s, new FailPlanning(error), new Warn("run " + s.runId() + ": " + error));
     }
-    return Step.to(s, new TakePage(page));
+    RunCounts counts = s.counts();
+    if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
+      counts = counts.withMayHavePending(true);
+    }
+    if (page.done()) {
+      counts = counts.withTotalKeys(page.totalKeys());
+    }
+    return Step.to(s.with(counts), new TakePage(page));
   }
 
   /**
@@ -201,10 +216,12 @@ final class LoopRules {
     if (!s.slots().isEmpty() || f.planUnderWay()) {
       return RunTransitions.Turn.WAIT;
     }
-    if (s.stopping() || f.planOver() && !f.mayHavePending() && !s.paused()) {
+    if (s.stopping() || f.planOver() && !s.counts().mayHavePending() && !s.paused()) {
       return RunTransitions.Turn.FINISH;
     }
-    return f.continueAsNewDue() ? RunTransitions.Turn.HAND_OVER : RunTransitions.Turn.WAIT;
+    return s.continueAsNewDue(f.continueAsNewSuggested())
+        ? RunTransitions.Turn.HAND_OVER
+        : RunTransitions.Turn.WAIT;
   }
 
   /** Nothing is in flight and the run may end: PostgreSQL is asked to finish it. */

@@ -6,7 +6,6 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE
 
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
-import dev.dripline.workflows.run.RunCommand.ForgetEnd;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.LookSoon;
 import dev.dripline.workflows.run.RunCommand.PlanAgain;
@@ -193,7 +192,8 @@ final class RequestRules {
     }
     if (e.retryAsked) {
       e.retryAsked = false;
-      commands.add(new Requeue(s.status(), false));
+      commands.add(new Requeue(s.status(), false, e.counts.requeues()));
+      e.counts = e.counts.requeueTaken();
     }
     commands.add(new Then(new ApplyCap()));
     return Step.to(e.done(), commands);
@@ -204,7 +204,9 @@ final class RequestRules {
    * that paused itself for its failure budget (P6b) goes on once its failed batches are re-queued:
    * the re-queue renewed the budget, and the loop's pause step records it running.
    */
-  static Step requeued(RunState s, RequeueResult requeue, RunStatus before) {
+  static Step requeued(RunState requeuedIn, RequeueResult requeue, RunStatus before) {
+    // Planning may go on, and batches may be pending to claim.
+    RunState s = requeuedIn.with(requeuedIn.counts().withMayHavePending(true));
     List<RunCommand> commands = new ArrayList<>();
     commands.add(
         new Log("run " + s.runId() + ": retry re-queued " + requeue.requeued() + " batches"));
@@ -230,7 +232,7 @@ final class RequestRules {
       commands.add(new Log("run " + s.runId() + " goes on: its failed batches are re-queued"));
     }
     e.status = e.holds.contains(RunState.PAUSED) ? RunStatus.PAUSED : RunStatus.RUNNING;
-    commands.add(new ForgetEnd());
+    e.counts = e.counts.withFinishedAt(null);
     commands.add(new PublishStatus());
     return Step.to(e.done(), commands);
   }

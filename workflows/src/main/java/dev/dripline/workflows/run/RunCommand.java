@@ -24,11 +24,11 @@ sealed interface RunCommand {
   record RecordCap(int requestedCap, int effectiveCap) implements RunCommand {}
 
   /**
-   * Re-queues the run's failed (and, stopped, its stopped) batches; answered by {@link
-   * RunEvent.Requeued} for a live run ({@code before} its status), {@link RunEvent.EndedRequeued}
-   * for an ended one.
+   * Re-queues the run's failed (and, stopped, its stopped) batches, with this execution's re-queue
+   * token {@code token}; answered by {@link RunEvent.Requeued} for a live run ({@code before} its
+   * status), {@link RunEvent.EndedRequeued} for an ended one.
    */
-  record Requeue(RunStatus before, boolean ended) implements RunCommand {}
+  record Requeue(RunStatus before, boolean ended, int token) implements RunCommand {}
 
   /** Answers every retry Update waiting. */
   record AnswerRetries(RetryAnswer answer) implements RunCommand {}
@@ -45,20 +45,20 @@ sealed interface RunCommand {
   /** Looks at the planning window soon: what the chains may take changed. */
   record LookSoon() implements RunCommand {}
 
-  /** Planning may go on: its failure is forgotten, and batches may be pending to claim. */
+  /** Planning may go on: its failure is forgotten. */
   record PlanAgain() implements RunCommand {}
 
-  /** The run is active again: its end time is forgotten. */
-  record ForgetEnd() implements RunCommand {}
-
   /**
-   * The run goes on after it had ended: planning may go on, its end time and refused finishes are
-   * forgotten, and the window is looked at soon.
+   * The run goes on after it had ended: planning may go on (its failure is forgotten), and the
+   * window is looked at soon.
    */
   record Reopen() implements RunCommand {}
 
-  /** Claims up to {@code free} pending batches; answered by {@link RunEvent.Claimed}. */
-  record Claim(int free) implements RunCommand {}
+  /**
+   * Claims up to {@code free} pending batches with claim token {@code token}; answered by {@link
+   * RunEvent.Claimed}.
+   */
+  record Claim(int free, long token) implements RunCommand {}
 
   /**
    * Starts a batch activity for {@code batch} in {@code lane}, whose slot the state holds for it: a
@@ -69,12 +69,6 @@ sealed interface RunCommand {
   /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
   record RecordBatchFailure(int batch, String error) implements RunCommand {}
 
-  /** Adds {@code keys} to the run's processed keys. */
-  record CountKeys(long keys) implements RunCommand {}
-
-  /** Pending batches may be left to claim (a chain may have ended on its time). */
-  record MayHavePending() implements RunCommand {}
-
   /** Starts the next planning call in the background, unless one is under way. */
   record PlanNextPage() implements RunCommand {}
 
@@ -84,17 +78,11 @@ sealed interface RunCommand {
   /** Planning failed for good ({@code error}): no further call until a retry re-opens the run. */
   record FailPlanning(String error) implements RunCommand {}
 
-  /** No pending batch is left to claim until a plan page, retry or completion says otherwise. */
-  record NoPending() implements RunCommand {}
-
   /** Fills free slots again: takes {@link RunEvent.FillSlots} with what the loop knows now. */
   record Fill() implements RunCommand {}
 
   /** Asks PostgreSQL to finish the run; answered by {@link RunEvent.Finished}. */
   record Finish(boolean stopping) implements RunCommand {}
-
-  /** Takes what {@code finish} recorded: the end time and PostgreSQL's count of processed keys. */
-  record TakeEnd(FinishResult finish) implements RunCommand {}
 
   /** The workflow completes with the run's outcome. */
   record Complete() implements RunCommand {}
@@ -103,16 +91,13 @@ sealed interface RunCommand {
   record AwaitRetry() implements RunCommand {}
 
   /**
-   * After a refused finish with nothing in flight: recovers the slots held by no live batch, or
-   * waits between looks when none is.
+   * After a refused finish with nothing in flight: recovers the slots held by no live batch;
+   * answered by {@link RunEvent.SlotsRecovered}.
    */
   record RecoverSlots() implements RunCommand {}
 
-  /**
-   * After a refused finish, in executions from before slots were recovered there: waits from the
-   * second refusal in a row on, and claims again.
-   */
-  record WaitAfterRefusedFinish() implements RunCommand {}
+  /** Waits {@code millis} (a workflow timer) before the loop goes on. */
+  record Sleep(long millis) implements RunCommand {}
 
   /** Continues as new if due. */
   record HandOverIfDue() implements RunCommand {}

@@ -1,5 +1,7 @@
 package dev.dripline.workflows.run;
 
+import java.time.Instant;
+
 /**
  * Something that happened to a run's workflow, as {@link RunTransitions} takes it: an operator's
  * request (a signal or an Update), a step of the workflow's loop, or the answer of a command it
@@ -81,11 +83,9 @@ sealed interface RunEvent {
    *
    * @param planUnderWay a planning call is under way, its outcome not yet handled
    * @param planOver planning has nothing more to do: every key is in a batch, or it failed
-   * @param mayHavePending pending batches may be left to claim
-   * @param continueAsNewDue this execution has started enough batches, or Temporal suggests it
+   * @param continueAsNewSuggested Temporal suggests this execution continue as new
    */
-  record Facts(
-      boolean planUnderWay, boolean planOver, boolean mayHavePending, boolean continueAsNewDue) {}
+  record Facts(boolean planUnderWay, boolean planOver, boolean continueAsNewSuggested) {}
 
   /** The loop fills free slots: claims pending batches, or plans when none may be left. */
   record FillSlots(Facts facts) implements RunEvent {}
@@ -128,6 +128,9 @@ sealed interface RunEvent {
   /** {@code finish} answered. */
   record Finished(FinishResult finish) implements RunEvent {}
 
+  /** {@link RunCommand.RecoverSlots} answered: {@code recovered} slots whose holder was dead. */
+  record SlotsRecovered(int recovered) implements RunEvent {}
+
   /** The run ended at its finish: its workflow completes, or waits for a retry. */
   record EndedAtFinish() implements RunEvent {}
 
@@ -139,13 +142,16 @@ sealed interface RunEvent {
   /** A retry of a pending run is refused: it has no batches yet. */
   record PendingRetryRefused() implements RunEvent {}
 
-  /** A pending run started (its record moved to running). */
-  record Started() implements RunEvent {}
+  /** A pending run started (its record moved to running) at {@code startedAt}. */
+  record Started(Instant startedAt) implements RunEvent {}
 
   // The end.
 
-  /** {@code finish} ended the run as {@code status} (null: the run is gone). */
-  record Ended(RunStatus status) implements RunEvent {}
+  /**
+   * The run ended as {@code status} before it started (null: the run is gone): stopped, with what
+   * {@code finish} recorded, or found ended by its start ({@code finish} null).
+   */
+  record Ended(RunStatus status, FinishResult finish) implements RunEvent {}
 
   /** The ended run's workflow begins to wait for a retry, at {@code nowMillis} (workflow time). */
   record EndedWaitBegins(long nowMillis) implements RunEvent {}

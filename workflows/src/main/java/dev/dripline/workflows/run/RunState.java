@@ -43,6 +43,7 @@ import java.util.Set;
  * @param slotsFull the last claim found the run's slots full in PostgreSQL, held by batches this
  *     execution does not hold: the loop claims again after a short look
  * @param slots the slots this execution holds, and the cap they are counted against
+ * @param counts the run's progress and the loop's bookkeeping
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  */
@@ -64,6 +65,7 @@ record RunState(
     long heldLookMillis,
     boolean slotsFull,
     Slots slots,
+    RunCounts counts,
     Map<String, Boolean> versions) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
@@ -115,6 +117,7 @@ record RunState(
         0,
         false,
         Slots.NONE,
+        RunCounts.NONE,
         Map.of());
   }
 
@@ -162,6 +165,21 @@ record RunState(
     return e.done();
   }
 
+  /**
+   * Whether this execution is due to continue as new: it started enough batches, or Temporal
+   * suggests it ({@code suggested}).
+   */
+  boolean continueAsNewDue(boolean suggested) {
+    return counts.batchesStartedHere() >= settings.maxBatchesPerExecution() || suggested;
+  }
+
+  /** This state with {@code counts}. */
+  RunState with(RunCounts counts) {
+    Edit e = edit();
+    e.counts = counts;
+    return e.done();
+  }
+
   Edit edit() {
     return new Edit(this);
   }
@@ -184,6 +202,7 @@ record RunState(
     long heldLookMillis;
     boolean slotsFull;
     Slots slots;
+    RunCounts counts;
     final Map<String, Boolean> versions;
     long runId;
 
@@ -205,6 +224,7 @@ record RunState(
       heldLookMillis = s.heldLookMillis;
       slotsFull = s.slotsFull;
       slots = s.slots;
+      counts = s.counts;
       versions = new LinkedHashMap<>(s.versions);
     }
 
@@ -247,6 +267,7 @@ record RunState(
           heldLookMillis,
           slotsFull,
           slots,
+          counts,
           versions);
     }
   }

@@ -162,16 +162,18 @@ final class RunTransitions {
       return StartRules.pendingPauseAsked(s);
     } else if (event instanceof PendingRetryRefused) {
       return StartRules.pendingRetryRefused(s);
-    } else if (event instanceof Started) {
-      return StartRules.started(s);
+    } else if (event instanceof Started st) {
+      return StartRules.started(s, st.startedAt());
     }
     // The end.
     if (event instanceof Finished f) {
       return EndRules.finished(s, f.finish());
+    } else if (event instanceof RunEvent.SlotsRecovered r) {
+      return EndRules.slotsRecovered(s, r.recovered());
     } else if (event instanceof EndedAtFinish) {
       return EndRules.endedAtFinish(s);
     } else if (event instanceof Ended e) {
-      return EndRules.ended(s, e.status());
+      return EndRules.ended(s, e.status(), e.finish());
     } else if (event instanceof EndedWaitBegins b) {
       return EndRules.endedWaitBegins(s, b.nowMillis());
     } else if (event instanceof RetryEnded) {

@@ -12,6 +12,7 @@ import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunEvent.ApplyLater;
 import dev.dripline.workflows.run.RunState.Later;
 import dev.dripline.workflows.run.RunTransitions.Step;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,6 +41,7 @@ final class StartRules {
     if (!s.capUnrecorded()) {
       e.requestedCap = settings.requestedCap();
     }
+    e.counts = s.counts().loaded(settings);
     RunState next = e.done();
     return Step.to(next.countedAgainst(next.effectiveCap()));
   }
@@ -93,6 +95,7 @@ final class StartRules {
     }
     List<RunCommand> commands = new ArrayList<>();
     RunState.Edit e = s.edit();
+    e.counts = s.counts().carried(carried);
     if (!capFromSettings) {
       e.slots = s.slots().withCap(carried.effectiveCap());
     }
@@ -155,6 +158,12 @@ final class StartRules {
     RunState.Edit e = s.edit();
     e.status = carried.endedStatus();
     e.retryDeadlineMillis = carried.retryDeadlineMillis();
+    e.counts =
+        s.counts()
+            .withFinishedAt(
+                carried.endedAtMillis() == null
+                    ? null
+                    : Instant.ofEpochMilli(carried.endedAtMillis()));
     e.hold(RunState.PAUSED, false).recorded(RunState.PAUSED, false);
     e.pauseToggled = false;
     Integer capAfterRetry = s.later().cap();
@@ -222,9 +231,10 @@ final class StartRules {
   }
 
   /** A pending run started: its record moved to running. */
-  static Step started(RunState s) {
+  static Step started(RunState s, Instant startedAt) {
     RunState.Edit e = s.edit();
     e.status = RunStatus.RUNNING;
+    e.counts = s.counts().withStartedAt(startedAt);
     return Step.to(e.done());
   }
 }

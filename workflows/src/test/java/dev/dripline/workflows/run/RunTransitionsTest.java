@@ -43,8 +43,7 @@ class RunTransitionsTest {
     final Deque<ClaimResult> claims = new ArrayDeque<>();
     final Deque<FinishResult> finishes = new ArrayDeque<>();
 
-    /** Whether batches may be pending, as the loop would see it. */
-    boolean mayHavePending = true;
+    final Deque<Integer> recovered = new ArrayDeque<>();
 
     final List<RunCommand> commands = new ArrayList<>();
     final List<String> asked = new ArrayList<>();
@@ -66,7 +65,7 @@ class RunTransitionsTest {
     }
 
     RunEvent.Facts facts() {
-      return new RunEvent.Facts(false, false, mayHavePending, false);
+      return new RunEvent.Facts(false, false, false);
     }
 
     private void take(RunEvent event) {
@@ -89,8 +88,8 @@ class RunTransitionsTest {
           take(new RunEvent.FillSlots(facts()));
         } else {
           commands.add(command);
-          if (command instanceof RunCommand.NoPending) {
-            mayHavePending = false;
+          if (command instanceof RunCommand.RecoverSlots) {
+            take(new RunEvent.SlotsRecovered(recovered.isEmpty() ? 0 : recovered.remove()));
           } else if (command instanceof RunCommand.Claim claim) {
             take(new RunEvent.Claimed(claims.remove(), claim.free()));
           } else if (command instanceof RunCommand.Finish) {
@@ -149,6 +148,11 @@ class RunTransitionsTest {
     return m;
   }
 
+  /** {@code s}, where pending batches may be left to claim if {@code may}. */
+  private static RunState pendingMay(RunState s, boolean may) {
+    return s.with(s.counts().withMayHavePending(may));
+  }
+
   /** {@code m} with {@code batch} holding a slot in {@code lane}, as if started there. */
   private static Machine holding(Machine m, BatchRef batch, int lane) {
     RunState.Edit e = m.state.edit();
@@ -160,7 +164,7 @@ class RunTransitionsTest {
   /** A run that ended {@code status} and whose workflow waits for a retry. */
   private static Machine endedWaiting(RunStatus status) {
     Machine m = running();
-    m.on(new RunEvent.Ended(status));
+    m.on(new RunEvent.Ended(status, null));
     m.on(new RunEvent.EndedWaitBegins(1_000));
     m.commands.clear();
     return m;
@@ -197,7 +201,7 @@ class RunTransitionsTest {
   @Test
   void aStopOfAnEndedRunIsIgnored() {
     Machine m = running();
-    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED, null));
 
     assertThat(m.on(new RunEvent.Stop()))
         .containsExactly(new Log("STOP ignored: run 7 is already completed"));
@@ -375,7 +379,7 @@ class RunTransitionsTest {
 
     assertThat(done)
         .contains(
-            new Requeue(RunStatus.RUNNING, false),
+            new Requeue(RunStatus.RUNNING, false, 0),
             new RunCommand.PlanAgain(),
             new AnswerRetries(RetryAnswer.requeued(3)),
             new PublishStatus());
@@ -457,7 +461,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Stop());
     m.on(new RunEvent.Retry());
 
-    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false));
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 0));
   }
 
   @Test
@@ -471,10 +475,8 @@ class RunTransitionsTest {
     List<RunCommand> done =
         m.without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY).on(new RunEvent.Finishing());
 
-    assertThat(done)
-        .containsExactly(
-            new RunCommand.Finish(true),
-            new RunCommand.TakeEnd(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH)));
+    assertThat(done).containsExactly(new RunCommand.Finish(true));
+    assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
     assertThat(m.state.holds()).isEmpty();
     assertThat(m.state.stopRecorded()).isFalse();
     assertThat(m.state.status()).isEqualTo(RunStatus.STOPPED);
@@ -522,7 +524,7 @@ class RunTransitionsTest {
   @Test
   void aCapSignalToAnEndedRunIsIgnored() {
     Machine m = running();
-    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED, null));
 
     assertThat(m.on(new RunEvent.CapSignal(2)))
         .containsExactly(
@@ -825,7 +827,7 @@ class RunTransitionsTest {
   void aStartedRunIsRunning() {
     Machine m = pending();
 
-    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Started(Instant.EPOCH));
 
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
   }
@@ -842,7 +844,7 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
-            new RunCommand.Claim(2),
+            new RunCommand.Claim(2, 0),
             new RunCommand.StartBatch(B1, 1),
             new RunCommand.StartBatch(B2, 2));
   }
@@ -854,10 +856,10 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
-            new RunCommand.Claim(2),
+            new RunCommand.Claim(2, 0),
             new RunCommand.StartBatch(B1, 1),
-            new RunCommand.NoPending(),
             new RunCommand.PlanNextPage());
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -865,7 +867,7 @@ class RunTransitionsTest {
     Machine m = running();
     m.claims.add(new ClaimResult(List.of(), true));
 
-    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2, 0));
     assertThat(m.state.slotsFull()).isTrue();
     assertThat(m.asked).contains(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
 
@@ -879,9 +881,9 @@ class RunTransitionsTest {
     m.claims.add(new ClaimResult(List.of(), true));
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
-        .containsExactly(
-            new RunCommand.Claim(2), new RunCommand.NoPending(), new RunCommand.PlanNextPage());
+        .containsExactly(new RunCommand.Claim(2, 0), new RunCommand.PlanNextPage());
     assertThat(m.state.slotsFull()).isFalse();
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -889,10 +891,10 @@ class RunTransitionsTest {
     Machine m = running();
     m.claims.add(claimHeldBy("brake"));
 
-    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2, 0));
     assertThat(m.state.heldLookMillis()).isEqualTo(500);
     assertThat(m.state.holds()).containsExactly("brake");
-    assertThat(m.mayHavePending).isTrue();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
 
     m.on(new RunEvent.Waited());
     assertThat(m.state.heldLookMillis()).isZero();
@@ -962,8 +964,7 @@ class RunTransitionsTest {
     assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
 
     Machine due = running();
-    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(false, false, true, true))))
-        .isEmpty();
+    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(false, false, true)))).isEmpty();
 
     Machine full = holding(holding(running(), B1, 1), B2, 2);
     assertThat(full.on(new RunEvent.FillSlots(full.facts()))).isEmpty();
@@ -973,7 +974,7 @@ class RunTransitionsTest {
   void heldByTheBrakeAlonePlanningStillGoesOn() {
     Machine m = running();
     m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
-    m.mayHavePending = false;
+    m.state = pendingMay(m.state, false);
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(new RunCommand.PlanNextPage());
@@ -981,20 +982,29 @@ class RunTransitionsTest {
 
   @Test
   void aCompletedBatchCountsItsKeysAndItsChains() {
-    Machine m = running();
+    Machine m = holding(running(), B1, 1);
+    m.state = pendingMay(m.state, false);
+    long before = m.state.counts().processedKeys();
     BatchResult chained = new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false);
 
-    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, chained, null)))
-        .containsExactly(new RunCommand.CountKeys(40), new RunCommand.MayHavePending());
+    assertThat(m.on(new RunEvent.BatchEnded(B1, chained, null))).isEmpty();
+
+    assertThat(m.state.counts().processedKeys()).isEqualTo(before + 40);
+    // The chain may have ended on its time, with batches still pending.
+    assertThat(m.state.counts().mayHavePending()).isTrue();
   }
 
   @Test
   void aSkippedBatchCountsOnlyItsChainsKeys() {
-    Machine m = running();
+    Machine m = holding(running(), B1, 1);
+    m.state = pendingMay(m.state, false);
+    long before = m.state.counts().processedKeys();
     BatchResult skipped = new BatchResult(BatchOutcome.SKIPPED, 10);
 
-    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, skipped, null)))
-        .containsExactly(new RunCommand.CountKeys(0));
+    assertThat(m.on(new RunEvent.BatchEnded(B1, skipped, null))).isEmpty();
+
+    assertThat(m.state.counts().processedKeys()).isEqualTo(before);
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -1061,17 +1071,16 @@ class RunTransitionsTest {
 
   @Test
   void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
-    RunState s = running().state;
-    RunEvent.Facts idle = new RunEvent.Facts(false, true, false, false);
+    RunState s = pendingMay(running().state, false);
+    RunEvent.Facts idle = new RunEvent.Facts(false, true, false);
 
     assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
     assertThat(RunTransitions.next(holding(running(), B1, 1).state, idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(true, true, false, false)))
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(true, true, false)))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, true, true, false)))
-        .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, false, false, false)))
+    assertThat(RunTransitions.next(running().state, idle)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, false, false)))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1079,18 +1088,19 @@ class RunTransitionsTest {
   void aStoppingRunFinishesAndAPausedOneDoesNot() {
     Machine stopping = running();
     stopping.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(false, false, true, false);
+    RunEvent.Facts planning = new RunEvent.Facts(false, false, false);
     assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
 
     Machine paused = running();
     paused.on(new RunEvent.Pause());
-    RunEvent.Facts done = new RunEvent.Facts(false, true, false, false);
-    assertThat(RunTransitions.next(paused.state, done)).isEqualTo(RunTransitions.Turn.WAIT);
+    RunEvent.Facts done = new RunEvent.Facts(false, true, false);
+    assertThat(RunTransitions.next(pendingMay(paused.state, false), done))
+        .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
   void anIdleExecutionDueToContinueAsNewHandsOver() {
-    RunEvent.Facts due = new RunEvent.Facts(false, false, true, true);
+    RunEvent.Facts due = new RunEvent.Facts(false, false, true);
 
     assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
   }
@@ -1103,11 +1113,10 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.Finishing()))
         .containsExactly(
-            new RunCommand.Finish(false),
-            new RunCommand.TakeEnd(completed),
-            new PublishStatus(),
-            new RunCommand.Complete());
+            new RunCommand.Finish(false), new PublishStatus(), new RunCommand.Complete());
     assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(m.state.counts().processedKeys()).isEqualTo(40);
+    assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
     assertThat(m.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
   }
 
@@ -1120,7 +1129,7 @@ class RunTransitionsTest {
         RunTransitions.on(
             m.state, new RunEvent.Finished(new FinishResult(true, RunStatus.FAILED, null)));
     assertThat(finished.needsVersion()).isNull();
-    assertThat(finished.commands().get(2)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
+    assertThat(finished.commands().get(1)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
 
     assertThat(m.on(new RunEvent.Finishing()))
         .endsWith(new PublishStatus(), new RunCommand.AwaitRetry());
@@ -1164,8 +1173,13 @@ class RunTransitionsTest {
     Machine m = running().without(RunWorkflowVersions.RECOVER_ORPHAN_SLOTS);
     m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
 
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.state = pendingMay(m.state, false);
+
+    assertThat(m.on(new RunEvent.Finishing())).containsExactly(new RunCommand.Finish(false));
+    assertThat(m.state.counts().mayHavePending()).isTrue();
     assertThat(m.on(new RunEvent.Finishing()))
-        .containsExactly(new RunCommand.Finish(false), new RunCommand.WaitAfterRefusedFinish());
+        .containsExactly(new RunCommand.Finish(false), new RunCommand.Sleep(5_000));
   }
 
   @Test
@@ -1185,11 +1199,11 @@ class RunTransitionsTest {
   void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
     Machine m = running();
     m.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(true, false, true, false);
+    RunEvent.Facts planning = new RunEvent.Facts(true, false, false);
 
     assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
     assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
-    RunEvent.Facts planned = new RunEvent.Facts(false, false, true, false);
+    RunEvent.Facts planned = new RunEvent.Facts(false, false, false);
     assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
   }
 
@@ -1197,11 +1211,12 @@ class RunTransitionsTest {
   void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
     Machine m = running();
     m.on(new RunEvent.Pause());
-    RunEvent.Facts planning = new RunEvent.Facts(true, false, false, false);
+    RunEvent.Facts planning = new RunEvent.Facts(true, false, false);
 
     assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false, false);
-    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false);
+    assertThat(RunTransitions.next(pendingMay(m.state, false), allPlanned))
+        .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
@@ -1223,7 +1238,7 @@ class RunTransitionsTest {
     Machine m = pending();
 
     m.on(new RunEvent.CapSignal(3));
-    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Started(Instant.EPOCH));
     m.on(new RunEvent.Ready());
 
     assertThat(m.on(new RunEvent.Apply())).contains(new RecordCap(3, 3));
@@ -1379,7 +1394,7 @@ class RunTransitionsTest {
     Machine m = running();
     m.on(new RunEvent.Stop());
     m.on(new RunEvent.Apply());
-    m.on(new RunEvent.Ended(RunStatus.STOPPED));
+    m.on(new RunEvent.Ended(RunStatus.STOPPED, null));
 
     m.on(new RunEvent.EndedWaitBegins(1_000));
     assertThat(m.state.holds()).isEmpty();
@@ -1416,7 +1431,7 @@ class RunTransitionsTest {
 
     assertThat(done)
         .startsWith(
-            new Requeue(RunStatus.FAILED, true),
+            new Requeue(RunStatus.FAILED, true, 0),
             new Log("run 7: retry re-queued 2 batches; the run goes on"),
             new AnswerRetries(RetryAnswer.requeued(2)),
             new Reopen(),
@@ -1637,7 +1652,7 @@ class RunTransitionsTest {
         if (held < cap) {
           assertThat(commands)
               .as("cap %d, %d held", cap, held)
-              .containsExactly(new RunCommand.Claim(cap - held));
+              .containsExactly(new RunCommand.Claim(cap - held, 0));
         } else {
           assertThat(commands).as("cap %d, %d held", cap, held).isEmpty();
         }
@@ -1675,7 +1690,7 @@ class RunTransitionsTest {
 
     assertThat(claimAndStart(m, 1, 3))
         .containsExactly(
-            new RunCommand.Claim(3),
+            new RunCommand.Claim(3, 0),
             new RunCommand.StartBatch(batch(1), 1),
             new RunCommand.StartBatch(batch(2), 3),
             new RunCommand.StartBatch(batch(3), 4));
@@ -1722,7 +1737,7 @@ class RunTransitionsTest {
 
     assertThat(m.state.slots().lanes()).containsOnlyKeys(7, 9);
     assertThat(claimAndStart(m, 10, 10))
-        .containsExactly(new RunCommand.Claim(1), new RunCommand.StartBatch(batch(10), 2));
+        .containsExactly(new RunCommand.Claim(1, 1), new RunCommand.StartBatch(batch(10), 2));
   }
 
   @Test
@@ -1803,7 +1818,7 @@ class RunTransitionsTest {
 
     m.on(new RunEvent.BatchEnded(batch(4), DONE, null));
     assertThat(claimAndStart(m, 5, 5))
-        .containsExactly(new RunCommand.Claim(1), new RunCommand.StartBatch(batch(5), 1));
+        .containsExactly(new RunCommand.Claim(1, 1), new RunCommand.StartBatch(batch(5), 1));
   }
 
   @Test
@@ -1816,7 +1831,7 @@ class RunTransitionsTest {
 
     assertThat(claimAndStart(m, 2, 3))
         .containsExactly(
-            new RunCommand.Claim(2),
+            new RunCommand.Claim(2, 1),
             new RunCommand.StartBatch(batch(2), 2),
             new RunCommand.StartBatch(batch(3), 3));
   }
@@ -1836,7 +1851,8 @@ class RunTransitionsTest {
   void theLoopWaitsWhileAnySlotIsHeldAndFinishesOnceEveryOneIsFree() {
     Machine m = runningWithCap(2);
     claimAndStart(m, 1, 2);
-    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false, false);
+    m.state = pendingMay(m.state, false);
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false);
 
     assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
     m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
@@ -1849,10 +1865,220 @@ class RunTransitionsTest {
   void anExecutionDueToContinueAsNewHandsOverOnlyOnceEverySlotIsFree() {
     Machine m = runningWithCap(1);
     claimAndStart(m, 1, 1);
-    RunEvent.Facts due = new RunEvent.Facts(false, false, true, true);
+    RunEvent.Facts due = new RunEvent.Facts(false, false, true);
 
     assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.WAIT);
     m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
     assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+  }
+
+  // Progress and the loop's bookkeeping.
+
+  @Test
+  void aLoadedRunTakesTheProgressItsRecordHolds() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, null, false, Instant.EPOCH)));
+
+    assertThat(m.state.counts().startedAt()).isEqualTo(Instant.EPOCH);
+    assertThat(m.state.counts().processedKeys()).isZero();
+    assertThat(m.state.counts().totalKeys()).isNull();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+  }
+
+  @Test
+  void aContinuedExecutionTakesTheCarriedProgressAndClaimTokenButKeepsTheHigherKeyCount() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    RunCarryOver carried =
+        new RunCarryOver(3, false, false, false, true, 400L, 10, 0L, 5, null, null, null);
+
+    m.on(new RunEvent.Continued(carried));
+
+    assertThat(m.state.counts().claimSequence()).isEqualTo(5);
+    assertThat(m.state.counts().totalKeys()).isEqualTo(400L);
+    assertThat(m.state.counts().processedKeys()).isEqualTo(10);
+    assertThat(m.state.counts().startedAt()).isEqualTo(Instant.EPOCH);
+  }
+
+  @Test
+  void aStartedRunTakesItsStartTime() {
+    Machine m = pending();
+    Instant at = Instant.ofEpochSecond(42);
+
+    m.on(new RunEvent.Started(at));
+
+    assertThat(m.state.counts().startedAt()).isEqualTo(at);
+  }
+
+  @Test
+  void eachClaimTakesTheNextTokenOfTheRun() {
+    Machine m = runningWithCap(4);
+    m.state =
+        m.state.with(
+            m.state
+                .counts()
+                .carried(
+                    new RunCarryOver(
+                        4, false, false, false, false, null, 0, 0L, 9, null, null, null)));
+
+    assertThat(claimAndStart(m, 1, 2)).startsWith(new RunCommand.Claim(4, 9));
+    m.claims.add(new ClaimResult(List.of()));
+    m.state = pendingMay(m.state, true);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).startsWith(new RunCommand.Claim(3, 10));
+    assertThat(m.state.counts().claimSequence()).isEqualTo(11);
+  }
+
+  @Test
+  void aClaimBooksTheRunsHeldTimeAndWhenItsHoldBegan() {
+    Machine m = runningWithCap(2);
+    m.claims.add(new ClaimResult(List.of(), false, List.of("brake"), 500, 1_200, 99L));
+    m.on(new RunEvent.FillSlots(m.facts()));
+    assertThat(m.state.counts().throttledMillis()).isEqualTo(1_200);
+    assertThat(m.state.counts().heldSinceMillis()).isEqualTo(99L);
+
+    m.on(new RunEvent.Waited());
+    m.claims.add(new ClaimResult(List.of(), false, List.of(), 0, 1_000, null));
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    // A booked figure never goes back; the hold is over.
+    assertThat(m.state.counts().throttledMillis()).isEqualTo(1_200);
+    assertThat(m.state.counts().heldSinceMillis()).isNull();
+  }
+
+  @Test
+  void batchesStartedHereMakeTheExecutionDueToContinueAsNewAtItsBound() {
+    Machine m = runningWithCap(2);
+    RunState s = m.state;
+    for (int started = 0; started < 1_000; started++) {
+      assertThat(s.continueAsNewDue(false)).isFalse();
+      s = s.with(s.counts().batchStarted());
+    }
+    assertThat(s.continueAsNewDue(false)).isTrue();
+    assertThat(m.state.continueAsNewDue(true)).isTrue();
+
+    claimAndStart(m, 1, 1);
+    assertThat(m.state.counts().batchesStartedHere()).isEqualTo(1);
+  }
+
+  @Test
+  void aHandedBackBatchCountsAsABatchStartedHere() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 1);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    m.on(new RunEvent.BatchEnded(batch(1), handoff, null));
+
+    assertThat(m.state.counts().batchesStartedHere()).isEqualTo(2);
+  }
+
+  @Test
+  void aPlannedPageMakesBatchesClaimableOnlyIfItPlannedOrFoundSome() {
+    for (int created = 0; created <= 1; created++) {
+      for (int pending = -1; pending <= 1; pending++) {
+        Machine m = running();
+        m.state = pendingMay(m.state, false);
+
+        m.on(new RunEvent.Planned(new PlanPage(created, false, null, pending), null));
+
+        assertThat(m.state.counts().mayHavePending())
+            .as("created %d, pending %d", created, pending)
+            .isEqualTo(created > 0 || pending > 0);
+      }
+    }
+  }
+
+  @Test
+  void theLastPageOfThePlanGivesTheRunsKeyCountAndAFailedCallNone() {
+    Machine m = running();
+
+    m.on(new RunEvent.Planned(new PlanPage(3, false, null), null));
+    assertThat(m.state.counts().totalKeys()).isNull();
+    m.on(new RunEvent.Planned(null, "boom"));
+    assertThat(m.state.counts().totalKeys()).isNull();
+    m.on(new RunEvent.Planned(new PlanPage(0, true, 400L), null));
+    assertThat(m.state.counts().totalKeys()).isEqualTo(400L);
+  }
+
+  @Test
+  void refusedFinishesInARowWaitFromTheSecondOnUntilABatchEnds() {
+    Machine m = running();
+    for (int refused = 0; refused < 3; refused++) {
+      m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    }
+
+    assertThat(m.on(new RunEvent.Finishing())).doesNotContain(new RunCommand.Sleep(5_000));
+    assertThat(m.on(new RunEvent.Finishing())).contains(new RunCommand.Sleep(5_000));
+    assertThat(m.state.counts().fruitlessFinishes()).isEqualTo(2);
+
+    holding(m, batch(1), 1).on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(m.state.counts().fruitlessFinishes()).isZero();
+    assertThat(m.on(new RunEvent.Finishing())).doesNotContain(new RunCommand.Sleep(5_000));
+  }
+
+  @Test
+  void aRefusedFinishThatRecoveredSlotsClaimsAgainAtOnce() {
+    Machine m = running();
+    m.state = pendingMay(m.state, false);
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.recovered.add(0);
+    m.recovered.add(2);
+    m.on(new RunEvent.Finishing());
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.RecoverSlots(),
+            new Log("run 7: recovered 2 slots held by no live batch"),
+            new RunCommand.HandOverIfDue());
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+    assertThat(m.state.counts().fruitlessFinishes()).isEqualTo(1);
+  }
+
+  @Test
+  void eachRetryReQueuesWithTheNextTokenOfTheExecution() {
+    Machine m = running();
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 0));
+    m.on(new RunEvent.Retry());
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 1));
+    assertThat(m.state.counts().requeues()).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryThatReQueuedMakesBatchesClaimableAndForgetsTheEndTime() {
+    Machine m = running();
+    m.state = pendingMay(m.state.with(m.state.counts().withFinishedAt(Instant.EPOCH)), false);
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Apply());
+
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+    assertThat(m.state.counts().finishedAt()).isNull();
+  }
+
+  @Test
+  void aRevivedRunForgetsItsEndTimeAndRefusedFinishes() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+    m.state =
+        pendingMay(
+            m.state.with(m.state.counts().withFinishedAt(Instant.EPOCH).withFruitlessFinishes(3)),
+            false);
+
+    m.on(new RunEvent.RecordReopened(settings(RunStatus.RUNNING)));
+
+    assertThat(m.state.counts().finishedAt()).isNull();
+    assertThat(m.state.counts().fruitlessFinishes()).isZero();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
   }
 }
