@@ -63,7 +63,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     RunCarryOver carried = input.carried();
     if (carried != null) {
       engine.on(new RunEvent.Continued(carried));
-      run.window.setDone(carried.planningDone());
       if (carried.endedStatus() != null) {
         engine.on(new RunEvent.ContinuedEnded(carried));
         if (!run.status().isActive() && !ended.await()) {
@@ -124,8 +123,8 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private void carryOut(RunCommand command) {
     if (command instanceof RunCommand.StartBatch start) {
       lanes.start(start.batch(), start.lane());
-    } else if (command instanceof RunCommand.PlanNextPage) {
-      lanes.planNextPage();
+    } else if (command instanceof RunCommand.StartPlanning p) {
+      lanes.startPlanning(p.request());
     } else if (command instanceof RunCommand.Complete) {
       completed = true;
     } else if (command instanceof RunCommand.AwaitRetry) {

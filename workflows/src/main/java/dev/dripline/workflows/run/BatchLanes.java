@@ -1,7 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
-
 import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
@@ -34,6 +32,12 @@ final class BatchLanes {
   /** Outcomes received and not yet handled, in the order they came. */
   private final Deque<Completion> completions = new ArrayDeque<>();
 
+  /** A planning call's outcome, received in the background and handled in the loop. */
+  private record Planned(PlanPage page, RuntimeException failure) {}
+
+  /** The outcome of the planning call under way, once received and until handled. */
+  private Planned planned;
+
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
 
@@ -42,16 +46,9 @@ final class BatchLanes {
     this.engine = engine;
   }
 
-  /** Makes the planning window and the activities' options from the run's settings. */
+  /** Makes the activities' options from the run's settings. */
   void configure() {
     RunSettings settings = run.settings();
-    run.window =
-        new PlanWindow(
-            run.runId(),
-            settings.planPageBatches(),
-            settings.chainMillis(),
-            settings.planningDone(),
-            BatchLanes::newPace);
     RunActivityOptions options =
         RunActivityOptions.of(settings.batchPolicy(), settings.chainMillis());
     batchOptions = options.batch();
@@ -64,9 +61,7 @@ final class BatchLanes {
    */
   void startBatches() {
     engine.on(new RunEvent.FillSlots(run.facts()));
-    if (run.window.runsLow(run.state.slots().cap(), run.state.stopping())) {
-      planNextPage();
-    }
+    engine.on(new RunEvent.KeepAhead());
   }
 
   /** Starts an activity for {@code batch} in {@code lane}, whose slot the state holds for it. */
@@ -81,15 +76,16 @@ final class BatchLanes {
   void awaitNews() {
     switch (RunTransitions.waitFor(run.state, run.waitFacts())) {
       case KEEP_AHEAD -> {
-        if (!Workflow.await(Duration.ofMillis(run.window.lookEveryMillis()), this::hasNews)) {
-          planNextPage();
+        if (!Workflow.await(
+            Duration.ofMillis(run.state.window().lookEveryMillis()), this::hasNews)) {
+          engine.on(new RunEvent.PlanNext());
         }
       }
       case HELD -> Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
       case SLOTS_FULL -> {
         if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
             && run.state.slots().isEmpty()
-            && !run.window.underWay()) {
+            && !run.state.window().underWay()) {
           // Nothing of this execution holds a slot: those that fill them may be dead by now.
           run.runs.recoverSlots(run.ref());
         }
@@ -97,45 +93,30 @@ final class BatchLanes {
       case NEWS -> Workflow.await(this::hasNews);
     }
     engine.on(new RunEvent.Waited());
-    run.window
-        .takePlanned()
-        .ifPresent(
-            outcome ->
-                engine.on(
-                    new RunEvent.Planned(
-                        outcome.page(),
-                        outcome.failure() == null ? null : RunText.failure(outcome.failure()))));
+    if (planned != null) {
+      Planned outcome = planned;
+      planned = null;
+      engine.on(
+          new RunEvent.Planned(
+              outcome.page(),
+              outcome.failure() == null ? null : RunText.failure(outcome.failure()),
+              Workflow.currentTimeMillis()));
+    }
     handleCompletions();
   }
 
   private boolean hasNews() {
-    return !completions.isEmpty() || run.state.news() || run.window.hasPlanned();
+    return !completions.isEmpty() || run.state.news() || planned != null;
   }
 
-  /** Starts the next planning call in the background, unless one is under way or none is needed. */
-  void planNextPage() {
-    run.window
-        .nextCall(run.state.slots().cap(), run.state.stopping())
-        .ifPresent(
-            request ->
-                Async.function(planning::planNextPage, request)
-                    .handle(
-                        (page, failure) -> {
-                          run.window.planned(page, failure);
-                          return null;
-                        }));
-  }
-
-  /**
-   * The chains' pace, made at its first use; executions that began before {@link
-   * ChainPace#MIN_SPAN_MILLIS} existed (histories without the {@link
-   * RunWorkflowVersions#EARLY_PACE} marker) keep measuring over the shortest look, as they did.
-   */
-  private static ChainPace newPace() {
-    return new ChainPace(
-        RunWorkflowVersions.has(EARLY_PACE)
-            ? ChainPace.MIN_SPAN_MILLIS
-            : ChainPace.MIN_LOOK_MILLIS);
+  /** Starts the planning call {@code request} in the background ({@link PlanRules#planNext}). */
+  void startPlanning(PlanRequest request) {
+    Async.function(planning::planNextPage, request)
+        .handle(
+            (page, failure) -> {
+              planned = new Planned(page, failure);
+              return null;
+            });
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {

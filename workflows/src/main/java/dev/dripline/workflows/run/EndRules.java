@@ -12,7 +12,6 @@ import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecoverSlots;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
 import dev.dripline.workflows.run.RunCommand.Sleep;
 import dev.dripline.workflows.run.RunCommand.Then;
@@ -263,6 +262,8 @@ final class EndRules {
     e.later = new Later(e.later.pause(), false, null);
     // Planning may go on; the end time and refused finishes are forgotten.
     e.counts = e.counts.withMayHavePending(true).withFinishedAt(null).withFruitlessFinishes(0);
-    return List.of(new Reopen(), new PublishStatus(), new Then(new ApplyLater()));
+    e.window = e.window.withError(null);
+    e.lookSoon();
+    return List.of(new PublishStatus(), new Then(new ApplyLater()));
   }
 }

@@ -4,14 +4,12 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.Claim;
-import dev.dripline.workflows.run.RunCommand.FailPlanning;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PlanNextPage;
 import dev.dripline.workflows.run.RunCommand.RecordBatchFailure;
 import dev.dripline.workflows.run.RunCommand.StartBatch;
-import dev.dripline.workflows.run.RunCommand.TakePage;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunEvent.ClaimedFewer;
@@ -153,28 +151,6 @@ final class LoopRules {
 
   private static RunCommand failed(RunState s, BatchRef batch, String error) {
     return new Warn("run " + s.runId() + ": batch " + batch.number() + " failed: " + error);
-  }
-
-  /**
-   * A planning call's outcome: a failure stops planning (the run ends failed once nothing is in
-   * flight, unless a retry re-opens it); a page goes into the planning window. Batches may be
-   * pending to claim when the call planned some or found some pending (also when the window was
-   * full and it planned nothing — claim those rather than ask the planner again); once every key is
-   * in a batch, the run's key count is the plan's.
-   */
-  static Step planned(RunState s, PlanPage page, String failure) {
-    if (failure != null) {
-      String error = "planning failed: " + failure;
-      return Step.to(s, new FailPlanning(error), new Warn("run " + s.runId() + ": " + error));
-    }
-    RunCounts counts = s.counts();
-    if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
-      counts = counts.withMayHavePending(true);
-    }
-    if (page.done()) {
-      counts = counts.withTotalKeys(page.totalKeys());
-    }
-    return Step.to(s.with(counts), new TakePage(page));
   }
 
   /**

@@ -7,8 +7,6 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.LookSoon;
-import dev.dripline.workflows.run.RunCommand.PlanAgain;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
@@ -154,8 +152,7 @@ final class RequestRules {
     RunState.Edit e = s.edit();
     e.news = true;
     return Step.to(
-        e.done(),
-        new LookSoon(),
+        e.lookSoon().done(),
         new PublishDetails(),
         new AnswerCap(CapAnswer.changed(requestedCap, effectiveCap)));
   }
@@ -205,12 +202,14 @@ final class RequestRules {
    * the re-queue renewed the budget, and the loop's pause step records it running.
    */
   static Step requeued(RunState requeuedIn, RequeueResult requeue, RunStatus before) {
-    // Planning may go on, and batches may be pending to claim.
-    RunState s = requeuedIn.with(requeuedIn.counts().withMayHavePending(true));
+    // Planning may go on (its failure is forgotten), and batches may be pending to claim.
+    RunState s =
+        requeuedIn
+            .with(requeuedIn.counts().withMayHavePending(true))
+            .with(requeuedIn.window().withError(null));
     List<RunCommand> commands = new ArrayList<>();
     commands.add(
         new Log("run " + s.runId() + ": retry re-queued " + requeue.requeued() + " batches"));
-    commands.add(new PlanAgain());
     RetryAnswer answer;
     if (requeue.status() == null) {
       answer = RetryAnswer.gone();
@@ -241,10 +240,9 @@ final class RequestRules {
   static Step applyCap(RunState s) {
     return s.capUnrecorded()
         ? Step.to(
-            s,
+            s.edit().lookSoon().done(),
             new WithCapLock(new CapApplied()),
             new PublishDetails(),
-            new LookSoon(),
             new Then(new ApplyPause()))
         : Step.to(s, new Then(new ApplyPause()));
   }
@@ -271,7 +269,7 @@ final class RequestRules {
     e.recorded(RunState.PAUSED, s.paused());
     e.pauseToggled = false;
     e.status = s.paused() ? RunStatus.PAUSED : RunStatus.RUNNING;
-    return Step.to(e.done(), new LookSoon(), new RecordStatus(e.status), new PublishStatus());
+    return Step.to(e.lookSoon().done(), new RecordStatus(e.status), new PublishStatus());
   }
 
   /**

@@ -42,18 +42,6 @@ sealed interface RunCommand {
   /** Publishes the details the Web UI shows. */
   record PublishDetails() implements RunCommand {}
 
-  /** Looks at the planning window soon: what the chains may take changed. */
-  record LookSoon() implements RunCommand {}
-
-  /** Planning may go on: its failure is forgotten. */
-  record PlanAgain() implements RunCommand {}
-
-  /**
-   * The run goes on after it had ended: planning may go on (its failure is forgotten), and the
-   * window is looked at soon.
-   */
-  record Reopen() implements RunCommand {}
-
   /**
    * Claims up to {@code free} pending batches with claim token {@code token}; answered by {@link
    * RunEvent.Claimed}.
@@ -69,14 +57,17 @@ sealed interface RunCommand {
   /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
   record RecordBatchFailure(int batch, String error) implements RunCommand {}
 
-  /** Starts the next planning call in the background, unless one is under way. */
+  /**
+   * Plans the next page if planning may: takes {@link RunEvent.PlanNext}, whose rule decides
+   * ({@link PlanRules#planNext}).
+   */
   record PlanNextPage() implements RunCommand {}
 
-  /** Takes {@code page} of the plan into the planning window: its batches may be claimed. */
-  record TakePage(PlanPage page) implements RunCommand {}
-
-  /** Planning failed for good ({@code error}): no further call until a retry re-opens the run. */
-  record FailPlanning(String error) implements RunCommand {}
+  /**
+   * Starts the planning call {@code request} in the background; answered by {@link
+   * RunEvent.Planned}.
+   */
+  record StartPlanning(PlanRequest request) implements RunCommand {}
 
   /** Fills free slots again: takes {@link RunEvent.FillSlots} with what the loop knows now. */
   record Fill() implements RunCommand {}

@@ -6,14 +6,11 @@ import dev.dripline.workflows.run.RunCommand.Claim;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.LookSoon;
-import dev.dripline.workflows.run.RunCommand.PlanAgain;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
@@ -136,7 +133,8 @@ final class RunEngine {
    * A cap change by Update, taken once the run is loaded: applied and recorded before answering.
    */
   CapAnswer changeCap(int maxParallelBatches) {
-    Workflow.await(() -> run.window != null || run.settings() != null && !run.state.found());
+    Workflow.await(
+        () -> run.state.window() != null || run.settings() != null && !run.state.found());
     capLock.lock();
     try {
       capAnswer = null;
@@ -182,13 +180,6 @@ final class RunEngine {
       run.publishStatus();
     } else if (command instanceof PublishDetails) {
       run.publishDetails();
-    } else if (command instanceof LookSoon) {
-      run.window.lookSoon();
-    } else if (command instanceof PlanAgain) {
-      run.window.clearError();
-    } else if (command instanceof Reopen) {
-      run.window.clearError();
-      run.window.lookSoon();
     } else if (command instanceof WithCapLock w) {
       capLock.lock();
       try {
@@ -205,14 +196,12 @@ final class RunEngine {
       on(new RunEvent.FillSlots(run.facts()));
     } else if (command instanceof Finish f) {
       FinishResult finish =
-          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.window.error()));
+          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.state.window().error()));
       on(new RunEvent.Finished(finish));
     } else if (command instanceof RunCommand.RecordBatchFailure f) {
       run.runs.recordBatchFailure(new BatchFailure(run.runId(), f.batch(), f.error()));
-    } else if (command instanceof RunCommand.TakePage t) {
-      run.takePage(t.page());
-    } else if (command instanceof RunCommand.FailPlanning f) {
-      run.window.fail(f.error());
+    } else if (command instanceof RunCommand.PlanNextPage) {
+      on(new RunEvent.PlanNext());
     } else if (command instanceof RunCommand.RecoverSlots) {
       on(new RunEvent.SlotsRecovered(run.runs.recoverSlots(run.ref())));
     } else if (command instanceof RunCommand.Sleep s) {

@@ -104,9 +104,15 @@ sealed interface RunEvent {
 
   /**
    * A planning call answered: {@code page}, the next page of the plan, or {@code failure}, why
-   * planning failed for good.
+   * planning failed for good; handled at {@code nowMillis} (workflow time).
    */
-  record Planned(PlanPage page, String failure) implements RunEvent {}
+  record Planned(PlanPage page, String failure, long nowMillis) implements RunEvent {}
+
+  /** The loop asks for the next page of the plan, if planning may go on. */
+  record PlanNext() implements RunEvent {}
+
+  /** The loop filled its slots: planning keeps ahead of the chains if the window runs low. */
+  record KeepAhead() implements RunEvent {}
 
   /**
    * What the loop knows when it waits for news.

@@ -6,11 +6,12 @@ import java.time.Instant;
 /**
  * What a run's workflow knows of its run: its state ({@link #state}, which only {@link
  * RunTransitions} changes: lifecycle, the slots it holds — {@link Slots}, the run's semaphore — and
- * its progress, {@link RunCounts}) and the planning window ahead of the slots ({@link PlanWindow}).
- * One per execution, shared by the workflow's parts — the engine that carries out the transitions'
- * commands ({@link RunEngine}), the batches it runs ({@link BatchLanes}), a pending run's start
- * ({@link RunStart}) and the wait of an ended run ({@link EndedRunWait}) — all in the workflow's
- * threads. The run's record in PostgreSQL is written only through {@link #runs}.
+ * its progress, {@link RunCounts}, and the planning window ahead of the slots, {@link PlanWindow})
+ * and the stub of the short database operations ({@link #runs}). One per execution, shared by the
+ * workflow's parts — the engine that carries out the transitions' commands ({@link RunEngine}), the
+ * batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart}) and the wait of an
+ * ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's record in PostgreSQL
+ * is written only through {@link #runs}.
  */
 final class RunLedger {
   /** Short database operations; retried until the database answers (R12). */
@@ -22,9 +23,6 @@ final class RunLedger {
    * RunTransitions} makes each next one).
    */
   RunState state = RunState.initial(0);
-
-  /** Planning calls, their sizes and the window kept ahead of the chains ({@link BatchLanes}). */
-  PlanWindow window;
 
   /**
    * The re-queue of this run with token {@code n}, unique to it (this execution's run id and the
@@ -54,18 +52,15 @@ final class RunLedger {
 
   /** What the loop knows now of the planning ahead and of Temporal's advice. */
   RunEvent.Facts facts() {
+    PlanWindow window = state.window();
     return new RunEvent.Facts(
         window.underWay(), window.over(), Workflow.getInfo().isContinueAsNewSuggested());
   }
 
   /** What the loop knows when it waits for news. */
   RunEvent.WaitFacts waitFacts() {
+    PlanWindow window = state.window();
     return new RunEvent.WaitFacts(window.keepsAhead(state.stopping()), window.underWay());
-  }
-
-  /** Takes a page of the plan into the window (the rules took what it means for the run). */
-  void takePage(PlanPage page) {
-    window.takePage(page, Workflow.currentTimeMillis(), state.slots().cap());
   }
 
   boolean continueAsNewDue() {
@@ -81,7 +76,7 @@ final class RunLedger {
         paused,
         stopRequested,
         retryRequested,
-        window.done(),
+        state.window().done(),
         counts.totalKeys(),
         counts.processedKeys(),
         counts.startedAt() == null ? null : counts.startedAt().toEpochMilli(),
@@ -106,7 +101,7 @@ final class RunLedger {
             progress(),
             state.slots().held(),
             state.slots().cap(),
-            window.error(),
+            state.window().error(),
             state.waitingForRetry() ? state.retryDeadlineMillis() : null,
             state.claimHolds(),
             state.counts().heldSinceMillis()));

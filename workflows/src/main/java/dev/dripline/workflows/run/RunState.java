@@ -44,6 +44,7 @@ import java.util.Set;
  *     execution does not hold: the loop claims again after a short look
  * @param slots the slots this execution holds, and the cap they are counted against
  * @param counts the run's progress and the loop's bookkeeping
+ * @param window the planning window ahead of the slots; null until the run's record is loaded
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  */
@@ -66,6 +67,7 @@ record RunState(
     boolean slotsFull,
     Slots slots,
     RunCounts counts,
+    PlanWindow window,
     Map<String, Boolean> versions) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
@@ -118,6 +120,7 @@ record RunState(
         false,
         Slots.NONE,
         RunCounts.NONE,
+        null,
         Map.of());
   }
 
@@ -180,6 +183,13 @@ record RunState(
     return e.done();
   }
 
+  /** This state with {@code window}. */
+  RunState with(PlanWindow window) {
+    Edit e = edit();
+    e.window = window;
+    return e.done();
+  }
+
   Edit edit() {
     return new Edit(this);
   }
@@ -203,6 +213,7 @@ record RunState(
     boolean slotsFull;
     Slots slots;
     RunCounts counts;
+    PlanWindow window;
     final Map<String, Boolean> versions;
     long runId;
 
@@ -225,6 +236,7 @@ record RunState(
       slotsFull = s.slotsFull;
       slots = s.slots;
       counts = s.counts;
+      window = s.window;
       versions = new LinkedHashMap<>(s.versions);
     }
 
@@ -244,6 +256,14 @@ record RunState(
         recorded.add(hold);
       } else {
         recorded.remove(hold);
+      }
+      return this;
+    }
+
+    /** Looks at the planning window soon: what the chains may take changed. */
+    Edit lookSoon() {
+      if (window != null) {
+        window = window.lookSoon();
       }
       return this;
     }
@@ -268,6 +288,7 @@ record RunState(
           slotsFull,
           slots,
           counts,
+          window,
           versions);
     }
   }

@@ -53,8 +53,10 @@ import java.util.List;
  *
  * <p>{@link #on} is the one entry; the rules it applies are grouped by what they are about: what
  * operators ask and how the loop applies it ({@link RequestRules}), an execution's start ({@link
- * StartRules}), the loop's claims and next move ({@link LoopRules}) and the run's end ({@link
- * EndRules}).
+ * StartRules}), the loop's claims, slots and next move ({@link LoopRules}), planning ({@link
+ * PlanRules}) and the run's end ({@link EndRules}). The state holds all the rules judge: the slots
+ * ({@link Slots}), the planning window ({@link PlanWindow}) and the run's progress and counters
+ * ({@link RunCounts}).
  *
  * <p>What stops a new batch is the set of the run's holds ({@link RunState#holds}): {@code paused},
  * {@code stopping} and those the last claim reported.
@@ -149,7 +151,11 @@ final class RunTransitions {
     } else if (event instanceof BatchEnded b) {
       return LoopRules.batchEnded(s, b.batch(), b.result(), b.error());
     } else if (event instanceof Planned p) {
-      return LoopRules.planned(s, p.page(), p.failure());
+      return PlanRules.planned(s, p.page(), p.failure(), p.nowMillis());
+    } else if (event instanceof RunEvent.PlanNext) {
+      return PlanRules.planNext(s);
+    } else if (event instanceof RunEvent.KeepAhead) {
+      return PlanRules.keepAhead(s);
     } else if (event instanceof NewsSeen) {
       return LoopRules.newsSeen(s);
     } else if (event instanceof Waited) {

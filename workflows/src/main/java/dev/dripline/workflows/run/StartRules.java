@@ -42,6 +42,8 @@ final class StartRules {
       e.requestedCap = settings.requestedCap();
     }
     e.counts = s.counts().loaded(settings);
+    e.window =
+        PlanWindow.of(settings.planPageBatches(), settings.chainMillis(), settings.planningDone());
     RunState next = e.done();
     return Step.to(next.countedAgainst(next.effectiveCap()));
   }
@@ -96,6 +98,7 @@ final class StartRules {
     List<RunCommand> commands = new ArrayList<>();
     RunState.Edit e = s.edit();
     e.counts = s.counts().carried(carried);
+    e.window = s.window().withDone(carried.planningDone());
     if (!capFromSettings) {
       e.slots = s.slots().withCap(carried.effectiveCap());
     }

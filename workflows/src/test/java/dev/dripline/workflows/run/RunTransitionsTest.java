@@ -9,7 +9,6 @@ import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
@@ -240,8 +239,7 @@ class RunTransitionsTest {
     assertThat(m.state.pauseRecorded()).isFalse();
 
     assertThat(m.on(new RunEvent.Apply()))
-        .containsExactly(
-            new RunCommand.LookSoon(), new RecordStatus(RunStatus.PAUSED), new PublishStatus());
+        .containsExactly(new RecordStatus(RunStatus.PAUSED), new PublishStatus());
     assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
     assertThat(m.state.pauseRecorded()).isTrue();
     assertThat(m.on(new RunEvent.Apply())).isEmpty();
@@ -380,7 +378,6 @@ class RunTransitionsTest {
     assertThat(done)
         .contains(
             new Requeue(RunStatus.RUNNING, false, 0),
-            new RunCommand.PlanAgain(),
             new AnswerRetries(RetryAnswer.requeued(3)),
             new PublishStatus());
     assertThat(m.state.retryAsked()).isFalse();
@@ -495,8 +492,7 @@ class RunTransitionsTest {
     assertThat(apply.commands().get(0)).isEqualTo(new WithCapLock(new RunEvent.CapApplied()));
     m.state = m.state.countedAgainst(8);
     assertThat(m.on(new RunEvent.Apply()))
-        .containsExactly(
-            new RecordCap(2, 2), new RunCommand.PublishDetails(), new RunCommand.LookSoon());
+        .containsExactly(new RecordCap(2, 2), new RunCommand.PublishDetails());
     assertThat(m.state.capUnrecorded()).isFalse();
     assertThat(m.state.slots().cap()).isEqualTo(2);
   }
@@ -550,7 +546,6 @@ class RunTransitionsTest {
     assertThat(m.on(new RunEvent.CapUpdate(4)))
         .containsExactly(
             new RecordCap(4, 4),
-            new RunCommand.LookSoon(),
             new RunCommand.PublishDetails(),
             new AnswerCap(CapAnswer.changed(4, 4)));
     assertThat(m.state.news()).isTrue();
@@ -944,12 +939,13 @@ class RunTransitionsTest {
     Machine m = running();
     PlanPage page = new PlanPage(10, true, 100L, 10);
 
-    assertThat(m.on(new RunEvent.Planned(page, null)))
-        .containsExactly(new RunCommand.TakePage(page));
-    assertThat(m.on(new RunEvent.Planned(null, "no such table")))
-        .containsExactly(
-            new RunCommand.FailPlanning("planning failed: no such table"),
-            new RunCommand.Warn("run 7: planning failed: no such table"));
+    assertThat(m.on(new RunEvent.Planned(page, null, 0))).isEmpty();
+    assertThat(m.state.window().done()).isTrue();
+    assertThat(m.state.window().pendingAfterPlan()).isEqualTo(10);
+    assertThat(m.on(new RunEvent.Planned(null, "no such table", 0)))
+        .containsExactly(new RunCommand.Warn("run 7: planning failed: no such table"));
+    assertThat(m.state.window().error()).isEqualTo("planning failed: no such table");
+    assertThat(m.state.window().over()).isTrue();
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
   }
 
@@ -1434,7 +1430,6 @@ class RunTransitionsTest {
             new Requeue(RunStatus.FAILED, true, 0),
             new Log("run 7: retry re-queued 2 batches; the run goes on"),
             new AnswerRetries(RetryAnswer.requeued(2)),
-            new Reopen(),
             new PublishStatus());
     assertThat(m.state.waitingForRetry()).isFalse();
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
@@ -1984,7 +1979,7 @@ class RunTransitionsTest {
         Machine m = running();
         m.state = pendingMay(m.state, false);
 
-        m.on(new RunEvent.Planned(new PlanPage(created, false, null, pending), null));
+        m.on(new RunEvent.Planned(new PlanPage(created, false, null, pending), null, 0));
 
         assertThat(m.state.counts().mayHavePending())
             .as("created %d, pending %d", created, pending)
@@ -1997,11 +1992,11 @@ class RunTransitionsTest {
   void theLastPageOfThePlanGivesTheRunsKeyCountAndAFailedCallNone() {
     Machine m = running();
 
-    m.on(new RunEvent.Planned(new PlanPage(3, false, null), null));
+    m.on(new RunEvent.Planned(new PlanPage(3, false, null), null, 0));
     assertThat(m.state.counts().totalKeys()).isNull();
-    m.on(new RunEvent.Planned(null, "boom"));
+    m.on(new RunEvent.Planned(null, "boom", 0));
     assertThat(m.state.counts().totalKeys()).isNull();
-    m.on(new RunEvent.Planned(new PlanPage(0, true, 400L), null));
+    m.on(new RunEvent.Planned(new PlanPage(0, true, 400L), null, 0));
     assertThat(m.state.counts().totalKeys()).isEqualTo(400L);
   }
 
