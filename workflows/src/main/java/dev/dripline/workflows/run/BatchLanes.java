@@ -74,7 +74,7 @@ final class BatchLanes {
    * what came to the loop's rules: the planning call's outcome, then the batches' completions.
    */
   void awaitNews() {
-    switch (RunTransitions.waitFor(run.state, run.waitFacts())) {
+    switch (RunTransitions.waitFor(run.state)) {
       case KEEP_AHEAD -> {
         if (!Workflow.await(
             Duration.ofMillis(run.state.window().lookEveryMillis()), this::hasNews)) {

@@ -158,8 +158,9 @@ final class LoopRules {
    * most the window's look; after a claim the run's checks, brake or pool held, for at most the
    * claim's look; after a claim found the slots full, for at most a second; else until news.
    */
-  static RunTransitions.Wait waitFor(RunState s, RunEvent.WaitFacts f) {
-    if (f.keepsAhead() && !f.planUnderWay() && !s.slots().isEmpty()) {
+  static RunTransitions.Wait waitFor(RunState s) {
+    PlanWindow window = s.window();
+    if (window.keepsAhead(s.stopping()) && !window.underWay() && !s.slots().isEmpty()) {
       return RunTransitions.Wait.KEEP_AHEAD;
     }
     if (s.heldLookMillis() > 0) {
@@ -189,10 +190,10 @@ final class LoopRules {
    * run that goes on continues as new when due.
    */
   static RunTransitions.Turn next(RunState s, RunEvent.Facts f) {
-    if (!s.slots().isEmpty() || f.planUnderWay()) {
+    if (!s.slots().isEmpty() || s.window().underWay()) {
       return RunTransitions.Turn.WAIT;
     }
-    if (s.stopping() || f.planOver() && !s.counts().mayHavePending() && !s.paused()) {
+    if (s.stopping() || s.window().over() && !s.counts().mayHavePending() && !s.paused()) {
       return RunTransitions.Turn.FINISH;
     }
     return s.continueAsNewDue(f.continueAsNewSuggested())

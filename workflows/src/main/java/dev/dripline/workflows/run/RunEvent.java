@@ -79,13 +79,11 @@ sealed interface RunEvent {
   record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
 
   /**
-   * What the loop knows of the batches in flight and the planning ahead of them when it decides.
+   * What the loop knows that the state does not when it decides.
    *
-   * @param planUnderWay a planning call is under way, its outcome not yet handled
-   * @param planOver planning has nothing more to do: every key is in a batch, or it failed
    * @param continueAsNewSuggested Temporal suggests this execution continue as new
    */
-  record Facts(boolean planUnderWay, boolean planOver, boolean continueAsNewSuggested) {}
+  record Facts(boolean continueAsNewSuggested) {}
 
   /** The loop fills free slots: claims pending batches, or plans when none may be left. */
   record FillSlots(Facts facts) implements RunEvent {}
@@ -113,14 +111,6 @@ sealed interface RunEvent {
 
   /** The loop filled its slots: planning keeps ahead of the chains if the window runs low. */
   record KeepAhead() implements RunEvent {}
-
-  /**
-   * What the loop knows when it waits for news.
-   *
-   * @param keepsAhead planning keeps a window of pending batches ahead of the chains
-   * @param planUnderWay a planning call is under way
-   */
-  record WaitFacts(boolean keepsAhead, boolean planUnderWay) {}
 
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}

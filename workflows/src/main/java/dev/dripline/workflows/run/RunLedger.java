@@ -50,17 +50,9 @@ final class RunLedger {
     return state.status();
   }
 
-  /** What the loop knows now of the planning ahead and of Temporal's advice. */
+  /** What the loop knows now that the state does not: Temporal's advice. */
   RunEvent.Facts facts() {
-    PlanWindow window = state.window();
-    return new RunEvent.Facts(
-        window.underWay(), window.over(), Workflow.getInfo().isContinueAsNewSuggested());
-  }
-
-  /** What the loop knows when it waits for news. */
-  RunEvent.WaitFacts waitFacts() {
-    PlanWindow window = state.window();
-    return new RunEvent.WaitFacts(window.keepsAhead(state.stopping()), window.underWay());
+    return new RunEvent.Facts(Workflow.getInfo().isContinueAsNewSuggested());
   }
 
   boolean continueAsNewDue() {

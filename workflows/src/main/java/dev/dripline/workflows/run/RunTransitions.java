@@ -227,8 +227,8 @@ final class RunTransitions {
   }
 
   /** How the loop waits for news now ({@link LoopRules#waitFor}). */
-  static Wait waitFor(RunState s, RunEvent.WaitFacts f) {
-    return LoopRules.waitFor(s, f);
+  static Wait waitFor(RunState s) {
+    return LoopRules.waitFor(s);
   }
 
   /**

@@ -64,7 +64,7 @@ class RunTransitionsTest {
     }
 
     RunEvent.Facts facts() {
-      return new RunEvent.Facts(false, false, false);
+      return new RunEvent.Facts(false);
     }
 
     private void take(RunEvent event) {
@@ -150,6 +150,23 @@ class RunTransitionsTest {
   /** {@code s}, where pending batches may be left to claim if {@code may}. */
   private static RunState pendingMay(RunState s, boolean may) {
     return s.with(s.counts().withMayHavePending(may));
+  }
+
+  /** {@code s} with every key in a batch: planning is over. */
+  private static RunState allPlanned(RunState s) {
+    return s.with(s.window().withDone(true));
+  }
+
+  /** {@code s} with a planning call under way. */
+  private static RunState planningUnderWay(RunState s) {
+    return s.with(s.window().called());
+  }
+
+  /** {@code s} with chains whose planner reported what is pending: the window is kept ahead. */
+  private static RunState keepingAhead(RunState s) {
+    return s.with(
+        new PlanWindow(
+            100, true, false, null, false, 10, 1, new ChainPace(ChainPace.MIN_SPAN_MILLIS)));
   }
 
   /** {@code m} with {@code batch} holding a slot in {@code lane}, as if started there. */
@@ -907,31 +924,34 @@ class RunTransitionsTest {
 
   @Test
   void theLoopWaitsAsTheLastClaimAndThePlanningWindowSay() {
-    RunEvent.WaitFacts idle = new RunEvent.WaitFacts(false, false);
-    RunEvent.WaitFacts chains = new RunEvent.WaitFacts(true, false);
     Machine m = holding(running(), B1, 1);
-    assertThat(RunTransitions.waitFor(m.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
-    assertThat(RunTransitions.waitFor(m.state, chains)).isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
-    // The window is kept ahead only while batches are in flight and no planning call is under way.
-    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, true)))
+    assertThat(RunTransitions.waitFor(m.state)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(keepingAhead(m.state)))
+        .isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
+    // The window is kept ahead only while batches are in flight, no planning call is under way and
+    // no stop is.
+    assertThat(RunTransitions.waitFor(planningUnderWay(keepingAhead(m.state))))
         .isEqualTo(RunTransitions.Wait.NEWS);
-    assertThat(RunTransitions.waitFor(running().state, chains)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(keepingAhead(running().state)))
+        .isEqualTo(RunTransitions.Wait.NEWS);
+    m.on(new RunEvent.Stop());
+    assertThat(RunTransitions.waitFor(keepingAhead(m.state))).isEqualTo(RunTransitions.Wait.NEWS);
 
     Machine held = holding(running(), B1, 1);
     held.claims.add(claimHeldBy("brake"));
     held.on(new RunEvent.FillSlots(held.facts()));
-    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.HELD);
-    assertThat(RunTransitions.waitFor(held.state, chains))
+    assertThat(RunTransitions.waitFor(held.state)).isEqualTo(RunTransitions.Wait.HELD);
+    assertThat(RunTransitions.waitFor(keepingAhead(held.state)))
         .isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
     held.on(new RunEvent.Waited());
-    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(held.state)).isEqualTo(RunTransitions.Wait.NEWS);
 
     Machine full = running();
     full.claims.add(new ClaimResult(List.of(), true));
     full.on(new RunEvent.FillSlots(full.facts()));
-    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.SLOTS_FULL);
+    assertThat(RunTransitions.waitFor(full.state)).isEqualTo(RunTransitions.Wait.SLOTS_FULL);
     full.on(new RunEvent.Waited());
-    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(full.state)).isEqualTo(RunTransitions.Wait.NEWS);
   }
 
   @Test
@@ -960,7 +980,7 @@ class RunTransitionsTest {
     assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
 
     Machine due = running();
-    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(false, false, true)))).isEmpty();
+    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(true)))).isEmpty();
 
     Machine full = holding(holding(running(), B1, 1), B2, 2);
     assertThat(full.on(new RunEvent.FillSlots(full.facts()))).isEmpty();
@@ -1067,16 +1087,16 @@ class RunTransitionsTest {
 
   @Test
   void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
-    RunState s = pendingMay(running().state, false);
-    RunEvent.Facts idle = new RunEvent.Facts(false, true, false);
+    RunState s = allPlanned(pendingMay(running().state, false));
+    RunEvent.Facts idle = new RunEvent.Facts(false);
 
     assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
     assertThat(RunTransitions.next(holding(running(), B1, 1).state, idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(true, true, false)))
+    assertThat(RunTransitions.next(planningUnderWay(s), idle)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(allPlanned(running().state), idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(running().state, idle)).isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(false, false, false)))
+    assertThat(RunTransitions.next(pendingMay(running().state, false), idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1084,19 +1104,19 @@ class RunTransitionsTest {
   void aStoppingRunFinishesAndAPausedOneDoesNot() {
     Machine stopping = running();
     stopping.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(false, false, false);
+    RunEvent.Facts planning = new RunEvent.Facts(false);
     assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
 
     Machine paused = running();
     paused.on(new RunEvent.Pause());
-    RunEvent.Facts done = new RunEvent.Facts(false, true, false);
-    assertThat(RunTransitions.next(pendingMay(paused.state, false), done))
+    RunEvent.Facts done = new RunEvent.Facts(false);
+    assertThat(RunTransitions.next(allPlanned(pendingMay(paused.state, false)), done))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
   void anIdleExecutionDueToContinueAsNewHandsOver() {
-    RunEvent.Facts due = new RunEvent.Facts(false, false, true);
+    RunEvent.Facts due = new RunEvent.Facts(true);
 
     assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
   }
@@ -1195,23 +1215,23 @@ class RunTransitionsTest {
   void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
     Machine m = running();
     m.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(true, false, false);
+    RunEvent.Facts facts = new RunEvent.Facts(false);
 
-    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
-    RunEvent.Facts planned = new RunEvent.Facts(false, false, false);
-    assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
+    assertThat(RunTransitions.next(planningUnderWay(m.state), facts))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(m.state, facts)).isEqualTo(RunTransitions.Turn.FINISH);
   }
 
   @Test
   void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
     Machine m = running();
     m.on(new RunEvent.Pause());
-    RunEvent.Facts planning = new RunEvent.Facts(true, false, false);
+    m.state = planningUnderWay(m.state);
+    RunEvent.Facts facts = new RunEvent.Facts(false);
 
-    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false);
-    assertThat(RunTransitions.next(pendingMay(m.state, false), allPlanned))
+    assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
+    assertThat(RunTransitions.next(allPlanned(pendingMay(m.state, false)), facts))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1846,8 +1866,8 @@ class RunTransitionsTest {
   void theLoopWaitsWhileAnySlotIsHeldAndFinishesOnceEveryOneIsFree() {
     Machine m = runningWithCap(2);
     claimAndStart(m, 1, 2);
-    m.state = pendingMay(m.state, false);
-    RunEvent.Facts allPlanned = new RunEvent.Facts(false, true, false);
+    m.state = allPlanned(pendingMay(m.state, false));
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false);
 
     assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
     m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
@@ -1860,7 +1880,7 @@ class RunTransitionsTest {
   void anExecutionDueToContinueAsNewHandsOverOnlyOnceEverySlotIsFree() {
     Machine m = runningWithCap(1);
     claimAndStart(m, 1, 1);
-    RunEvent.Facts due = new RunEvent.Facts(false, false, true);
+    RunEvent.Facts due = new RunEvent.Facts(true);
 
     assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.WAIT);
     m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
