@@ -7,12 +7,12 @@ import io.temporal.workflow.Workflow;
 import org.slf4j.Logger;
 
 /**
- * The run engine. It keeps only its run's lifecycle as one value ({@link RunState}, whose rules are
- * {@link RunTransitions}), a cursor and counters ({@link RunLedger}); batches live in PostgreSQL.
- * Signals and Updates become events that {@link RunEngine} takes; the loop applies what operators
- * asked, fills free slots and takes outcomes ({@link BatchLanes}), and finishes the run when
- * nothing is left; a run that ended failed or stopped then waits for a retry ({@link
- * EndedRunWait}).
+ * The run engine. It keeps its run as one immutable value ({@link RunState}: lifecycle, holds,
+ * slots, planning window and counters), whose rules are one pure function ({@link RunTransitions});
+ * batches live in PostgreSQL. Signals and Updates become events that {@link RunEngine} takes; the
+ * loop applies what operators asked, fills free slots and takes outcomes ({@link BatchLanes}), and
+ * finishes the run when nothing is left; a run that ended failed or stopped then waits for a retry
+ * ({@link EndedRunWait}).
  *
  * <p>The slots it holds ({@link Slots}, in its state) are the run's semaphore: an activity is
  * started only while fewer than the effective cap are held, and gives its slot back only once its

@@ -83,11 +83,8 @@ final class BatchLanes {
       }
       case HELD -> Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
       case SLOTS_FULL -> {
-        if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
-            && run.state.slots().isEmpty()
-            && !run.state.window().underWay()) {
-          // Nothing of this execution holds a slot: those that fill them may be dead by now.
-          run.runs.recoverSlots(run.ref());
+        if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)) {
+          engine.on(new RunEvent.SlotsFullLookOver());
         }
       }
       case NEWS -> Workflow.await(this::hasNews);

@@ -169,6 +169,17 @@ final class LoopRules {
     return s.slotsFull() ? RunTransitions.Wait.SLOTS_FULL : RunTransitions.Wait.NEWS;
   }
 
+  /**
+   * The look after a claim that found the run's slots full passed with no news: if nothing of this
+   * execution holds a slot and no planning call is under way, those that fill the slots may be dead
+   * by now, and the slots held by no live holder are recovered.
+   */
+  static Step slotsFullLookOver(RunState s) {
+    return s.slots().isEmpty() && !s.window().underWay()
+        ? Step.to(s, new RunCommand.RecoverOrphanSlots())
+        : Step.to(s);
+  }
+
   /** The loop has seen the news so far. */
   static Step newsSeen(RunState s) {
     RunState.Edit e = s.edit();

@@ -87,6 +87,9 @@ sealed interface RunCommand {
    */
   record RecoverSlots() implements RunCommand {}
 
+  /** Recovers the slots of the run held by no live holder; no answer is needed. */
+  record RecoverOrphanSlots() implements RunCommand {}
+
   /** Waits {@code millis} (a workflow timer) before the loop goes on. */
   record Sleep(long millis) implements RunCommand {}
 

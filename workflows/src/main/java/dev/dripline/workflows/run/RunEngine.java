@@ -204,6 +204,8 @@ final class RunEngine {
       on(new RunEvent.PlanNext());
     } else if (command instanceof RunCommand.RecoverSlots) {
       on(new RunEvent.SlotsRecovered(run.runs.recoverSlots(run.ref())));
+    } else if (command instanceof RunCommand.RecoverOrphanSlots) {
+      run.runs.recoverSlots(run.ref());
     } else if (command instanceof RunCommand.Sleep s) {
       Workflow.sleep(Duration.ofMillis(s.millis()));
     } else {

@@ -115,6 +115,9 @@ sealed interface RunEvent {
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}
 
+  /** The look after a claim that found the run's slots full passed with no news. */
+  record SlotsFullLookOver() implements RunEvent {}
+
   /** The loop waited for news: the looks the last claim asked for are over. */
   record Waited() implements RunEvent {}
 

@@ -158,6 +158,8 @@ final class RunTransitions {
       return PlanRules.keepAhead(s);
     } else if (event instanceof NewsSeen) {
       return LoopRules.newsSeen(s);
+    } else if (event instanceof RunEvent.SlotsFullLookOver) {
+      return LoopRules.slotsFullLookOver(s);
     } else if (event instanceof Waited) {
       return LoopRules.waited(s);
     } else if (event instanceof Finishing) {

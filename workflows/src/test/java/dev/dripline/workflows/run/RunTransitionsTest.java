@@ -2096,4 +2096,18 @@ class RunTransitionsTest {
     assertThat(m.state.counts().fruitlessFinishes()).isZero();
     assertThat(m.state.counts().mayHavePending()).isTrue();
   }
+
+  @Test
+  void aLookAtFullSlotsThatSawNoNewsRecoversOrphanSlotsOnlyIfNothingHereHoldsOneOrPlans() {
+    RunEvent look = new RunEvent.SlotsFullLookOver();
+    Machine idle = running();
+    assertThat(idle.on(look)).containsExactly(new RunCommand.RecoverOrphanSlots());
+
+    Machine holding = holding(running(), B1, 1);
+    assertThat(holding.on(look)).isEmpty();
+
+    Machine planning = running();
+    planning.state = planningUnderWay(planning.state);
+    assertThat(planning.on(look)).isEmpty();
+  }
 }
