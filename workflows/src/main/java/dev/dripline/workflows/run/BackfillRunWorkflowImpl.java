@@ -4,23 +4,21 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
 import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
 
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
-import java.time.Instant;
 import org.slf4j.Logger;
 
 /**
- * The run engine. It keeps only its run's lifecycle as one value ({@link RunState}, whose rules are
- * {@link RunTransitions}), a cursor and counters ({@link RunLedger}); batches live in PostgreSQL.
- * Signals and Updates become events that {@link RunEngine} takes; the loop applies what operators
- * asked, fills free slots and takes outcomes ({@link BatchLanes}), and finishes the run when
- * nothing is left; a run that ended failed or stopped then waits for a retry ({@link
- * EndedRunWait}).
+ * The run engine. It keeps its run as one immutable value ({@link RunState}: lifecycle, holds,
+ * slots, planning window and counters), whose rules are one pure function ({@link RunTransitions});
+ * batches live in PostgreSQL. Signals and Updates become events that {@link RunEngine} takes; the
+ * loop applies what operators asked, fills free slots and takes outcomes ({@link BatchLanes}), and
+ * finishes the run when nothing is left; a run that ended failed or stopped then waits for a retry
+ * ({@link EndedRunWait}).
  *
- * <p>The slots it holds ({@link SlotBook}) are the run's semaphore: an activity is started only
- * while fewer than the effective cap are held, and gives its slot back only once its outcome is
- * recorded, so the cap holds across retries and restarts. Planning runs ahead in the background, a
- * window of pending batches ahead. Continue-as-new happens only with no slot held and no planning
- * under way.
+ * <p>The slots it holds ({@link Slots}, in its state) are the run's semaphore: an activity is
+ * started only while fewer than the effective cap are held, and gives its slot back only once its
+ * outcome is recorded, so the cap holds across retries and restarts. Planning runs ahead in the
+ * background, a window of pending batches ahead. Continue-as-new happens only with no slot held and
+ * no planning under way.
  */
 public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private static final Logger log = Workflow.getLogger(BackfillRunWorkflowImpl.class);
@@ -61,17 +59,11 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
       log.info("run {} no longer exists; nothing to do", run.runId());
       return new RunOutcome(null, 0);
     }
-    run.totalKeys = settings.totalKeys();
-    run.processedKeys = settings.processedKeys();
-    run.startedAt = settings.startedAt();
     lanes.configure();
     RunCarryOver carried = input.carried();
     if (carried != null) {
       engine.on(new RunEvent.Continued(carried));
-      restoreProgress(carried);
       if (carried.endedStatus() != null) {
-        run.finishedAt =
-            carried.endedAtMillis() == null ? null : Instant.ofEpochMilli(carried.endedAtMillis());
         engine.on(new RunEvent.ContinuedEnded(carried));
         if (!run.status().isActive() && !ended.await()) {
           return outcome();
@@ -97,18 +89,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     }
     engine.on(new RunEvent.Ready());
     return loop();
-  }
-
-  /** Takes the progress an execution continued as new carried over. */
-  private void restoreProgress(RunCarryOver carried) {
-    run.window.setDone(carried.planningDone());
-    run.totalKeys = carried.totalKeys();
-    // PostgreSQL's count as this execution loaded it is exact; the carried one may have fallen
-    // short (see RunLedger.takeProcessedKeys).
-    run.processedKeys = Math.max(run.processedKeys, carried.processedKeys());
-    run.startedAt =
-        carried.startedAtMillis() == null ? null : Instant.ofEpochMilli(carried.startedAtMillis());
-    run.claimSequence = carried.claimSequence();
   }
 
   /** A fresh execution of an ended run, started for a retry: true if the retry re-opened it. */
@@ -142,23 +122,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   /** Carries out a command of the loop (the engine carries out the others). */
   private void carryOut(RunCommand command) {
     if (command instanceof RunCommand.StartBatch start) {
-      lanes.start(start.batch());
-    } else if (command instanceof RunCommand.ContinueInLane c) {
-      lanes.continueInLane(c.batch(), c.lane());
-    } else if (command instanceof RunCommand.PlanNextPage) {
-      lanes.planNextPage();
+      lanes.start(start.batch(), start.lane());
+    } else if (command instanceof RunCommand.StartPlanning p) {
+      lanes.startPlanning(p.request());
     } else if (command instanceof RunCommand.Complete) {
       completed = true;
     } else if (command instanceof RunCommand.AwaitRetry) {
       completed = !ended.await();
-    } else if (command instanceof RunCommand.RecoverSlots) {
-      awaitOrRecoverSlots();
-    } else if (command instanceof RunCommand.WaitAfterRefusedFinish) {
-      // A batch appeared (a retry raced the finish): go on, without spinning.
-      if (run.fruitlessFinishes++ > 0) {
-        Workflow.sleep(Duration.ofSeconds(5));
-      }
-      run.mayHavePending = true;
     } else if (command instanceof RunCommand.HandOverIfDue) {
       if (run.continueAsNewDue()) {
         continueAsNew();
@@ -166,23 +136,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
     } else {
       throw new IllegalArgumentException("no way to carry out " + command);
     }
-  }
-
-  /**
-   * After a refused {@code finish} with nothing in flight here: a batch is pending (a retry raced
-   * the finish) or holds a slot in PostgreSQL that no activity of this execution holds (one of a
-   * lost execution, or of a worker that died). Slots whose holder is provably dead are recovered
-   * (back to pending, then claimed or stopped); while none is, the workflow waits between looks
-   * instead of spinning.
-   */
-  private void awaitOrRecoverSlots() {
-    int recovered = run.runs.recoverSlots(run.ref());
-    if (recovered > 0) {
-      log.info("run {}: recovered {} slots held by no live batch", run.runId(), recovered);
-    } else if (run.fruitlessFinishes++ > 0) {
-      Workflow.sleep(Duration.ofSeconds(5));
-    }
-    run.mayHavePending = true;
   }
 
   private void continueAsNew() {
@@ -195,12 +148,15 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
         || engine.pauseUnrecorded() && engine.has(PAUSE_RECONCILED));
     RunState state = run.state;
     RunCarryOver carry = run.carryOver(state.paused(), state.stopping(), state.retryAsked(), null);
-    log.info("run {}: continuing as new after {} batches", run.runId(), run.batchesStartedHere);
+    log.info(
+        "run {}: continuing as new after {} batches",
+        run.runId(),
+        state.counts().batchesStartedHere());
     Workflow.continueAsNew(new RunWorkflowInput(run.runId(), carry));
   }
 
   private RunOutcome outcome() {
-    return new RunOutcome(run.status(), run.processedKeys);
+    return new RunOutcome(run.status(), run.state.counts().processedKeys());
   }
 
   @Override
@@ -254,6 +210,10 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   @Override
   public RunProgressView progress() {
     return new RunProgressView(
-        run.runId(), run.status(), run.slots.held(), run.slots.cap(), run.progress());
+        run.runId(),
+        run.status(),
+        run.state.slots().held(),
+        run.state.slots().cap(),
+        run.progress());
   }
 }

@@ -1,12 +1,12 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
-
 import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 
 /**
  * The run's batches in flight: starts an activity for each batch claimed into a free slot (what to
@@ -20,8 +20,23 @@ final class BatchLanes {
   /** How long the workflow waits before claiming again after {@link ClaimResult#slotsFull()}. */
   static final Duration SLOTS_FULL_LOOK = Duration.ofSeconds(1);
 
+  /**
+   * A batch activity's outcome as received, waiting to be handled in the workflow's loop; its slot
+   * stays held until then.
+   */
+  private record Completion(BatchRef batch, BatchResult result, RuntimeException failure) {}
+
   private final RunLedger run;
   private final RunEngine engine;
+
+  /** Outcomes received and not yet handled, in the order they came. */
+  private final Deque<Completion> completions = new ArrayDeque<>();
+
+  /** A planning call's outcome, received in the background and handled in the loop. */
+  private record Planned(PlanPage page, RuntimeException failure) {}
+
+  /** The outcome of the planning call under way, once received and until handled. */
+  private Planned planned;
 
   private PlanningActivities planning;
   private ActivityOptions batchOptions;
@@ -31,16 +46,9 @@ final class BatchLanes {
     this.engine = engine;
   }
 
-  /** Makes the planning window and the activities' options from the run's settings. */
+  /** Makes the activities' options from the run's settings. */
   void configure() {
     RunSettings settings = run.settings();
-    run.window =
-        new PlanWindow(
-            run.runId(),
-            settings.planPageBatches(),
-            settings.chainMillis(),
-            settings.planningDone(),
-            BatchLanes::newPace);
     RunActivityOptions options =
         RunActivityOptions.of(settings.batchPolicy(), settings.chainMillis());
     batchOptions = options.batch();
@@ -53,14 +61,12 @@ final class BatchLanes {
    */
   void startBatches() {
     engine.on(new RunEvent.FillSlots(run.facts()));
-    if (run.window.runsLow(run.slots.cap(), run.state.stopping())) {
-      planNextPage();
-    }
+    engine.on(new RunEvent.KeepAhead());
   }
 
-  /** Starts an activity for {@code batch}, claimed, in the lowest free lane. */
-  void start(BatchRef batch) {
-    start(batch, run.slots.take(batch), batchOptions);
+  /** Starts an activity for {@code batch} in {@code lane}, whose slot the state holds for it. */
+  void start(BatchRef batch, int lane) {
+    start(batch, lane, batchOptions);
   }
 
   /**
@@ -68,66 +74,46 @@ final class BatchLanes {
    * what came to the loop's rules: the planning call's outcome, then the batches' completions.
    */
   void awaitNews() {
-    switch (RunTransitions.waitFor(run.state, run.waitFacts())) {
+    switch (RunTransitions.waitFor(run.state)) {
       case KEEP_AHEAD -> {
-        if (!Workflow.await(Duration.ofMillis(run.window.lookEveryMillis()), this::hasNews)) {
-          planNextPage();
+        if (!Workflow.await(
+            Duration.ofMillis(run.state.window().lookEveryMillis()), this::hasNews)) {
+          engine.on(new RunEvent.PlanNext());
         }
       }
       case HELD -> Workflow.await(Duration.ofMillis(run.state.heldLookMillis()), this::hasNews);
       case SLOTS_FULL -> {
-        if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)
-            && run.slots.isEmpty()
-            && !run.window.underWay()) {
-          // Nothing of this execution holds a slot: those that fill them may be dead by now.
-          run.runs.recoverSlots(run.ref());
+        if (!Workflow.await(SLOTS_FULL_LOOK, this::hasNews)) {
+          engine.on(new RunEvent.SlotsFullLookOver());
         }
       }
       case NEWS -> Workflow.await(this::hasNews);
     }
     engine.on(new RunEvent.Waited());
-    if (run.slots.hasCompletions()) {
-      run.fruitlessFinishes = 0;
+    if (planned != null) {
+      Planned outcome = planned;
+      planned = null;
+      engine.on(
+          new RunEvent.Planned(
+              outcome.page(),
+              outcome.failure() == null ? null : RunText.failure(outcome.failure()),
+              Workflow.currentTimeMillis()));
     }
-    run.window
-        .takePlanned()
-        .ifPresent(
-            outcome ->
-                engine.on(
-                    new RunEvent.Planned(
-                        outcome.page(),
-                        outcome.failure() == null ? null : RunText.failure(outcome.failure()))));
     handleCompletions();
   }
 
   private boolean hasNews() {
-    return run.slots.hasCompletions() || run.state.news() || run.window.hasPlanned();
+    return !completions.isEmpty() || run.state.news() || planned != null;
   }
 
-  /** Starts the next planning call in the background, unless one is under way or none is needed. */
-  void planNextPage() {
-    run.window
-        .nextCall(run.slots.cap(), run.state.stopping())
-        .ifPresent(
-            request ->
-                Async.function(planning::planNextPage, request)
-                    .handle(
-                        (page, failure) -> {
-                          run.window.planned(page, failure);
-                          return null;
-                        }));
-  }
-
-  /**
-   * The chains' pace, made at its first use; executions that began before {@link
-   * ChainPace#MIN_SPAN_MILLIS} existed (histories without the {@link
-   * RunWorkflowVersions#EARLY_PACE} marker) keep measuring over the shortest look, as they did.
-   */
-  private static ChainPace newPace() {
-    return new ChainPace(
-        RunWorkflowVersions.has(EARLY_PACE)
-            ? ChainPace.MIN_SPAN_MILLIS
-            : ChainPace.MIN_LOOK_MILLIS);
+  /** Starts the planning call {@code request} in the background ({@link PlanRules#planNext}). */
+  void startPlanning(PlanRequest request) {
+    Async.function(planning::planNextPage, request)
+        .handle(
+            (page, failure) -> {
+              planned = new Planned(page, failure);
+              return null;
+            });
   }
 
   private void start(BatchRef batch, int lane, ActivityOptions options) {
@@ -144,37 +130,30 @@ final class BatchLanes {
     BatchActivities activities =
         Workflow.newActivityStub(
             BatchActivities.class, options.toBuilder().setSummary(summary).build());
-    run.batchesStartedHere++;
     Promise<BatchResult> result =
         Async.function(
             activities::processBatch,
             new BatchWork(run.runId(), run.settings().backfill(), batch, lane, chainMillis));
     result.handle(
         (value, failure) -> {
-          run.slots.completed(batch, value, failure);
+          completions.add(new Completion(batch, value, failure));
           return null;
         });
   }
 
   /** Hands each completion received to the loop's rules ({@link LoopRules#batchEnded}). */
   private void handleCompletions() {
-    if (!run.slots.hasCompletions()) {
+    if (completions.isEmpty()) {
       return;
     }
-    while (run.slots.hasCompletions()) {
-      SlotBook.Completion completion = run.slots.nextCompletion();
+    while (!completions.isEmpty()) {
+      Completion completion = completions.remove();
       engine.on(
           new RunEvent.BatchEnded(
               completion.batch(),
-              completion.lane(),
               completion.result(),
               completion.failure() == null ? null : RunText.failure(completion.failure())));
     }
     run.publishDetails();
-  }
-
-  /** Starts an activity for {@code batch}, handed back by its chain, in the chain's lane. */
-  void continueInLane(BatchRef batch, int lane) {
-    start(batch, run.slots.take(batch, lane), batchOptions);
   }
 }

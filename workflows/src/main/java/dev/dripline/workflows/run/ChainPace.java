@@ -8,9 +8,28 @@ import java.util.function.DoubleToIntFunction;
  * seeing them; each planning call reports what it found pending and what it added, and the batches
  * that disappeared in between are what the chains took.
  *
- * <p>Workflow state: it reads no clock of its own, the caller passes the workflow's time.
+ * <p>An immutable value of the run's state ({@link PlanWindow#pace}): it reads no clock of its own,
+ * the caller passes the workflow's time, and each report makes a new pace.
+ *
+ * @param minSpanMillis the shortest span a pace is measured over: {@link #MIN_SPAN_MILLIS}, or
+ *     {@link #MIN_LOOK_MILLIS} for executions that began before the shorter span existed
+ * @param pendingLooked pending batches the last report left; what the next one finds missing was
+ *     taken
+ * @param measuredFromMillis start of the current measurement, in workflow time; -1 until the first
+ *     report
+ * @param takenSince batches taken since the measurement started
+ * @param takenPerMilli pending batches the chains took per millisecond over the last measurement; 0
+ *     before one
+ * @param lookEveryMillis how long the loop waits for something to happen before it looks at the
+ *     window again
  */
-final class ChainPace {
+record ChainPace(
+    long minSpanMillis,
+    int pendingLooked,
+    long measuredFromMillis,
+    int takenSince,
+    double takenPerMilli,
+    long lookEveryMillis) {
   /**
    * How often, at most and at least, the loop looks at the window while chains run. Each look costs
    * a timer, a planning activity and two workflow tasks; between the bounds it comes about when the
@@ -33,67 +52,38 @@ final class ChainPace {
    */
   static final long MIN_SPAN_MILLIS = 200;
 
-  private final long minSpanMillis;
-
-  /** Pending batches the last report left; what the next one finds missing was taken. */
-  private int pendingLooked;
-
-  /** Start of the current measurement, in workflow time; -1 until the first report. */
-  private long measuredFromMillis = -1;
-
-  private int takenSince;
-  private double takenPerMilli;
-  private long lookEveryMillis = MIN_LOOK_MILLIS;
-
-  /**
-   * @param minSpanMillis the shortest span a pace is measured over: {@link #MIN_SPAN_MILLIS}, or
-   *     {@link #MIN_LOOK_MILLIS} for executions that began before the shorter span existed
-   */
+  /** A pace not yet measured, over spans of at least {@code minSpanMillis}. */
   ChainPace(long minSpanMillis) {
-    this.minSpanMillis = minSpanMillis;
-  }
-
-  /** Pending batches the chains took per millisecond over the last measurement; 0 before one. */
-  double takenPerMilli() {
-    return takenPerMilli;
-  }
-
-  /** How long the loop waits for something to happen before it looks at the window again. */
-  long lookEveryMillis() {
-    return lookEveryMillis;
+    this(minSpanMillis, 0, -1, 0, 0, MIN_LOOK_MILLIS);
   }
 
   /**
-   * Takes a planning report: {@code pendingBatches} pending after the call, {@code batchesCreated}
-   * of them added by it. Once the measurement spans {@link #minSpanMillis}, sets the pace and the
-   * next look: when the chains will have taken a quarter of {@code window} (the window for a pace),
-   * within {@link #MIN_LOOK_MILLIS} and {@link #MAX_LOOK_MILLIS}.
+   * The pace after a planning report: {@code pendingBatches} pending after the call, {@code
+   * batchesCreated} of them added by it. Once the measurement spans {@link #minSpanMillis}, sets
+   * the pace and the next look: when the chains will have taken a quarter of {@code window} (the
+   * window for a pace), within {@link #MIN_LOOK_MILLIS} and {@link #MAX_LOOK_MILLIS}.
    */
-  void report(long nowMillis, int pendingBatches, int batchesCreated, DoubleToIntFunction window) {
+  ChainPace report(
+      long nowMillis, int pendingBatches, int batchesCreated, DoubleToIntFunction window) {
     if (measuredFromMillis < 0) {
-      measuredFromMillis = nowMillis;
-      takenSince = 0;
-    } else {
-      // What the planner found pending before it added its page, against what it left last time.
-      takenSince += Math.max(0, pendingLooked - (pendingBatches - batchesCreated));
-      long elapsed = nowMillis - measuredFromMillis;
-      if (elapsed >= minSpanMillis) {
-        takenPerMilli = takenSince / (double) elapsed;
-        measuredFromMillis = nowMillis;
-        takenSince = 0;
-        double quarterMillis =
-            window.applyAsInt(takenPerMilli) / 4.0 / Math.max(takenPerMilli, 1e-9);
-        lookEveryMillis =
-            (long) Math.max(MIN_LOOK_MILLIS, Math.min(MAX_LOOK_MILLIS, quarterMillis));
-      }
+      return new ChainPace(
+          minSpanMillis, pendingBatches, nowMillis, 0, takenPerMilli, lookEveryMillis);
     }
-    pendingLooked = pendingBatches;
+    // What the planner found pending before it added its page, against what it left last time.
+    int taken = takenSince + Math.max(0, pendingLooked - (pendingBatches - batchesCreated));
+    long elapsed = nowMillis - measuredFromMillis;
+    if (elapsed < minSpanMillis) {
+      return new ChainPace(
+          minSpanMillis, pendingBatches, measuredFromMillis, taken, takenPerMilli, lookEveryMillis);
+    }
+    double pace = taken / (double) elapsed;
+    double quarterMillis = window.applyAsInt(pace) / 4.0 / Math.max(pace, 1e-9);
+    long look = (long) Math.max(MIN_LOOK_MILLIS, Math.min(MAX_LOOK_MILLIS, quarterMillis));
+    return new ChainPace(minSpanMillis, pendingBatches, nowMillis, 0, pace, look);
   }
 
-  /** Forgets the pace: what the chains may take changed (cap, pause, resume). */
-  void restart() {
-    measuredFromMillis = -1;
-    lookEveryMillis = MIN_LOOK_MILLIS;
-    takenPerMilli = 0;
+  /** The pace forgotten: what the chains may take changed (cap, pause, resume). */
+  ChainPace restart() {
+    return new ChainPace(minSpanMillis, pendingLooked, -1, takenSince, 0, MIN_LOOK_MILLIS);
   }
 }

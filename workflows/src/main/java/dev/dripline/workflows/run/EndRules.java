@@ -12,11 +12,9 @@ import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecoverSlots;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.TakeEnd;
+import dev.dripline.workflows.run.RunCommand.Sleep;
 import dev.dripline.workflows.run.RunCommand.Then;
-import dev.dripline.workflows.run.RunCommand.WaitAfterRefusedFinish;
 import dev.dripline.workflows.run.RunEvent.ApplyLater;
 import dev.dripline.workflows.run.RunEvent.EndedAtFinish;
 import dev.dripline.workflows.run.RunState.Later;
@@ -32,10 +30,16 @@ import java.util.List;
 final class EndRules {
   private EndRules() {}
 
-  /** The run ended as {@code status} (a pending run that was stopped, or did not start). */
-  static Step ended(RunState s, RunStatus status) {
+  /**
+   * The run ended as {@code status} (a pending run that was stopped, with what {@code finish}
+   * recorded, or that did not start).
+   */
+  static Step ended(RunState s, RunStatus status, FinishResult finish) {
     RunState.Edit e = s.edit();
     e.status = status;
+    if (finish != null) {
+      e.counts = s.counts().ended(finish);
+    }
     return Step.to(e.done(), new PublishStatus());
   }
 
@@ -59,8 +63,8 @@ final class EndRules {
       RunState.Edit e = s.edit();
       if (endsHere) {
         e.status = finish.status();
-        return Step.to(
-            e.done(), new TakeEnd(finish), new PublishStatus(), new Then(new EndedAtFinish()));
+        e.counts = s.counts().ended(finish);
+        return Step.to(e.done(), new PublishStatus(), new Then(new EndedAtFinish()));
       }
       Boolean retryApplies = s.versions().get(RETRY_IGNORED_WHILE_STOPPING);
       if (retryApplies == null) {
@@ -73,16 +77,52 @@ final class EndRules {
         }
         e.status = finish.status();
         e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
-        return Step.to(e.done(), new TakeEnd(finish));
+        e.counts = s.counts().ended(finish);
+        return Step.to(e.done());
       }
     }
     Boolean recovers = s.versions().get(RECOVER_ORPHAN_SLOTS);
     if (recovers == null) {
       return Step.ask(s, RECOVER_ORPHAN_SLOTS);
     }
-    return recovers
-        ? Step.to(s, new RecoverSlots(), new HandOverIfDue())
-        : Step.to(s, new WaitAfterRefusedFinish());
+    if (recovers) {
+      return Step.to(s, new RecoverSlots(), new HandOverIfDue());
+    }
+    // An execution from before slots were recovered here: a batch appeared (a retry raced the
+    // finish); it goes on, without spinning.
+    return Step.to(fruitless(s), fruitlessWait(s));
+  }
+
+  /** How long the loop waits after a refused finish that recovered nothing. */
+  static final long FRUITLESS_FINISH_WAIT_MILLIS = 5_000;
+
+  /**
+   * The slots a refused finish recovered ({@link RunCommand.RecoverSlots}): those of a lost
+   * execution or a dead worker go back to pending and are claimed or stopped; when none was, the
+   * loop waits from the second refusal in a row on instead of spinning. Either way it claims again.
+   */
+  static Step slotsRecovered(RunState s, int recovered) {
+    if (recovered > 0) {
+      return Step.to(
+          s.with(s.counts().withMayHavePending(true)),
+          new Log(
+              "run " + s.runId() + ": recovered " + recovered + " slots held by no live batch"));
+    }
+    return Step.to(fruitless(s), fruitlessWait(s));
+  }
+
+  /** One more refused finish in a row: batches may be pending to claim. */
+  private static RunState fruitless(RunState s) {
+    RunCounts counts = s.counts();
+    return s.with(
+        counts.withFruitlessFinishes(counts.fruitlessFinishes() + 1).withMayHavePending(true));
+  }
+
+  /** The wait after a refused finish: none after the first in a row. */
+  private static List<RunCommand> fruitlessWait(RunState s) {
+    return s.counts().fruitlessFinishes() > 0
+        ? List.of(new Sleep(FRUITLESS_FINISH_WAIT_MILLIS))
+        : List.of();
   }
 
   /** The run ended at its finish: its workflow completes, unless it waits for a retry. */
@@ -142,7 +182,8 @@ final class EndRules {
     RunState.Edit e = s.edit();
     e.retryAsked = false;
     e.statusKnown = true;
-    return Step.to(e.done(), new Requeue(s.status(), true));
+    e.counts = s.counts().requeueTaken();
+    return Step.to(e.done(), new Requeue(s.status(), true, s.counts().requeues()));
   }
 
   /**
@@ -219,6 +260,10 @@ final class EndRules {
       e.capUnrecorded = true;
     }
     e.later = new Later(e.later.pause(), false, null);
-    return List.of(new Reopen(), new PublishStatus(), new Then(new ApplyLater()));
+    // Planning may go on; the end time and refused finishes are forgotten.
+    e.counts = e.counts.withMayHavePending(true).withFinishedAt(null).withFruitlessFinishes(0);
+    e.window = e.window.withError(null);
+    e.lookSoon();
+    return List.of(new PublishStatus(), new Then(new ApplyLater()));
   }
 }

@@ -4,18 +4,12 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS
 import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
 
 import dev.dripline.workflows.run.RunCommand.Claim;
-import dev.dripline.workflows.run.RunCommand.ContinueInLane;
-import dev.dripline.workflows.run.RunCommand.CountKeys;
-import dev.dripline.workflows.run.RunCommand.FailPlanning;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.MayHavePending;
-import dev.dripline.workflows.run.RunCommand.NoPending;
 import dev.dripline.workflows.run.RunCommand.PlanNextPage;
 import dev.dripline.workflows.run.RunCommand.RecordBatchFailure;
 import dev.dripline.workflows.run.RunCommand.StartBatch;
-import dev.dripline.workflows.run.RunCommand.TakePage;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunEvent.ClaimedFewer;
@@ -35,13 +29,17 @@ final class LoopRules {
    * to continue as new: it claims pending batches, or plans the next page when none may be left.
    */
   static Step fillSlots(RunState s, RunEvent.Facts f) {
-    if (s.stopping() || s.paused() || f.continueAsNewDue() || f.free() <= 0) {
+    if (s.stopping()
+        || s.paused()
+        || s.continueAsNewDue(f.continueAsNewSuggested())
+        || s.slots().free() <= 0) {
       return Step.to(s);
     }
-    if (!f.mayHavePending()) {
+    if (!s.counts().mayHavePending()) {
       return Step.to(s, new PlanNextPage());
     }
-    return Step.to(s, new Claim(f.free()));
+    long token = s.counts().claimSequence();
+    return Step.to(s.with(s.counts().claimTaken()), new Claim(s.slots().free(), token));
   }
 
   /**
@@ -55,6 +53,7 @@ final class LoopRules {
    */
   static Step claimed(RunState s, ClaimResult claim, int asked) {
     RunState.Edit e = s.edit();
+    e.counts = s.counts().heldTime(claim);
     e.holds.removeIf(h -> !h.equals(RunState.PAUSED) && !h.equals(RunState.STOPPING));
     if (claim.holds() != null) {
       e.holds.addAll(claim.holds());
@@ -81,7 +80,10 @@ final class LoopRules {
       }
     }
     for (BatchRef batch : claim.batches()) {
-      commands.add(new StartBatch(batch));
+      int lane = e.slots.lowestFreeLane();
+      e.slots = e.slots.take(batch, lane);
+      e.counts = e.counts.batchStarted();
+      commands.add(new StartBatch(batch, lane));
     }
     commands.add(
         claim.batches().size() < asked
@@ -107,26 +109,31 @@ final class LoopRules {
         return Step.to(e.done());
       }
     }
-    return Step.to(s, new NoPending(), new Fill());
+    return Step.to(s.with(s.counts().withMayHavePending(false)), new Fill());
   }
 
   /**
-   * A batch activity's outcome: its keys (and its chain's) are counted; a chained batch whose
-   * attempt failed and still holds the chain's slot goes on as a batch of its own in that lane,
-   * with the attempts it has left (counted in PostgreSQL), or fails now if it has none; an activity
-   * that failed for good fails its batch.
+   * A batch activity's outcome: its slot is free from now on; its keys (and its chain's) are
+   * counted; a chained batch whose attempt failed and still holds the chain's slot goes on as a
+   * batch of its own in that lane, with the attempts it has left (counted in PostgreSQL), or fails
+   * now if it has none; an activity that failed for good fails its batch.
    */
-  static Step batchEnded(RunState s, BatchRef batch, int lane, BatchResult result, String error) {
+  static Step batchEnded(RunState s, BatchRef batch, BatchResult result, String error) {
+    int lane = s.slots().laneOf(batch.number());
+    RunState.Edit e = s.edit();
+    e.slots = s.slots().release(batch.number());
+    e.counts = s.counts().withFruitlessFinishes(0);
     if (error != null) {
-      return Step.to(s, failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
+      return Step.to(
+          e.done(), failed(s, batch, error), new RecordBatchFailure(batch.number(), error));
     }
     List<RunCommand> commands = new ArrayList<>();
     long keys =
         (result.outcome() != BatchOutcome.SKIPPED ? result.size() : 0) + result.chainedKeys();
-    commands.add(new CountKeys(keys));
+    e.counts = e.counts.counted(keys);
     if (result.chainedBatches() > 0) {
       // The chain may have ended on its time, with batches still pending.
-      commands.add(new MayHavePending());
+      e.counts = e.counts.withMayHavePending(true);
     }
     BatchRef handoff = result.handoff();
     if (handoff != null) {
@@ -134,10 +141,12 @@ final class LoopRules {
         commands.add(failed(s, handoff, result.handoffError()));
         commands.add(new RecordBatchFailure(handoff.number(), result.handoffError()));
       } else {
-        commands.add(new ContinueInLane(handoff, lane));
+        e.slots = e.slots.take(handoff, lane);
+        e.counts = e.counts.batchStarted();
+        commands.add(new StartBatch(handoff, lane));
       }
     }
-    return Step.to(s, commands);
+    return Step.to(e.done(), commands);
   }
 
   private static RunCommand failed(RunState s, BatchRef batch, String error) {
@@ -145,30 +154,30 @@ final class LoopRules {
   }
 
   /**
-   * A planning call's outcome: a failure stops planning (the run ends failed once nothing is in
-   * flight, unless a retry re-opens it); a page goes into the planning window.
-   */
-  static Step planned(RunState s, PlanPage page, String failure) {
-    if (failure != null) {
-      String error = "planning failed: " + failure;
-      return Step.to(s, new FailPlanning(error), new Warn("run " + s.runId() + ": " + error));
-    }
-    return Step.to(s, new TakePage(page));
-  }
-
-  /**
    * How the loop waits for news: with chains running and the plan to keep ahead of them, for at
    * most the window's look; after a claim the run's checks, brake or pool held, for at most the
    * claim's look; after a claim found the slots full, for at most a second; else until news.
    */
-  static RunTransitions.Wait waitFor(RunState s, RunEvent.WaitFacts f) {
-    if (f.keepsAhead() && !f.planUnderWay() && !f.slotsEmpty()) {
+  static RunTransitions.Wait waitFor(RunState s) {
+    PlanWindow window = s.window();
+    if (window.keepsAhead(s.stopping()) && !window.underWay() && !s.slots().isEmpty()) {
       return RunTransitions.Wait.KEEP_AHEAD;
     }
     if (s.heldLookMillis() > 0) {
       return RunTransitions.Wait.HELD;
     }
     return s.slotsFull() ? RunTransitions.Wait.SLOTS_FULL : RunTransitions.Wait.NEWS;
+  }
+
+  /**
+   * The look after a claim that found the run's slots full passed with no news: if nothing of this
+   * execution holds a slot and no planning call is under way, those that fill the slots may be dead
+   * by now, and the slots held by no live holder are recovered.
+   */
+  static Step slotsFullLookOver(RunState s) {
+    return s.slots().isEmpty() && !s.window().underWay()
+        ? Step.to(s, new RunCommand.RecoverOrphanSlots())
+        : Step.to(s);
   }
 
   /** The loop has seen the news so far. */
@@ -192,13 +201,15 @@ final class LoopRules {
    * run that goes on continues as new when due.
    */
   static RunTransitions.Turn next(RunState s, RunEvent.Facts f) {
-    if (!f.slotsEmpty() || f.planUnderWay()) {
+    if (!s.slots().isEmpty() || s.window().underWay()) {
       return RunTransitions.Turn.WAIT;
     }
-    if (s.stopping() || f.planOver() && !f.mayHavePending() && !s.paused()) {
+    if (s.stopping() || s.window().over() && !s.counts().mayHavePending() && !s.paused()) {
       return RunTransitions.Turn.FINISH;
     }
-    return f.continueAsNewDue() ? RunTransitions.Turn.HAND_OVER : RunTransitions.Turn.WAIT;
+    return s.continueAsNewDue(f.continueAsNewSuggested())
+        ? RunTransitions.Turn.HAND_OVER
+        : RunTransitions.Turn.WAIT;
   }
 
   /** Nothing is in flight and the run may end: PostgreSQL is asked to finish it. */

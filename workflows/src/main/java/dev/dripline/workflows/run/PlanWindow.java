@@ -1,12 +1,10 @@
 package dev.dripline.workflows.run;
 
-import java.util.Optional;
-import java.util.function.Supplier;
-
 /**
- * The planning side of a run's workflow: how many batches each planning call asks for, how large a
- * window of pending batches planning keeps ahead of the chains, and where planning stands (a call
- * under way, its outcome not yet handled, every key planned, or failed).
+ * The planning side of a run's state, as an immutable value ({@link RunState#window}): how many
+ * batches each planning call asks for, how large a window of pending batches planning keeps ahead
+ * of the chains, and where planning stands (a call under way, every key planned, or failed). The
+ * rules that use it are {@link PlanRules}'.
  *
  * <p>The first calls of an execution ramp up — a quarter, then half, then whole pages, never under
  * twice the cap — so the first batches start after a short planning query instead of a full page's
@@ -15,98 +13,40 @@ import java.util.function.Supplier;
  * window and the planner plans only while fewer than the window are pending, reporting how many
  * are; the window is sized by the chains' pace ({@link ChainPace}) once it is known.
  *
- * <p>Workflow state: deterministic, no clock and no Temporal calls; the workflow passes the time,
- * the cap and whether a stop is under way, and starts the calls this asks for. The pace is made at
- * its first use by the factory the workflow passes (which asks Temporal for the {@code early-pace}
- * version); a run without chains never uses it.
+ * @param planPageBatches batches planned per page
+ * @param chains whether batch activities chain further batches
+ * @param done every key in scope is in a batch
+ * @param error why planning failed, or null; planning stops until a retry forgets it
+ * @param underWay a planning call is under way, its outcome not yet handled
+ * @param pendingAfterPlan batches pending after the last planning call, as its planner reported; -1
+ *     if not known
+ * @param calls planning calls started by this execution
+ * @param pace the chains' pace, made at its first use (which asks Temporal for the {@code
+ *     early-pace} version); null until then, and in a run without chains
  */
-final class PlanWindow {
+record PlanWindow(
+    int planPageBatches,
+    boolean chains,
+    boolean done,
+    String error,
+    boolean underWay,
+    int pendingAfterPlan,
+    int calls,
+    ChainPace pace) {
   /** The window holds at least this much of what the chains take (four short looks). */
   static final long DRAIN_MILLIS = 2_000;
 
   /** Bound of the part of the window sized by the chains' pace, in batches. */
   static final int MAX_PACED = 10_000;
 
-  /**
-   * A planning call's outcome, received in the background and handled in the workflow's loop.
-   *
-   * @param page what the call planned, if it completed
-   * @param failure why it failed, if it did
-   */
-  record Planned(PlanPage page, RuntimeException failure) {}
-
-  private final long runId;
-  private final int planPageBatches;
-  private final boolean chains;
-  private final Supplier<ChainPace> newPace;
-
-  /** Made at its first use, which a run without chains never reaches. */
-  private ChainPace pace;
-
-  private boolean done;
-  private String error;
-  private boolean underWay;
-  private Planned planned;
-
-  /** Batches pending after the last planning call, as its planner reported; -1 if not known. */
-  private int pendingAfterPlan = -1;
-
-  /** Planning calls started by this execution. */
-  private int calls;
-
-  /**
-   * @param runId the run
-   * @param planPageBatches batches planned per page
-   * @param chainMillis how long a batch activity chains further batches (0: never)
-   * @param done whether every key in scope is already in a batch
-   * @param newPace makes the chains' pace at its first use
-   */
-  PlanWindow(
-      long runId,
-      int planPageBatches,
-      long chainMillis,
-      boolean done,
-      Supplier<ChainPace> newPace) {
-    this.runId = runId;
-    this.planPageBatches = planPageBatches;
-    this.chains = chainMillis > 0;
-    this.done = done;
-    this.newPace = newPace;
-  }
-
-  /** Whether every key in scope is in a batch. */
-  boolean done() {
-    return done;
-  }
-
-  /** Sets whether every key in scope is in a batch, as carried over from the execution before. */
-  void setDone(boolean done) {
-    this.done = done;
-  }
-
-  /** Why planning failed, or {@code null}; planning stops until {@link #clearError}. */
-  String error() {
-    return error;
-  }
-
-  /** Planning failed for good: no further call until {@link #clearError}. */
-  void fail(String error) {
-    this.error = error;
-  }
-
-  /** Forgets a planning failure: a retry re-opened the run. */
-  void clearError() {
-    error = null;
+  /** The window of an execution that has made no planning call yet. */
+  static PlanWindow of(int planPageBatches, long chainMillis, boolean done) {
+    return new PlanWindow(planPageBatches, chainMillis > 0, done, null, false, -1, 0, null);
   }
 
   /** Whether planning has nothing more to do: every key is in a batch, or it failed. */
   boolean over() {
     return done || error != null;
-  }
-
-  /** Whether a planning call is under way, its outcome not yet handled. */
-  boolean underWay() {
-    return underWay;
   }
 
   /**
@@ -133,7 +73,7 @@ final class PlanWindow {
    * ms batches took a window of 64 within one 500 ms look, then waited for the planner).
    */
   int size(int cap) {
-    return size(cap, pace().takenPerMilli());
+    return size(cap, pace == null ? 0 : pace.takenPerMilli());
   }
 
   /** {@link #size(int)} if the chains take {@code takenPerMilli} batches per millisecond. */
@@ -154,82 +94,84 @@ final class PlanWindow {
     return Math.min(full, Math.max(2 * cap, ramp));
   }
 
-  /**
-   * The next planning call to start, now under way; empty if one is under way already, planning is
-   * over or a stop is under way.
-   */
-  Optional<PlanRequest> nextCall(int cap, boolean stopping) {
-    if (underWay || done || error != null || stopping) {
-      return Optional.empty();
-    }
-    underWay = true;
-    int batches = pageBatches(cap);
-    calls++;
-    int keepPending = chains ? size(cap) : 0;
-    return Optional.of(new PlanRequest(runId, batches, keepPending));
+  /** Whether a planning call may start: none is under way, planning is not over, no stop is. */
+  boolean mayCall(boolean stopping) {
+    return !underWay && !done && error == null && !stopping;
   }
 
-  /** Receives the outcome of the call under way; it is handled through {@link #takePlanned}. */
-  void planned(PlanPage page, RuntimeException failure) {
-    planned = new Planned(page, failure);
+  /** Whether the next call, or the next page taken, first needs the chains' pace made. */
+  boolean needsPace() {
+    return chains && pace == null;
   }
 
-  /** Whether a call's outcome waits to be handled. */
-  boolean hasPlanned() {
-    return planned != null;
+  /** The next planning call of run {@code runId} at {@code cap}: see {@link #pageBatches}. */
+  PlanRequest nextRequest(long runId, int cap) {
+    return new PlanRequest(runId, pageBatches(cap), chains ? size(cap) : 0);
   }
 
-  /** The outcome of the call under way, if it came; the call is then over. */
-  Optional<Planned> takePlanned() {
-    if (planned == null) {
-      return Optional.empty();
-    }
-    Planned outcome = planned;
-    planned = null;
-    underWay = false;
-    return Optional.of(outcome);
+  /** The window with a call started: under way until its outcome is handled. */
+  PlanWindow called() {
+    return new PlanWindow(
+        planPageBatches, chains, done, error, true, pendingAfterPlan, calls + 1, pace);
+  }
+
+  /** The window with the call under way answered. */
+  PlanWindow answered() {
+    return new PlanWindow(
+        planPageBatches, chains, done, error, false, pendingAfterPlan, calls, pace);
   }
 
   /**
-   * Takes what a call planned, at {@code nowMillis}: what it left pending (reported to the chains'
-   * pace, whose window is sized at {@code cap}) and whether every key is now in a batch.
-   *
-   * @return whether batches may be pending to claim: the call planned some, or found some pending
-   *     (also when the window was full and it planned nothing — claim those rather than ask the
-   *     planner again)
+   * The window after a call planned {@code page}, at {@code nowMillis}: what it left pending
+   * (reported to the chains' pace, whose window is sized at {@code cap}) and whether every key is
+   * now in a batch.
    */
-  boolean takePage(PlanPage page, long nowMillis, int cap) {
-    pendingAfterPlan = page.pendingBatches();
+  PlanWindow takePage(PlanPage page, long nowMillis, int cap) {
+    ChainPace next = pace;
     if (page.pendingBatches() >= 0) {
-      pace()
-          .report(
+      next =
+          pace.report(
               nowMillis,
               page.pendingBatches(),
               page.batchesCreated(),
               takenPerMilli -> size(cap, takenPerMilli));
     }
-    if (page.done()) {
-      done = true;
-    }
-    return page.batchesCreated() > 0 || page.pendingBatches() > 0;
+    return new PlanWindow(
+        planPageBatches,
+        chains,
+        done || page.done(),
+        error,
+        underWay,
+        page.pendingBatches(),
+        calls,
+        next);
+  }
+
+  /** The window with every key in a batch if {@code done}, as carried over. */
+  PlanWindow withDone(boolean done) {
+    return new PlanWindow(
+        planPageBatches, chains, done, error, underWay, pendingAfterPlan, calls, pace);
+  }
+
+  /** The window with planning failed for good ({@code error}), or its failure forgotten (null). */
+  PlanWindow withError(String error) {
+    return new PlanWindow(
+        planPageBatches, chains, done, error, underWay, pendingAfterPlan, calls, pace);
+  }
+
+  /** The window with the chains' pace {@code pace}. */
+  PlanWindow withPace(ChainPace pace) {
+    return new PlanWindow(
+        planPageBatches, chains, done, error, underWay, pendingAfterPlan, calls, pace);
   }
 
   /** How long the loop waits for something to happen before it looks at the window again. */
   long lookEveryMillis() {
-    return pace().lookEveryMillis();
+    return pace == null ? ChainPace.MIN_LOOK_MILLIS : pace.lookEveryMillis();
   }
 
-  /** Looks at the window soon again: what the chains may take changed (cap, pause, resume). */
-  void lookSoon() {
-    if (pace != null) {
-      pace.restart();
-    }
-  }
-
-  private ChainPace pace() {
-    if (pace == null) {
-      pace = newPace.get();
-    }
-    return pace;
+  /** The window looked at soon again: what the chains may take changed (cap, pause, resume). */
+  PlanWindow lookSoon() {
+    return pace == null ? this : withPace(pace.restart());
   }
 }

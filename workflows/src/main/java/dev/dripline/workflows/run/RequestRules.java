@@ -6,17 +6,13 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE
 
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
-import dev.dripline.workflows.run.RunCommand.ForgetEnd;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.LookSoon;
-import dev.dripline.workflows.run.RunCommand.PlanAgain;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
@@ -144,11 +140,9 @@ final class RequestRules {
     RunState.Edit e = s.edit();
     e.requestedCap = cap;
     e.capUnrecorded = false;
-    RunState next = e.done();
-    int effective = next.effectiveCap();
+    int effective = e.done().effectiveCap();
     return Step.to(
-        next,
-        new SetCap(effective),
+        e.done().countedAgainst(effective),
         new RecordCap(cap, effective),
         new Then(new RunEvent.CapUpdated(cap, effective)));
   }
@@ -158,8 +152,7 @@ final class RequestRules {
     RunState.Edit e = s.edit();
     e.news = true;
     return Step.to(
-        e.done(),
-        new LookSoon(),
+        e.lookSoon().done(),
         new PublishDetails(),
         new AnswerCap(CapAnswer.changed(requestedCap, effectiveCap)));
   }
@@ -196,7 +189,8 @@ final class RequestRules {
     }
     if (e.retryAsked) {
       e.retryAsked = false;
-      commands.add(new Requeue(s.status(), false));
+      commands.add(new Requeue(s.status(), false, e.counts.requeues()));
+      e.counts = e.counts.requeueTaken();
     }
     commands.add(new Then(new ApplyCap()));
     return Step.to(e.done(), commands);
@@ -207,11 +201,15 @@ final class RequestRules {
    * that paused itself for its failure budget (P6b) goes on once its failed batches are re-queued:
    * the re-queue renewed the budget, and the loop's pause step records it running.
    */
-  static Step requeued(RunState s, RequeueResult requeue, RunStatus before) {
+  static Step requeued(RunState requeuedIn, RequeueResult requeue, RunStatus before) {
+    // Planning may go on (its failure is forgotten), and batches may be pending to claim.
+    RunState s =
+        requeuedIn
+            .with(requeuedIn.counts().withMayHavePending(true))
+            .with(requeuedIn.window().withError(null));
     List<RunCommand> commands = new ArrayList<>();
     commands.add(
         new Log("run " + s.runId() + ": retry re-queued " + requeue.requeued() + " batches"));
-    commands.add(new PlanAgain());
     RetryAnswer answer;
     if (requeue.status() == null) {
       answer = RetryAnswer.gone();
@@ -233,7 +231,7 @@ final class RequestRules {
       commands.add(new Log("run " + s.runId() + " goes on: its failed batches are re-queued"));
     }
     e.status = e.holds.contains(RunState.PAUSED) ? RunStatus.PAUSED : RunStatus.RUNNING;
-    commands.add(new ForgetEnd());
+    e.counts = e.counts.withFinishedAt(null);
     commands.add(new PublishStatus());
     return Step.to(e.done(), commands);
   }
@@ -242,10 +240,9 @@ final class RequestRules {
   static Step applyCap(RunState s) {
     return s.capUnrecorded()
         ? Step.to(
-            s,
+            s.edit().lookSoon().done(),
             new WithCapLock(new CapApplied()),
             new PublishDetails(),
-            new LookSoon(),
             new Then(new ApplyPause()))
         : Step.to(s, new Then(new ApplyPause()));
   }
@@ -256,7 +253,7 @@ final class RequestRules {
     e.capUnrecorded = false;
     RunState next = e.done();
     int cap = next.effectiveCap();
-    return Step.to(next, new SetCap(cap), new RecordCap(next.requestedCap(), cap));
+    return Step.to(next.countedAgainst(cap), new RecordCap(next.requestedCap(), cap));
   }
 
   /** The loop's last step: a pause or resume not yet recorded is recorded. */
@@ -272,7 +269,7 @@ final class RequestRules {
     e.recorded(RunState.PAUSED, s.paused());
     e.pauseToggled = false;
     e.status = s.paused() ? RunStatus.PAUSED : RunStatus.RUNNING;
-    return Step.to(e.done(), new LookSoon(), new RecordStatus(e.status), new PublishStatus());
+    return Step.to(e.lookSoon().done(), new RecordStatus(e.status), new PublishStatus());
   }
 
   /**

@@ -20,18 +20,15 @@ sealed interface RunCommand {
   /** Records the run's status (running, paused, or pending again). */
   record RecordStatus(RunStatus status) implements RunCommand {}
 
-  /** Counts the run's slots against {@code effectiveCap}. */
-  record SetCap(int effectiveCap) implements RunCommand {}
-
   /** Records the run's requested and effective caps. */
   record RecordCap(int requestedCap, int effectiveCap) implements RunCommand {}
 
   /**
-   * Re-queues the run's failed (and, stopped, its stopped) batches; answered by {@link
-   * RunEvent.Requeued} for a live run ({@code before} its status), {@link RunEvent.EndedRequeued}
-   * for an ended one.
+   * Re-queues the run's failed (and, stopped, its stopped) batches, with this execution's re-queue
+   * token {@code token}; answered by {@link RunEvent.Requeued} for a live run ({@code before} its
+   * status), {@link RunEvent.EndedRequeued} for an ended one.
    */
-  record Requeue(RunStatus before, boolean ended) implements RunCommand {}
+  record Requeue(RunStatus before, boolean ended, int token) implements RunCommand {}
 
   /** Answers every retry Update waiting. */
   record AnswerRetries(RetryAnswer answer) implements RunCommand {}
@@ -45,59 +42,38 @@ sealed interface RunCommand {
   /** Publishes the details the Web UI shows. */
   record PublishDetails() implements RunCommand {}
 
-  /** Looks at the planning window soon: what the chains may take changed. */
-  record LookSoon() implements RunCommand {}
-
-  /** Planning may go on: its failure is forgotten, and batches may be pending to claim. */
-  record PlanAgain() implements RunCommand {}
-
-  /** The run is active again: its end time is forgotten. */
-  record ForgetEnd() implements RunCommand {}
+  /**
+   * Claims up to {@code free} pending batches with claim token {@code token}; answered by {@link
+   * RunEvent.Claimed}.
+   */
+  record Claim(int free, long token) implements RunCommand {}
 
   /**
-   * The run goes on after it had ended: planning may go on, its end time and refused finishes are
-   * forgotten, and the window is looked at soon.
+   * Starts a batch activity for {@code batch} in {@code lane}, whose slot the state holds for it: a
+   * claimed batch takes the lowest free lane, a chained batch handed back its chain's.
    */
-  record Reopen() implements RunCommand {}
-
-  /** Claims up to {@code free} pending batches; answered by {@link RunEvent.Claimed}. */
-  record Claim(int free) implements RunCommand {}
-
-  /** Starts a batch activity for {@code batch} in the lowest free lane. */
-  record StartBatch(BatchRef batch) implements RunCommand {}
-
-  /** Starts an activity for {@code batch}, handed back by its chain, in its chain's lane. */
-  record ContinueInLane(BatchRef batch, int lane) implements RunCommand {}
+  record StartBatch(BatchRef batch, int lane) implements RunCommand {}
 
   /** Records that {@code batch} failed for good ({@code error}), releasing its slot. */
   record RecordBatchFailure(int batch, String error) implements RunCommand {}
 
-  /** Adds {@code keys} to the run's processed keys. */
-  record CountKeys(long keys) implements RunCommand {}
-
-  /** Pending batches may be left to claim (a chain may have ended on its time). */
-  record MayHavePending() implements RunCommand {}
-
-  /** Starts the next planning call in the background, unless one is under way. */
+  /**
+   * Plans the next page if planning may: takes {@link RunEvent.PlanNext}, whose rule decides
+   * ({@link PlanRules#planNext}).
+   */
   record PlanNextPage() implements RunCommand {}
 
-  /** Takes {@code page} of the plan into the planning window: its batches may be claimed. */
-  record TakePage(PlanPage page) implements RunCommand {}
-
-  /** Planning failed for good ({@code error}): no further call until a retry re-opens the run. */
-  record FailPlanning(String error) implements RunCommand {}
-
-  /** No pending batch is left to claim until a plan page, retry or completion says otherwise. */
-  record NoPending() implements RunCommand {}
+  /**
+   * Starts the planning call {@code request} in the background; answered by {@link
+   * RunEvent.Planned}.
+   */
+  record StartPlanning(PlanRequest request) implements RunCommand {}
 
   /** Fills free slots again: takes {@link RunEvent.FillSlots} with what the loop knows now. */
   record Fill() implements RunCommand {}
 
   /** Asks PostgreSQL to finish the run; answered by {@link RunEvent.Finished}. */
   record Finish(boolean stopping) implements RunCommand {}
-
-  /** Takes what {@code finish} recorded: the end time and PostgreSQL's count of processed keys. */
-  record TakeEnd(FinishResult finish) implements RunCommand {}
 
   /** The workflow completes with the run's outcome. */
   record Complete() implements RunCommand {}
@@ -106,16 +82,16 @@ sealed interface RunCommand {
   record AwaitRetry() implements RunCommand {}
 
   /**
-   * After a refused finish with nothing in flight: recovers the slots held by no live batch, or
-   * waits between looks when none is.
+   * After a refused finish with nothing in flight: recovers the slots held by no live batch;
+   * answered by {@link RunEvent.SlotsRecovered}.
    */
   record RecoverSlots() implements RunCommand {}
 
-  /**
-   * After a refused finish, in executions from before slots were recovered there: waits from the
-   * second refusal in a row on, and claims again.
-   */
-  record WaitAfterRefusedFinish() implements RunCommand {}
+  /** Recovers the slots of the run held by no live holder; no answer is needed. */
+  record RecoverOrphanSlots() implements RunCommand {}
+
+  /** Waits {@code millis} (a workflow timer) before the loop goes on. */
+  record Sleep(long millis) implements RunCommand {}
 
   /** Continues as new if due. */
   record HandOverIfDue() implements RunCommand {}

@@ -5,20 +5,13 @@ import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Claim;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
-import dev.dripline.workflows.run.RunCommand.ForgetEnd;
 import dev.dripline.workflows.run.RunCommand.Log;
-import dev.dripline.workflows.run.RunCommand.LookSoon;
-import dev.dripline.workflows.run.RunCommand.NoPending;
-import dev.dripline.workflows.run.RunCommand.PlanAgain;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
-import dev.dripline.workflows.run.RunCommand.TakeEnd;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
@@ -26,6 +19,7 @@ import dev.dripline.workflows.run.RunTransitions.Step;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowLock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,7 +133,8 @@ final class RunEngine {
    * A cap change by Update, taken once the run is loaded: applied and recorded before answering.
    */
   CapAnswer changeCap(int maxParallelBatches) {
-    Workflow.await(() -> run.window != null || run.settings() != null && !run.state.found());
+    Workflow.await(
+        () -> run.state.window() != null || run.settings() != null && !run.state.found());
     capLock.lock();
     try {
       capAnswer = null;
@@ -169,12 +164,10 @@ final class RunEngine {
       run.runs.recordStopRequested(run.ref());
     } else if (command instanceof RecordStatus r) {
       run.runs.recordStatus(new StatusChange(run.runId(), r.status()));
-    } else if (command instanceof SetCap c) {
-      run.slots.setCap(c.effectiveCap());
     } else if (command instanceof RecordCap r) {
       run.runs.recordCap(new CapRecord(run.runId(), r.requestedCap(), r.effectiveCap()));
     } else if (command instanceof Requeue r) {
-      RequeueResult result = run.runs.requeue(run.requeueRequest());
+      RequeueResult result = run.runs.requeue(run.requeueRequest(r.token()));
       on(
           r.ended()
               ? new RunEvent.EndedRequeued(result)
@@ -187,19 +180,6 @@ final class RunEngine {
       run.publishStatus();
     } else if (command instanceof PublishDetails) {
       run.publishDetails();
-    } else if (command instanceof LookSoon) {
-      run.window.lookSoon();
-    } else if (command instanceof PlanAgain) {
-      run.window.clearError();
-      run.mayHavePending = true;
-    } else if (command instanceof ForgetEnd) {
-      run.finishedAt = null;
-    } else if (command instanceof Reopen) {
-      run.window.clearError();
-      run.mayHavePending = true;
-      run.finishedAt = null;
-      run.fruitlessFinishes = 0;
-      run.window.lookSoon();
     } else if (command instanceof WithCapLock w) {
       capLock.lock();
       try {
@@ -210,30 +190,24 @@ final class RunEngine {
     } else if (command instanceof Then t) {
       on(t.event());
     } else if (command instanceof Claim c) {
-      ClaimResult claim =
-          run.runs.claimPending(new ClaimRequest(run.runId(), run.claimSequence++, c.free()));
-      run.takeHeldTime(claim);
+      ClaimResult claim = run.runs.claimPending(new ClaimRequest(run.runId(), c.token(), c.free()));
       on(new RunEvent.Claimed(claim, c.free()));
     } else if (command instanceof Fill) {
       on(new RunEvent.FillSlots(run.facts()));
-    } else if (command instanceof NoPending) {
-      run.mayHavePending = false;
     } else if (command instanceof Finish f) {
       FinishResult finish =
-          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.window.error()));
+          run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.state.window().error()));
       on(new RunEvent.Finished(finish));
-    } else if (command instanceof TakeEnd t) {
-      run.ended(t.finish());
     } else if (command instanceof RunCommand.RecordBatchFailure f) {
       run.runs.recordBatchFailure(new BatchFailure(run.runId(), f.batch(), f.error()));
-    } else if (command instanceof RunCommand.CountKeys c) {
-      run.processedKeys += c.keys();
-    } else if (command instanceof RunCommand.TakePage t) {
-      run.takePage(t.page());
-    } else if (command instanceof RunCommand.FailPlanning f) {
-      run.window.fail(f.error());
-    } else if (command instanceof RunCommand.MayHavePending) {
-      run.mayHavePending = true;
+    } else if (command instanceof RunCommand.PlanNextPage) {
+      on(new RunEvent.PlanNext());
+    } else if (command instanceof RunCommand.RecoverSlots) {
+      on(new RunEvent.SlotsRecovered(run.runs.recoverSlots(run.ref())));
+    } else if (command instanceof RunCommand.RecoverOrphanSlots) {
+      run.runs.recoverSlots(run.ref());
+    } else if (command instanceof RunCommand.Sleep s) {
+      Workflow.sleep(Duration.ofMillis(s.millis()));
     } else {
       loop.accept(command);
     }

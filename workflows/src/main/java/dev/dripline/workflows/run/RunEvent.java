@@ -1,5 +1,7 @@
 package dev.dripline.workflows.run;
 
+import java.time.Instant;
+
 /**
  * Something that happened to a run's workflow, as {@link RunTransitions} takes it: an operator's
  * request (a signal or an Update), a step of the workflow's loop, or the answer of a command it
@@ -77,22 +79,11 @@ sealed interface RunEvent {
   record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
 
   /**
-   * What the loop knows of the batches in flight and the planning ahead of them when it decides.
+   * What the loop knows that the state does not when it decides.
    *
-   * @param free slots that may be taken now
-   * @param slotsEmpty no slot is held by this execution
-   * @param planUnderWay a planning call is under way, its outcome not yet handled
-   * @param planOver planning has nothing more to do: every key is in a batch, or it failed
-   * @param mayHavePending pending batches may be left to claim
-   * @param continueAsNewDue this execution has started enough batches, or Temporal suggests it
+   * @param continueAsNewSuggested Temporal suggests this execution continue as new
    */
-  record Facts(
-      int free,
-      boolean slotsEmpty,
-      boolean planUnderWay,
-      boolean planOver,
-      boolean mayHavePending,
-      boolean continueAsNewDue) {}
+  record Facts(boolean continueAsNewSuggested) {}
 
   /** The loop fills free slots: claims pending batches, or plans when none may be left. */
   record FillSlots(Facts facts) implements RunEvent {}
@@ -105,28 +96,27 @@ sealed interface RunEvent {
 
   /**
    * A batch activity ended, its outcome handled in the loop: {@code result} if it completed, else
-   * {@code error}, why it failed for good. Its slot ({@code lane}) is free from now on.
+   * {@code error}, why it failed for good. Its slot is free from now on.
    */
-  record BatchEnded(BatchRef batch, int lane, BatchResult result, String error)
-      implements RunEvent {}
+  record BatchEnded(BatchRef batch, BatchResult result, String error) implements RunEvent {}
 
   /**
    * A planning call answered: {@code page}, the next page of the plan, or {@code failure}, why
-   * planning failed for good.
+   * planning failed for good; handled at {@code nowMillis} (workflow time).
    */
-  record Planned(PlanPage page, String failure) implements RunEvent {}
+  record Planned(PlanPage page, String failure, long nowMillis) implements RunEvent {}
 
-  /**
-   * What the loop knows when it waits for news.
-   *
-   * @param keepsAhead planning keeps a window of pending batches ahead of the chains
-   * @param planUnderWay a planning call is under way
-   * @param slotsEmpty no slot is held by this execution
-   */
-  record WaitFacts(boolean keepsAhead, boolean planUnderWay, boolean slotsEmpty) {}
+  /** The loop asks for the next page of the plan, if planning may go on. */
+  record PlanNext() implements RunEvent {}
+
+  /** The loop filled its slots: planning keeps ahead of the chains if the window runs low. */
+  record KeepAhead() implements RunEvent {}
 
   /** The loop looked at the run's news: it has seen them. */
   record NewsSeen() implements RunEvent {}
+
+  /** The look after a claim that found the run's slots full passed with no news. */
+  record SlotsFullLookOver() implements RunEvent {}
 
   /** The loop waited for news: the looks the last claim asked for are over. */
   record Waited() implements RunEvent {}
@@ -136,6 +126,9 @@ sealed interface RunEvent {
 
   /** {@code finish} answered. */
   record Finished(FinishResult finish) implements RunEvent {}
+
+  /** {@link RunCommand.RecoverSlots} answered: {@code recovered} slots whose holder was dead. */
+  record SlotsRecovered(int recovered) implements RunEvent {}
 
   /** The run ended at its finish: its workflow completes, or waits for a retry. */
   record EndedAtFinish() implements RunEvent {}
@@ -148,13 +141,16 @@ sealed interface RunEvent {
   /** A retry of a pending run is refused: it has no batches yet. */
   record PendingRetryRefused() implements RunEvent {}
 
-  /** A pending run started (its record moved to running). */
-  record Started() implements RunEvent {}
+  /** A pending run started (its record moved to running) at {@code startedAt}. */
+  record Started(Instant startedAt) implements RunEvent {}
 
   // The end.
 
-  /** {@code finish} ended the run as {@code status} (null: the run is gone). */
-  record Ended(RunStatus status) implements RunEvent {}
+  /**
+   * The run ended as {@code status} before it started (null: the run is gone): stopped, with what
+   * {@code finish} recorded, or found ended by its start ({@code finish} null).
+   */
+  record Ended(RunStatus status, FinishResult finish) implements RunEvent {}
 
   /** The ended run's workflow begins to wait for a retry, at {@code nowMillis} (workflow time). */
   record EndedWaitBegins(long nowMillis) implements RunEvent {}

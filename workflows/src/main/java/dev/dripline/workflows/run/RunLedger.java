@@ -4,65 +4,33 @@ import io.temporal.workflow.Workflow;
 import java.time.Instant;
 
 /**
- * What a run's workflow knows of its run: its lifecycle ({@link #state}, which only {@link
- * RunTransitions} changes), its progress, the slots it holds ({@link SlotBook}, the run's
- * semaphore) and the planning window ahead of them ({@link PlanWindow}). One per execution, shared
- * by the workflow's parts — the engine that carries out the transitions' commands ({@link
- * RunEngine}), the batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart})
- * and the wait of an ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's
- * record in PostgreSQL is written only through {@link #runs}.
+ * What a run's workflow knows of its run: its state ({@link #state}, which only {@link
+ * RunTransitions} changes: lifecycle, the slots it holds — {@link Slots}, the run's semaphore — and
+ * its progress, {@link RunCounts}, and the planning window ahead of the slots, {@link PlanWindow})
+ * and the stub of the short database operations ({@link #runs}). One per execution, shared by the
+ * workflow's parts — the engine that carries out the transitions' commands ({@link RunEngine}), the
+ * batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart}) and the wait of an
+ * ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's record in PostgreSQL
+ * is written only through {@link #runs}.
  */
 final class RunLedger {
   /** Short database operations; retried until the database answers (R12). */
   final RunActivities runs =
       Workflow.newLocalActivityStub(RunActivities.class, DatabaseLocalActivities.options());
 
-  /** The slots this execution holds and the completions it has yet to handle. */
-  final SlotBook slots = new SlotBook();
-
-  /** The run's lifecycle: status, holds, requests ({@link RunTransitions} makes each next one). */
+  /**
+   * The run's state: status, holds, requests, the slots it holds and its progress ({@link
+   * RunTransitions} makes each next one).
+   */
   RunState state = RunState.initial(0);
 
-  Long totalKeys;
-  long processedKeys;
-  Instant startedAt;
-  Instant finishedAt;
-
-  /** Planning calls, their sizes and the window kept ahead of the chains ({@link BatchLanes}). */
-  PlanWindow window;
-
-  /** False once a claim found no pending batch; a plan page, retry or revival sets it again. */
-  boolean mayHavePending = true;
-
-  /** The next claim token, unique across executions. */
-  long claimSequence;
-
-  int batchesStartedHere;
-
-  /** Refused finishes in a row, with nothing in flight: the second and later ones wait. */
-  int fruitlessFinishes;
-
-  /** The run's held time that has ended, as its last claim booked it. */
-  long throttledMillis;
-
-  /** When the hold the last claim found began (the database's clock); null if none. */
-  Long heldSinceMillis;
-
-  /** Re-queues this execution has asked for: part of each one's token. */
-  private int requeues;
-
   /**
-   * The next re-queue of this run, with a token unique to it (this execution's run id and a
-   * counter): deterministic, so a replayed call carries the token of the call it repeats.
+   * The re-queue of this run with token {@code n}, unique to it (this execution's run id and the
+   * counter the rules keep): deterministic, so a replayed call carries the token of the call it
+   * repeats.
    */
-  RequeueRequest requeueRequest() {
-    return new RequeueRequest(runId(), Workflow.getInfo().getRunId() + "/" + requeues++);
-  }
-
-  /** Takes what a claim found of the run's held time (its holds are the state's). */
-  void takeHeldTime(ClaimResult claim) {
-    throttledMillis = Math.max(throttledMillis, claim.throttledMillis());
-    heldSinceMillis = claim.heldSinceMillis();
+  RequeueRequest requeueRequest(int n) {
+    return new RequeueRequest(runId(), Workflow.getInfo().getRunId() + "/" + n);
   }
 
   long runId() {
@@ -82,73 +50,31 @@ final class RunLedger {
     return state.status();
   }
 
-  /** Takes what a finish recorded: end time and PostgreSQL's count of processed keys. */
-  void ended(FinishResult finish) {
-    finishedAt = finish.finishedAt();
-    takeProcessedKeys(finish);
-  }
-
-  /**
-   * Takes PostgreSQL's count of processed keys from a finished run's record: the count this
-   * workflow adds up from batch results falls short when a worker died mid-chain (its retried
-   * attempt reports only what it completed itself).
-   */
-  void takeProcessedKeys(FinishResult finish) {
-    if (finish.processedKeys() != null) {
-      processedKeys = finish.processedKeys();
-    }
-  }
-
-  /** What the loop knows now of the batches in flight and the planning ahead of them. */
+  /** What the loop knows now that the state does not: Temporal's advice. */
   RunEvent.Facts facts() {
-    return new RunEvent.Facts(
-        slots.free(),
-        slots.isEmpty(),
-        window.underWay(),
-        window.over(),
-        mayHavePending,
-        continueAsNewDue());
-  }
-
-  /** What the loop knows when it waits for news. */
-  RunEvent.WaitFacts waitFacts() {
-    return new RunEvent.WaitFacts(
-        window.keepsAhead(state.stopping()), window.underWay(), slots.isEmpty());
-  }
-
-  /**
-   * Takes a page of the plan into the window: batches may be pending to claim when it planned or
-   * found some; once every key is in a batch, the run's key count is the plan's.
-   */
-  void takePage(PlanPage page) {
-    if (window.takePage(page, Workflow.currentTimeMillis(), slots.cap())) {
-      mayHavePending = true;
-    }
-    if (page.done()) {
-      totalKeys = page.totalKeys();
-    }
+    return new RunEvent.Facts(Workflow.getInfo().isContinueAsNewSuggested());
   }
 
   boolean continueAsNewDue() {
-    return batchesStartedHere >= settings().maxBatchesPerExecution()
-        || Workflow.getInfo().isContinueAsNewSuggested();
+    return state.continueAsNewDue(Workflow.getInfo().isContinueAsNewSuggested());
   }
 
   /** What a new execution takes over; {@code ended} null for a live run. */
   RunCarryOver carryOver(
       boolean paused, boolean stopRequested, boolean retryRequested, RunStatus ended) {
+    RunCounts counts = state.counts();
     return new RunCarryOver(
-        slots.cap(),
+        state.slots().cap(),
         paused,
         stopRequested,
         retryRequested,
-        window.done(),
-        totalKeys,
-        processedKeys,
-        startedAt == null ? null : startedAt.toEpochMilli(),
-        claimSequence,
+        state.window().done(),
+        counts.totalKeys(),
+        counts.processedKeys(),
+        counts.startedAt() == null ? null : counts.startedAt().toEpochMilli(),
+        counts.claimSequence(),
         ended,
-        ended == null || finishedAt == null ? null : finishedAt.toEpochMilli(),
+        ended == null || counts.finishedAt() == null ? null : counts.finishedAt().toEpochMilli(),
         ended == null ? null : state.retryDeadlineMillis());
   }
 
@@ -165,23 +91,24 @@ final class RunLedger {
         RunText.details(
             status(),
             progress(),
-            slots.held(),
-            slots.cap(),
-            window.error(),
+            state.slots().held(),
+            state.slots().cap(),
+            state.window().error(),
             state.waitingForRetry() ? state.retryDeadlineMillis() : null,
             state.claimHolds(),
-            heldSinceMillis));
+            state.counts().heldSinceMillis()));
   }
 
   RunProgress progress() {
+    RunCounts counts = state.counts();
     return RunProgress.of(
         status(),
-        totalKeys,
-        processedKeys,
-        startedAt,
-        finishedAt,
+        counts.totalKeys(),
+        counts.processedKeys(),
+        counts.startedAt(),
+        counts.finishedAt(),
         Instant.ofEpochMilli(Workflow.currentTimeMillis()),
-        throttledMillis,
-        heldSinceMillis == null ? null : Instant.ofEpochMilli(heldSinceMillis));
+        counts.throttledMillis(),
+        counts.heldSinceMillis() == null ? null : Instant.ofEpochMilli(counts.heldSinceMillis()));
   }
 }

@@ -35,24 +35,28 @@ final class RunStart {
     if (!awaitStartTime()) {
       // Stopped before it started.
       FinishResult finish = run.runs.finish(new FinishRequest(run.runId(), true, null));
-      run.ended(finish);
-      engine.on(new RunEvent.Ended(finish.status() == null ? RunStatus.STOPPED : finish.status()));
+      engine.on(
+          new RunEvent.Ended(
+              finish.status() == null ? RunStatus.STOPPED : finish.status(), finish));
       boolean reopened =
           finish.status() != null && engine.waitsForRetry(run.status()) && ended.await();
-      return reopened ? null : new RunOutcome(run.status(), run.processedKeys);
+      return reopened ? null : outcome(run.status());
     }
     StartResult start = run.runs.markRunning(run.ref());
     if (start.started()) {
-      run.startedAt = start.startedAt();
-      engine.on(new RunEvent.Started());
+      engine.on(new RunEvent.Started(start.startedAt()));
       return null;
     }
     log.info("run {} did not start: it is {}", run.runId(), start.status());
     if (start.status() == null || !engine.waitsForRetry(start.status())) {
-      return new RunOutcome(start.status(), run.processedKeys);
+      return outcome(start.status());
     }
-    engine.on(new RunEvent.Ended(start.status()));
-    return ended.await() ? null : new RunOutcome(run.status(), run.processedKeys);
+    engine.on(new RunEvent.Ended(start.status(), null));
+    return ended.await() ? null : outcome(run.status());
+  }
+
+  private RunOutcome outcome(RunStatus status) {
+    return new RunOutcome(status, run.state.counts().processedKeys());
   }
 
   /**

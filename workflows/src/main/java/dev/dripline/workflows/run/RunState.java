@@ -42,6 +42,9 @@ import java.util.Set;
  *     waits before it claims again; 0 when not held
  * @param slotsFull the last claim found the run's slots full in PostgreSQL, held by batches this
  *     execution does not hold: the loop claims again after a short look
+ * @param slots the slots this execution holds, and the cap they are counted against
+ * @param counts the run's progress and the loop's bookkeeping
+ * @param window the planning window ahead of the slots; null until the run's record is loaded
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  */
@@ -62,6 +65,9 @@ record RunState(
     boolean news,
     long heldLookMillis,
     boolean slotsFull,
+    Slots slots,
+    RunCounts counts,
+    PlanWindow window,
     Map<String, Boolean> versions) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
@@ -112,6 +118,9 @@ record RunState(
         false,
         0,
         false,
+        Slots.NONE,
+        RunCounts.NONE,
+        null,
         Map.of());
   }
 
@@ -152,6 +161,35 @@ record RunState(
     return waitingForRetry && retryAsked;
   }
 
+  /** This state with its slots counted against {@code cap} (those held above it are kept). */
+  RunState countedAgainst(int cap) {
+    Edit e = edit();
+    e.slots = slots.withCap(cap);
+    return e.done();
+  }
+
+  /**
+   * Whether this execution is due to continue as new: it started enough batches, or Temporal
+   * suggests it ({@code suggested}).
+   */
+  boolean continueAsNewDue(boolean suggested) {
+    return counts.batchesStartedHere() >= settings.maxBatchesPerExecution() || suggested;
+  }
+
+  /** This state with {@code counts}. */
+  RunState with(RunCounts counts) {
+    Edit e = edit();
+    e.counts = counts;
+    return e.done();
+  }
+
+  /** This state with {@code window}. */
+  RunState with(PlanWindow window) {
+    Edit e = edit();
+    e.window = window;
+    return e.done();
+  }
+
   Edit edit() {
     return new Edit(this);
   }
@@ -173,6 +211,9 @@ record RunState(
     boolean news;
     long heldLookMillis;
     boolean slotsFull;
+    Slots slots;
+    RunCounts counts;
+    PlanWindow window;
     final Map<String, Boolean> versions;
     long runId;
 
@@ -193,6 +234,9 @@ record RunState(
       news = s.news;
       heldLookMillis = s.heldLookMillis;
       slotsFull = s.slotsFull;
+      slots = s.slots;
+      counts = s.counts;
+      window = s.window;
       versions = new LinkedHashMap<>(s.versions);
     }
 
@@ -216,6 +260,14 @@ record RunState(
       return this;
     }
 
+    /** Looks at the planning window soon: what the chains may take changed. */
+    Edit lookSoon() {
+      if (window != null) {
+        window = window.lookSoon();
+      }
+      return this;
+    }
+
     RunState done() {
       return new RunState(
           runId,
@@ -234,6 +286,9 @@ record RunState(
           news,
           heldLookMillis,
           slotsFull,
+          slots,
+          counts,
+          window,
           versions);
     }
   }

@@ -53,8 +53,10 @@ import java.util.List;
  *
  * <p>{@link #on} is the one entry; the rules it applies are grouped by what they are about: what
  * operators ask and how the loop applies it ({@link RequestRules}), an execution's start ({@link
- * StartRules}), the loop's claims and next move ({@link LoopRules}) and the run's end ({@link
- * EndRules}).
+ * StartRules}), the loop's claims, slots and next move ({@link LoopRules}), planning ({@link
+ * PlanRules}) and the run's end ({@link EndRules}). The state holds all the rules judge: the slots
+ * ({@link Slots}), the planning window ({@link PlanWindow}) and the run's progress and counters
+ * ({@link RunCounts}).
  *
  * <p>What stops a new batch is the set of the run's holds ({@link RunState#holds}): {@code paused},
  * {@code stopping} and those the last claim reported.
@@ -147,11 +149,17 @@ final class RunTransitions {
     } else if (event instanceof ClaimedFewer c) {
       return LoopRules.claimedFewer(s, c.slotsFull());
     } else if (event instanceof BatchEnded b) {
-      return LoopRules.batchEnded(s, b.batch(), b.lane(), b.result(), b.error());
+      return LoopRules.batchEnded(s, b.batch(), b.result(), b.error());
     } else if (event instanceof Planned p) {
-      return LoopRules.planned(s, p.page(), p.failure());
+      return PlanRules.planned(s, p.page(), p.failure(), p.nowMillis());
+    } else if (event instanceof RunEvent.PlanNext) {
+      return PlanRules.planNext(s);
+    } else if (event instanceof RunEvent.KeepAhead) {
+      return PlanRules.keepAhead(s);
     } else if (event instanceof NewsSeen) {
       return LoopRules.newsSeen(s);
+    } else if (event instanceof RunEvent.SlotsFullLookOver) {
+      return LoopRules.slotsFullLookOver(s);
     } else if (event instanceof Waited) {
       return LoopRules.waited(s);
     } else if (event instanceof Finishing) {
@@ -162,16 +170,18 @@ final class RunTransitions {
       return StartRules.pendingPauseAsked(s);
     } else if (event instanceof PendingRetryRefused) {
       return StartRules.pendingRetryRefused(s);
-    } else if (event instanceof Started) {
-      return StartRules.started(s);
+    } else if (event instanceof Started st) {
+      return StartRules.started(s, st.startedAt());
     }
     // The end.
     if (event instanceof Finished f) {
       return EndRules.finished(s, f.finish());
+    } else if (event instanceof RunEvent.SlotsRecovered r) {
+      return EndRules.slotsRecovered(s, r.recovered());
     } else if (event instanceof EndedAtFinish) {
       return EndRules.endedAtFinish(s);
     } else if (event instanceof Ended e) {
-      return EndRules.ended(s, e.status());
+      return EndRules.ended(s, e.status(), e.finish());
     } else if (event instanceof EndedWaitBegins b) {
       return EndRules.endedWaitBegins(s, b.nowMillis());
     } else if (event instanceof RetryEnded) {
@@ -219,8 +229,8 @@ final class RunTransitions {
   }
 
   /** How the loop waits for news now ({@link LoopRules#waitFor}). */
-  static Wait waitFor(RunState s, RunEvent.WaitFacts f) {
-    return LoopRules.waitFor(s, f);
+  static Wait waitFor(RunState s) {
+    return LoopRules.waitFor(s);
   }
 
   /**

@@ -8,11 +8,11 @@ import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunEvent.ApplyLater;
 import dev.dripline.workflows.run.RunState.Later;
 import dev.dripline.workflows.run.RunTransitions.Step;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,8 +41,11 @@ final class StartRules {
     if (!s.capUnrecorded()) {
       e.requestedCap = settings.requestedCap();
     }
+    e.counts = s.counts().loaded(settings);
+    e.window =
+        PlanWindow.of(settings.planPageBatches(), settings.chainMillis(), settings.planningDone());
     RunState next = e.done();
-    return Step.to(next, new SetCap(next.effectiveCap()));
+    return Step.to(next.countedAgainst(next.effectiveCap()));
   }
 
   /** A run paused before it started (R9) waits, in a new execution too, as the first one did. */
@@ -93,13 +96,15 @@ final class StartRules {
       return Step.ask(s, CAP_FROM_SETTINGS);
     }
     List<RunCommand> commands = new ArrayList<>();
+    RunState.Edit e = s.edit();
+    e.counts = s.counts().carried(carried);
+    e.window = s.window().withDone(carried.planningDone());
     if (!capFromSettings) {
-      commands.add(new SetCap(carried.effectiveCap()));
+      e.slots = s.slots().withCap(carried.effectiveCap());
     }
     // Else the cap of the load stands: the record's requested cap (kept current by every cap
     // change, recorded before the hand-over) or one signalled before the load, bounded by the
     // definition's and the engine's caps as deployed now.
-    RunState.Edit e = s.edit();
     boolean paused = carried.paused();
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
     holdSpentBudget(e, paused, s.settings());
@@ -156,6 +161,12 @@ final class StartRules {
     RunState.Edit e = s.edit();
     e.status = carried.endedStatus();
     e.retryDeadlineMillis = carried.retryDeadlineMillis();
+    e.counts =
+        s.counts()
+            .withFinishedAt(
+                carried.endedAtMillis() == null
+                    ? null
+                    : Instant.ofEpochMilli(carried.endedAtMillis()));
     e.hold(RunState.PAUSED, false).recorded(RunState.PAUSED, false);
     e.pauseToggled = false;
     Integer capAfterRetry = s.later().cap();
@@ -164,7 +175,7 @@ final class StartRules {
       capAfterRetry = s.retryAsked() ? s.requestedCap() : null;
       e.capUnrecorded = false;
       e.requestedCap = s.settings().requestedCap();
-      commands.add(new SetCap(e.done().effectiveCap()));
+      e.slots = s.slots().withCap(e.done().effectiveCap());
     }
     e.later = new Later(s.later().pause(), s.stopping() && s.retryAsked(), capAfterRetry);
     e.statusKnown = true;
@@ -223,9 +234,10 @@ final class StartRules {
   }
 
   /** A pending run started: its record moved to running. */
-  static Step started(RunState s) {
+  static Step started(RunState s, Instant startedAt) {
     RunState.Edit e = s.edit();
     e.status = RunStatus.RUNNING;
+    e.counts = s.counts().withStartedAt(startedAt);
     return Step.to(e.done());
   }
 }

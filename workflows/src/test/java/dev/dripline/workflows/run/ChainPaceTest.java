@@ -15,18 +15,18 @@ class ChainPaceTest {
    * The planner's first four reports of a W2 run (docs/benchmarks.md): pages of 25, 50, 100 and 100
    * batches while four chains of 12 ms batches start taking them.
    */
-  private static void firstReportsOfW2(ChainPace pace) {
-    pace.report(55, 25, 25, WINDOW);
-    pace.report(136, 66, 50, WINDOW);
-    pace.report(259, 133, 100, WINDOW);
-    pace.report(404, 202, 100, WINDOW);
+  private static ChainPace firstReportsOfW2(ChainPace pace) {
+    return pace.report(55, 25, 25, WINDOW)
+        .report(136, 66, 50, WINDOW)
+        .report(259, 133, 100, WINDOW)
+        .report(404, 202, 100, WINDOW);
   }
 
   @Test
   void theFirstReportsOfAFastRunSizeTheWindowBeforeTheFirstLook() {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
 
-    firstReportsOfW2(pace);
+    pace = firstReportsOfW2(pace);
 
     // 9 + 33 taken from 55 to 259 ms; the report at 404 ms starts the next measurement.
     assertThat(pace.takenPerMilli()).isCloseTo(42 / 204.0, within(1e-9));
@@ -40,7 +40,7 @@ class ChainPaceTest {
     // window stayed at 200 — which those chains empty in ~0.6 s.
     ChainPace pace = new ChainPace(ChainPace.MIN_LOOK_MILLIS);
 
-    firstReportsOfW2(pace);
+    pace = firstReportsOfW2(pace);
 
     assertThat(pace.takenPerMilli()).isZero();
     assertThat(WINDOW.applyAsInt(pace.takenPerMilli())).isEqualTo(200);
@@ -50,8 +50,8 @@ class ChainPaceTest {
   void reportsMomentsApartGiveNoPace() {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
 
-    pace.report(1_000, 100, 100, WINDOW);
-    pace.report(1_050, 150, 100, WINDOW);
+    pace = pace.report(1_000, 100, 100, WINDOW);
+    pace = pace.report(1_050, 150, 100, WINDOW);
 
     assertThat(pace.takenPerMilli()).isZero();
   }
@@ -61,29 +61,29 @@ class ChainPaceTest {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
 
     // Two batches a second out of a window of 32: a quarter lasts four seconds.
-    pace.report(0, 32, 32, WINDOW);
-    pace.report(5_000, 32, 10, x -> 32);
+    pace = pace.report(0, 32, 32, WINDOW);
+    pace = pace.report(5_000, 32, 10, x -> 32);
 
     assertThat(pace.takenPerMilli()).isCloseTo(0.002, within(1e-9));
     assertThat(pace.lookEveryMillis()).isEqualTo(4_000);
 
     // Ten times slower still: no longer than the longest look.
-    pace.report(10_000, 32, 1, x -> 32);
+    pace = pace.report(10_000, 32, 1, x -> 32);
     assertThat(pace.lookEveryMillis()).isEqualTo(ChainPace.MAX_LOOK_MILLIS);
   }
 
   @Test
   void restartForgetsThePaceAndLooksSoon() {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
-    pace.report(0, 32, 32, WINDOW);
-    pace.report(5_000, 32, 10, x -> 32);
+    pace = pace.report(0, 32, 32, WINDOW);
+    pace = pace.report(5_000, 32, 10, x -> 32);
 
-    pace.restart();
+    pace = pace.restart();
 
     assertThat(pace.takenPerMilli()).isZero();
     assertThat(pace.lookEveryMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
     // The next report starts a new measurement rather than counting from the old one.
-    pace.report(5_100, 20, 0, WINDOW);
+    pace = pace.report(5_100, 20, 0, WINDOW);
     assertThat(pace.takenPerMilli()).isZero();
   }
 }

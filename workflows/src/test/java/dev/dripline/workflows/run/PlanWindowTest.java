@@ -2,45 +2,118 @@ package dev.dripline.workflows.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.workflows.run.RunTransitions.Step;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The planning window ({@link PlanWindow}) and the rules that move it ({@link PlanRules}): what
+ * each call asks for, when one starts, and what its answer does to the window.
+ */
 class PlanWindowTest {
   private static final long RUN = 7;
 
-  /** Paces made by the windows under test, as the workflow's factory makes them. */
-  private final List<ChainPace> paces = new ArrayList<>();
+  /** A running run's state whose planning the tests drive through the rules, as the loop does. */
+  private static final class Planner {
+    RunState state;
 
-  private PlanWindow window(int planPageBatches, long chainMillis) {
-    return new PlanWindow(
-        RUN,
-        planPageBatches,
-        chainMillis,
-        false,
-        () -> {
-          ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
-          paces.add(pace);
-          return pace;
-        });
+    /** Change ids the rules asked for, in order (each answered: present). */
+    final List<String> asked = new ArrayList<>();
+
+    Planner(int planPageBatches, long chainMillis, int cap, boolean done) {
+      RunSettings settings =
+          new RunSettings(
+              RUN,
+              true,
+              "b",
+              RunStatus.RUNNING,
+              10,
+              null,
+              null,
+              10_000,
+              null,
+              Instant.EPOCH,
+              null,
+              0,
+              done,
+              new BatchPolicy(1_000, 1_000, 3, 100, 1_000),
+              planPageBatches,
+              1_000,
+              chainMillis,
+              false,
+              60_000,
+              false);
+      state = take(RunState.initial(0), new RunEvent.Begin(RUN));
+      state = take(state, new RunEvent.Loaded(settings)).countedAgainst(cap);
+    }
+
+    private RunState take(RunState s, RunEvent event) {
+      return step(s, event).state();
+    }
+
+    private Step step(RunState s, RunEvent event) {
+      Step step = RunTransitions.on(s, event);
+      while (step.needsVersion() != null) {
+        asked.add(step.needsVersion());
+        s = RunTransitions.knowing(s, step.needsVersion(), true);
+        step = RunTransitions.on(s, event);
+      }
+      return step;
+    }
+
+    /** Takes {@code event}; returns the commands it led to. */
+    List<RunCommand> on(RunEvent event) {
+      Step step = step(state, event);
+      state = step.state();
+      List<RunCommand> commands = new ArrayList<>();
+      for (RunCommand command : step.commands()) {
+        if (command instanceof RunCommand.Then then) {
+          commands.addAll(on(then.event()));
+        } else {
+          commands.add(command);
+        }
+      }
+      return commands;
+    }
+
+    /** The call the loop's ask for the next page starts, if any. */
+    Optional<PlanRequest> next() {
+      return on(new RunEvent.PlanNext()).stream()
+          .filter(RunCommand.StartPlanning.class::isInstance)
+          .map(c -> ((RunCommand.StartPlanning) c).request())
+          .findFirst();
+    }
+
+    /** Starts the next call and has it plan {@code created} batches, leaving {@code pending}. */
+    PlanRequest call(long nowMillis, int created, int pending) {
+      PlanRequest request = next().orElseThrow();
+      on(new RunEvent.Planned(new PlanPage(created, false, null, pending), null, nowMillis));
+      return request;
+    }
+
+    PlanWindow window() {
+      return state.window();
+    }
+
+    boolean madeAPace() {
+      return state.window().pace() != null;
+    }
   }
 
-  /** Starts the next call and has it plan {@code created} batches, leaving {@code pending}. */
-  private static PlanRequest call(
-      PlanWindow window, int cap, long nowMillis, int created, int pending) {
-    PlanRequest request = window.nextCall(cap, false).orElseThrow();
-    window.planned(new PlanPage(created, false, null, pending), null);
-    window.takePage(window.takePlanned().orElseThrow().page(), nowMillis, cap);
-    return request;
+  private static Planner planner(int planPageBatches, long chainMillis, int cap) {
+    return new Planner(planPageBatches, chainMillis, cap, false);
   }
 
   @Test
   void withoutChainsCallsRampFromAQuarterPageToWholePages() {
-    PlanWindow window = window(100, 0);
+    Planner p = planner(100, 0, 4);
 
     List<Integer> asked = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      PlanRequest request = call(window, 4, i, 25, -1);
+      PlanRequest request = p.call(i, 25, -1);
       assertThat(request.runId()).isEqualTo(RUN);
       assertThat(request.keepPending()).isZero();
       asked.add(request.maxBatches());
@@ -51,44 +124,74 @@ class PlanWindowTest {
 
   @Test
   void theRampNeverAsksForFewerThanTwiceTheCap() {
-    PlanWindow window = window(100, 0);
+    Planner p = planner(100, 0, 20);
 
-    assertThat(call(window, 20, 0, 40, -1).maxBatches()).isEqualTo(40);
-    assertThat(call(window, 20, 1, 50, -1).maxBatches()).isEqualTo(50);
-    assertThat(call(window, 20, 2, 100, -1).maxBatches()).isEqualTo(100);
+    assertThat(p.call(0, 40, -1).maxBatches()).isEqualTo(40);
+    assertThat(p.call(1, 50, -1).maxBatches()).isEqualTo(50);
+    assertThat(p.call(2, 100, -1).maxBatches()).isEqualTo(100);
   }
 
   @Test
   void aPageIsAtLeastTheCap() {
-    PlanWindow window = window(5, 0);
+    Planner p = planner(5, 0, 8);
 
-    assertThat(window.pageBatches(8)).isEqualTo(8);
-    assertThat(call(window, 8, 0, 8, -1).maxBatches()).isEqualTo(8);
-    assertThat(call(window, 8, 1, 8, -1).maxBatches()).isEqualTo(8);
+    assertThat(p.window().pageBatches(8)).isEqualTo(8);
+    assertThat(p.call(0, 8, -1).maxBatches()).isEqualTo(8);
+    assertThat(p.call(1, 8, -1).maxBatches()).isEqualTo(8);
   }
 
   @Test
   void aRunWithoutChainsKeepsNoWindowAndNeverMakesAPace() {
-    PlanWindow window = window(100, 0);
+    Planner p = planner(100, 0, 4);
 
-    call(window, 4, 0, 25, -1);
-    window.lookSoon();
+    p.call(0, 25, -1);
+    p.state = p.state.with(p.window().lookSoon());
 
-    assertThat(window.keepsAhead(false)).isFalse();
-    assertThat(window.runsLow(4, false)).isFalse();
-    assertThat(paces).isEmpty();
+    assertThat(p.window().keepsAhead(false)).isFalse();
+    assertThat(p.window().runsLow(4, false)).isFalse();
+    assertThat(p.madeAPace()).isFalse();
+    assertThat(p.asked).doesNotContain(RunWorkflowVersions.EARLY_PACE);
+  }
+
+  @Test
+  void withChainsTheFirstCallMakesThePaceAskingForItsChangeFirst() {
+    Planner p = planner(100, 10_000, 4);
+
+    p.next();
+
+    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
+    assertThat(p.window().pace().minSpanMillis()).isEqualTo(ChainPace.MIN_SPAN_MILLIS);
+  }
+
+  @Test
+  void anExecutionFromBeforeTheEarlyPaceMeasuresOverTheShortestLook() {
+    Planner p = planner(100, 10_000, 4);
+    p.state = RunTransitions.knowing(p.state, RunWorkflowVersions.EARLY_PACE, false);
+
+    p.next();
+
+    assertThat(p.window().pace().minSpanMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
+  }
+
+  @Test
+  void aPageThatReportsWhatIsPendingMakesThePaceEvenWithoutChains() {
+    Planner p = planner(100, 0, 4);
+
+    p.call(0, 25, 25);
+
+    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
+    assertThat(p.madeAPace()).isTrue();
   }
 
   @Test
   void withChainsTheWindowIsTwoPagesOrSixteenPerSlotAndACallAsksForHalfOfIt() {
-    PlanWindow window = window(100, 10_000);
-
-    assertThat(window.size(4)).isEqualTo(200);
-    assertThat(window.size(16)).isEqualTo(256);
+    assertThat(planner(100, 10_000, 4).window().size(4)).isEqualTo(200);
+    Planner p = planner(100, 10_000, 16);
+    assertThat(p.window().size(16)).isEqualTo(256);
     // Half the window of 256, ramped: a quarter (never under twice the cap), a half, then whole.
     List<Integer> asked = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      PlanRequest request = call(window, 16, i, 10, 10);
+      PlanRequest request = p.call(i, 10, 10);
       assertThat(request.keepPending()).isEqualTo(256);
       asked.add(request.maxBatches());
     }
@@ -97,7 +200,7 @@ class PlanWindowTest {
 
   @Test
   void theChainsPaceWidensTheWindowToTwoSecondsOfWhatTheyTakeWithinItsBound() {
-    PlanWindow window = window(10, 10_000);
+    PlanWindow window = PlanWindow.of(10, 10_000, false);
 
     assertThat(window.size(1, 0)).isEqualTo(20);
     assertThat(window.size(1, 0.5)).isEqualTo(1_000);
@@ -106,119 +209,108 @@ class PlanWindowTest {
   }
 
   @Test
-  void reportsOfWhatThePlannerFoundPendingSizeTheWindowAndLookSoonForgetsIt() {
-    PlanWindow window = window(10, 10_000);
+  void reportsOfWhatThePlannerFoundPendingSizeTheWindowAndACapChangeForgetsIt() {
+    Planner p = planner(10, 10_000, 1);
 
     // 20 pending at 0 ms; a second later 20 again after 20 added: the chains took 20.
-    call(window, 1, 0, 20, 20);
-    call(window, 1, 1_000, 20, 20);
+    p.call(0, 20, 20);
+    p.call(1_000, 20, 20);
 
-    assertThat(paces).hasSize(1);
-    assertThat(window.size(1)).isEqualTo(40);
-    window.lookSoon();
-    assertThat(window.size(1)).isEqualTo(20);
-    assertThat(window.lookEveryMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
+    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
+    assertThat(p.window().size(1)).isEqualTo(40);
+    p.on(new RunEvent.CapUpdate(1));
+    assertThat(p.window().size(1)).isEqualTo(20);
+    assertThat(p.window().lookEveryMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
   }
 
   @Test
   void withChainsTheWindowIsKeptOnceThePlannerReportedWhatIsPending() {
-    PlanWindow window = window(100, 10_000);
-    assertThat(window.keepsAhead(false)).isFalse();
+    Planner p = planner(100, 10_000, 4);
+    assertThat(p.window().keepsAhead(false)).isFalse();
 
-    call(window, 4, 0, 50, 150);
+    p.call(0, 50, 150);
 
-    assertThat(window.keepsAhead(false)).isTrue();
-    assertThat(window.runsLow(4, false)).isTrue();
-    assertThat(window.keepsAhead(true)).as("while stopping").isFalse();
+    assertThat(p.window().keepsAhead(false)).isTrue();
+    assertThat(p.window().runsLow(4, false)).isTrue();
+    assertThat(p.window().keepsAhead(true)).as("while stopping").isFalse();
+    assertThat(p.on(new RunEvent.KeepAhead()))
+        .singleElement()
+        .isInstanceOf(RunCommand.StartPlanning.class);
 
-    call(window, 4, 1, 50, 200);
-    assertThat(window.runsLow(4, false)).as("a full window").isFalse();
+    p.on(new RunEvent.Planned(new PlanPage(50, false, null, 200), null, 1));
+    assertThat(p.window().runsLow(4, false)).as("a full window").isFalse();
+    assertThat(p.on(new RunEvent.KeepAhead())).isEmpty();
   }
 
   @Test
-  void oneCallAtATime() {
-    PlanWindow window = window(100, 0);
+  void oneCallAtATimeUntilItsOutcomeIsHandled() {
+    Planner p = planner(100, 0, 4);
 
-    assertThat(window.nextCall(4, false)).isPresent();
-    assertThat(window.underWay()).isTrue();
-    assertThat(window.nextCall(4, false)).isEmpty();
-    assertThat(window.takePlanned()).isEmpty();
+    assertThat(p.next()).isPresent();
+    assertThat(p.window().underWay()).isTrue();
+    assertThat(p.next()).isEmpty();
 
-    window.planned(new PlanPage(25, false, null), null);
-    assertThat(window.hasPlanned()).isTrue();
-    assertThat(window.underWay()).as("until its outcome is handled").isTrue();
-    assertThat(window.takePlanned()).isPresent();
+    p.on(new RunEvent.Planned(new PlanPage(25, false, null), null, 0));
 
-    assertThat(window.hasPlanned()).isFalse();
-    assertThat(window.underWay()).isFalse();
-    assertThat(window.nextCall(4, false)).isPresent();
+    assertThat(p.window().underWay()).isFalse();
+    assertThat(p.next()).isPresent();
+    assertThat(p.window().calls()).isEqualTo(2);
   }
 
   @Test
   void noCallWhileAStopIsUnderWay() {
-    PlanWindow window = window(100, 0);
+    Planner p = planner(100, 0, 4);
+    p.on(new RunEvent.Stop());
 
-    assertThat(window.nextCall(4, true)).isEmpty();
-    assertThat(window.underWay()).isFalse();
-  }
-
-  @Test
-  void aPageSaysWhetherBatchesMayBePending() {
-    PlanWindow window = window(100, 10_000);
-
-    assertThat(window.takePage(new PlanPage(3, false, null, -1), 0, 4)).isTrue();
-    assertThat(window.takePage(new PlanPage(0, false, null, 5), 1, 4))
-        .as("a full window, nothing planned")
-        .isTrue();
-    assertThat(window.takePage(new PlanPage(0, false, null, 0), 2, 4)).isFalse();
-    assertThat(window.takePage(new PlanPage(0, true, 0L, -1), 3, 4)).isFalse();
+    assertThat(p.next()).isEmpty();
+    assertThat(p.window().underWay()).isFalse();
+    assertThat(p.on(new RunEvent.KeepAhead())).isEmpty();
   }
 
   @Test
   void aPageThatPlannedTheLastKeysEndsPlanning() {
-    PlanWindow window = window(100, 10_000);
-    call(window, 4, 0, 50, 150);
+    Planner p = planner(100, 10_000, 4);
+    p.call(0, 50, 150);
 
-    window.nextCall(4, false).orElseThrow();
-    window.planned(new PlanPage(10, true, 1_000L, 160), null);
-    window.takePage(window.takePlanned().orElseThrow().page(), 1, 4);
+    p.next().orElseThrow();
+    p.on(new RunEvent.Planned(new PlanPage(10, true, 1_000L, 160), null, 1));
 
-    assertThat(window.done()).isTrue();
-    assertThat(window.over()).isTrue();
-    assertThat(window.keepsAhead(false)).isFalse();
-    assertThat(window.nextCall(4, false)).isEmpty();
+    assertThat(p.window().done()).isTrue();
+    assertThat(p.window().over()).isTrue();
+    assertThat(p.window().keepsAhead(false)).isFalse();
+    assertThat(p.next()).isEmpty();
   }
 
   @Test
-  void aPlanDoneBeforeThisExecutionAsksForNoCall() {
-    PlanWindow window = new PlanWindow(RUN, 100, 0, true, () -> null);
+  void aPlanDoneBeforeThisExecutionAsksForNoCallUnlessTheCarryOverSaysOtherwise() {
+    Planner p = new Planner(100, 0, 4, true);
 
-    assertThat(window.over()).isTrue();
-    assertThat(window.nextCall(4, false)).isEmpty();
+    assertThat(p.window().over()).isTrue();
+    assertThat(p.next()).isEmpty();
 
-    window.setDone(false);
-    assertThat(window.nextCall(4, false)).isPresent();
+    p.on(
+        new RunEvent.Continued(
+            new RunCarryOver(4, false, false, false, false, null, 0, 0L, 0, null, null, null)));
+    assertThat(p.next()).isPresent();
   }
 
   @Test
-  void aFailedCallStopsPlanningUntilTheErrorIsCleared() {
-    PlanWindow window = window(100, 10_000);
-    call(window, 4, 0, 50, 150);
-    window.nextCall(4, false).orElseThrow();
-    RuntimeException failure = new IllegalStateException("scope query failed");
-    window.planned(null, failure);
+  void aFailedCallStopsPlanningUntilARetryReQueues() {
+    Planner p = planner(100, 10_000, 4);
+    p.call(0, 50, 150);
+    p.next().orElseThrow();
 
-    assertThat(window.takePlanned().orElseThrow().failure()).isSameAs(failure);
-    window.fail("planning failed: scope query failed");
+    p.on(new RunEvent.Planned(null, "scope query failed", 1));
 
-    assertThat(window.error()).isEqualTo("planning failed: scope query failed");
-    assertThat(window.over()).isTrue();
-    assertThat(window.keepsAhead(false)).isFalse();
-    assertThat(window.nextCall(4, false)).isEmpty();
+    assertThat(p.window().error()).isEqualTo("planning failed: scope query failed");
+    assertThat(p.window().underWay()).isFalse();
+    assertThat(p.window().over()).isTrue();
+    assertThat(p.window().keepsAhead(false)).isFalse();
+    assertThat(p.next()).isEmpty();
 
-    window.clearError();
-    assertThat(window.over()).isFalse();
-    assertThat(window.keepsAhead(false)).isTrue();
-    assertThat(window.nextCall(4, false)).isPresent();
+    p.on(new RunEvent.Requeued(new RequeueResult(1, RunStatus.RUNNING), RunStatus.RUNNING));
+    assertThat(p.window().over()).isFalse();
+    assertThat(p.window().keepsAhead(false)).isTrue();
+    assertThat(p.next()).isPresent();
   }
 }

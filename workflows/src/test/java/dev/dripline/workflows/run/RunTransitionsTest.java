@@ -9,9 +9,7 @@ import dev.dripline.workflows.run.RunCommand.PublishStatus;
 import dev.dripline.workflows.run.RunCommand.RecordCap;
 import dev.dripline.workflows.run.RunCommand.RecordStatus;
 import dev.dripline.workflows.run.RunCommand.RecordStop;
-import dev.dripline.workflows.run.RunCommand.Reopen;
 import dev.dripline.workflows.run.RunCommand.Requeue;
-import dev.dripline.workflows.run.RunCommand.SetCap;
 import dev.dripline.workflows.run.RunCommand.Then;
 import dev.dripline.workflows.run.RunCommand.WithCapLock;
 import dev.dripline.workflows.run.RunTransitions.Step;
@@ -44,10 +42,8 @@ class RunTransitionsTest {
     final Deque<ClaimResult> claims = new ArrayDeque<>();
     final Deque<FinishResult> finishes = new ArrayDeque<>();
 
-    /** Free slots and whether batches may be pending, as the loop would see them. */
-    int free = 2;
+    final Deque<Integer> recovered = new ArrayDeque<>();
 
-    boolean mayHavePending = true;
     final List<RunCommand> commands = new ArrayList<>();
     final List<String> asked = new ArrayList<>();
 
@@ -68,7 +64,7 @@ class RunTransitionsTest {
     }
 
     RunEvent.Facts facts() {
-      return new RunEvent.Facts(free, free == 2, false, false, mayHavePending, false);
+      return new RunEvent.Facts(false);
     }
 
     private void take(RunEvent event) {
@@ -91,10 +87,8 @@ class RunTransitionsTest {
           take(new RunEvent.FillSlots(facts()));
         } else {
           commands.add(command);
-          if (command instanceof RunCommand.StartBatch) {
-            free--;
-          } else if (command instanceof RunCommand.NoPending) {
-            mayHavePending = false;
+          if (command instanceof RunCommand.RecoverSlots) {
+            take(new RunEvent.SlotsRecovered(recovered.isEmpty() ? 0 : recovered.remove()));
           } else if (command instanceof RunCommand.Claim claim) {
             take(new RunEvent.Claimed(claims.remove(), claim.free()));
           } else if (command instanceof RunCommand.Finish) {
@@ -140,7 +134,7 @@ class RunTransitionsTest {
         false);
   }
 
-  /** A running run whose loop has begun. */
+  /** A running run whose loop has begun, its slots counted against a cap of 2. */
   private static Machine running() {
     Machine m = new Machine(RunState.initial(0));
     m.on(new RunEvent.Begin(RUN));
@@ -148,14 +142,45 @@ class RunTransitionsTest {
     m.on(new RunEvent.Fresh());
     m.on(new RunEvent.LiveAgain());
     m.on(new RunEvent.Ready());
+    m.state = m.state.countedAgainst(2);
     m.commands.clear();
+    return m;
+  }
+
+  /** {@code s}, where pending batches may be left to claim if {@code may}. */
+  private static RunState pendingMay(RunState s, boolean may) {
+    return s.with(s.counts().withMayHavePending(may));
+  }
+
+  /** {@code s} with every key in a batch: planning is over. */
+  private static RunState allPlanned(RunState s) {
+    return s.with(s.window().withDone(true));
+  }
+
+  /** {@code s} with a planning call under way. */
+  private static RunState planningUnderWay(RunState s) {
+    return s.with(s.window().called());
+  }
+
+  /** {@code s} with chains whose planner reported what is pending: the window is kept ahead. */
+  private static RunState keepingAhead(RunState s) {
+    return s.with(
+        new PlanWindow(
+            100, true, false, null, false, 10, 1, new ChainPace(ChainPace.MIN_SPAN_MILLIS)));
+  }
+
+  /** {@code m} with {@code batch} holding a slot in {@code lane}, as if started there. */
+  private static Machine holding(Machine m, BatchRef batch, int lane) {
+    RunState.Edit e = m.state.edit();
+    e.slots = e.slots.take(batch, lane);
+    m.state = e.done();
     return m;
   }
 
   /** A run that ended {@code status} and whose workflow waits for a retry. */
   private static Machine endedWaiting(RunStatus status) {
     Machine m = running();
-    m.on(new RunEvent.Ended(status));
+    m.on(new RunEvent.Ended(status, null));
     m.on(new RunEvent.EndedWaitBegins(1_000));
     m.commands.clear();
     return m;
@@ -192,7 +217,7 @@ class RunTransitionsTest {
   @Test
   void aStopOfAnEndedRunIsIgnored() {
     Machine m = running();
-    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED, null));
 
     assertThat(m.on(new RunEvent.Stop()))
         .containsExactly(new Log("STOP ignored: run 7 is already completed"));
@@ -231,8 +256,7 @@ class RunTransitionsTest {
     assertThat(m.state.pauseRecorded()).isFalse();
 
     assertThat(m.on(new RunEvent.Apply()))
-        .containsExactly(
-            new RunCommand.LookSoon(), new RecordStatus(RunStatus.PAUSED), new PublishStatus());
+        .containsExactly(new RecordStatus(RunStatus.PAUSED), new PublishStatus());
     assertThat(m.state.status()).isEqualTo(RunStatus.PAUSED);
     assertThat(m.state.pauseRecorded()).isTrue();
     assertThat(m.on(new RunEvent.Apply())).isEmpty();
@@ -370,8 +394,7 @@ class RunTransitionsTest {
 
     assertThat(done)
         .contains(
-            new Requeue(RunStatus.RUNNING, false),
-            new RunCommand.PlanAgain(),
+            new Requeue(RunStatus.RUNNING, false, 0),
             new AnswerRetries(RetryAnswer.requeued(3)),
             new PublishStatus());
     assertThat(m.state.retryAsked()).isFalse();
@@ -452,7 +475,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Stop());
     m.on(new RunEvent.Retry());
 
-    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false));
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 0));
   }
 
   @Test
@@ -466,10 +489,8 @@ class RunTransitionsTest {
     List<RunCommand> done =
         m.without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY).on(new RunEvent.Finishing());
 
-    assertThat(done)
-        .containsExactly(
-            new RunCommand.Finish(true),
-            new RunCommand.TakeEnd(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH)));
+    assertThat(done).containsExactly(new RunCommand.Finish(true));
+    assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
     assertThat(m.state.holds()).isEmpty();
     assertThat(m.state.stopRecorded()).isFalse();
     assertThat(m.state.status()).isEqualTo(RunStatus.STOPPED);
@@ -486,13 +507,11 @@ class RunTransitionsTest {
     Step apply = RunTransitions.on(m.state, new RunEvent.ApplyCap());
 
     assertThat(apply.commands().get(0)).isEqualTo(new WithCapLock(new RunEvent.CapApplied()));
+    m.state = m.state.countedAgainst(8);
     assertThat(m.on(new RunEvent.Apply()))
-        .containsExactly(
-            new SetCap(2),
-            new RecordCap(2, 2),
-            new RunCommand.PublishDetails(),
-            new RunCommand.LookSoon());
+        .containsExactly(new RecordCap(2, 2), new RunCommand.PublishDetails());
     assertThat(m.state.capUnrecorded()).isFalse();
+    assertThat(m.state.slots().cap()).isEqualTo(2);
   }
 
   @Test
@@ -518,7 +537,7 @@ class RunTransitionsTest {
   @Test
   void aCapSignalToAnEndedRunIsIgnored() {
     Machine m = running();
-    m.on(new RunEvent.Ended(RunStatus.COMPLETED));
+    m.on(new RunEvent.Ended(RunStatus.COMPLETED, null));
 
     assertThat(m.on(new RunEvent.CapSignal(2)))
         .containsExactly(
@@ -532,7 +551,8 @@ class RunTransitionsTest {
     m.on(new RunEvent.Begin(RUN));
 
     assertThat(m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, 6, false, Instant.EPOCH))))
-        .containsExactly(new SetCap(3));
+        .isEmpty();
+    assertThat(m.state.slots().cap()).isEqualTo(3);
     assertThat(m.state.capUnrecorded()).isTrue();
   }
 
@@ -542,12 +562,11 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.CapUpdate(4)))
         .containsExactly(
-            new SetCap(4),
             new RecordCap(4, 4),
-            new RunCommand.LookSoon(),
             new RunCommand.PublishDetails(),
             new AnswerCap(CapAnswer.changed(4, 4)));
     assertThat(m.state.news()).isTrue();
+    assertThat(m.state.slots().cap()).isEqualTo(4);
   }
 
   @Test
@@ -611,13 +630,14 @@ class RunTransitionsTest {
     Machine old = new Machine(RunState.initial(0)).without(RunWorkflowVersions.CAP_FROM_SETTINGS);
     old.on(new RunEvent.Begin(RUN));
     old.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-    assertThat(old.on(new RunEvent.Continued(carried(false, false, false))))
-        .containsExactly(new SetCap(3));
+    assertThat(old.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(old.state.slots().cap()).isEqualTo(3);
 
     Machine now = new Machine(RunState.initial(0));
     now.on(new RunEvent.Begin(RUN));
     now.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
     assertThat(now.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(now.state.slots().cap()).isEqualTo(8);
     assertThat(now.asked)
         .containsExactly(
             RunWorkflowVersions.CAP_FROM_SETTINGS, RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
@@ -819,7 +839,7 @@ class RunTransitionsTest {
   void aStartedRunIsRunning() {
     Machine m = pending();
 
-    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Started(Instant.EPOCH));
 
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
   }
@@ -836,7 +856,9 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
-            new RunCommand.Claim(2), new RunCommand.StartBatch(B1), new RunCommand.StartBatch(B2));
+            new RunCommand.Claim(2, 0),
+            new RunCommand.StartBatch(B1, 1),
+            new RunCommand.StartBatch(B2, 2));
   }
 
   @Test
@@ -846,10 +868,10 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(
-            new RunCommand.Claim(2),
-            new RunCommand.StartBatch(B1),
-            new RunCommand.NoPending(),
+            new RunCommand.Claim(2, 0),
+            new RunCommand.StartBatch(B1, 1),
             new RunCommand.PlanNextPage());
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -857,7 +879,7 @@ class RunTransitionsTest {
     Machine m = running();
     m.claims.add(new ClaimResult(List.of(), true));
 
-    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2, 0));
     assertThat(m.state.slotsFull()).isTrue();
     assertThat(m.asked).contains(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
 
@@ -871,9 +893,9 @@ class RunTransitionsTest {
     m.claims.add(new ClaimResult(List.of(), true));
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
-        .containsExactly(
-            new RunCommand.Claim(2), new RunCommand.NoPending(), new RunCommand.PlanNextPage());
+        .containsExactly(new RunCommand.Claim(2, 0), new RunCommand.PlanNextPage());
     assertThat(m.state.slotsFull()).isFalse();
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -881,10 +903,10 @@ class RunTransitionsTest {
     Machine m = running();
     m.claims.add(claimHeldBy("brake"));
 
-    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2, 0));
     assertThat(m.state.heldLookMillis()).isEqualTo(500);
     assertThat(m.state.holds()).containsExactly("brake");
-    assertThat(m.mayHavePending).isTrue();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
 
     m.on(new RunEvent.Waited());
     assertThat(m.state.heldLookMillis()).isZero();
@@ -902,32 +924,34 @@ class RunTransitionsTest {
 
   @Test
   void theLoopWaitsAsTheLastClaimAndThePlanningWindowSay() {
-    RunEvent.WaitFacts idle = new RunEvent.WaitFacts(false, false, false);
-    RunEvent.WaitFacts chains = new RunEvent.WaitFacts(true, false, false);
-    Machine m = running();
-    assertThat(RunTransitions.waitFor(m.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
-    assertThat(RunTransitions.waitFor(m.state, chains)).isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
-    // The window is kept ahead only while batches are in flight and no planning call is under way.
-    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, true, false)))
+    Machine m = holding(running(), B1, 1);
+    assertThat(RunTransitions.waitFor(m.state)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(keepingAhead(m.state)))
+        .isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
+    // The window is kept ahead only while batches are in flight, no planning call is under way and
+    // no stop is.
+    assertThat(RunTransitions.waitFor(planningUnderWay(keepingAhead(m.state))))
         .isEqualTo(RunTransitions.Wait.NEWS);
-    assertThat(RunTransitions.waitFor(m.state, new RunEvent.WaitFacts(true, false, true)))
+    assertThat(RunTransitions.waitFor(keepingAhead(running().state)))
         .isEqualTo(RunTransitions.Wait.NEWS);
+    m.on(new RunEvent.Stop());
+    assertThat(RunTransitions.waitFor(keepingAhead(m.state))).isEqualTo(RunTransitions.Wait.NEWS);
 
-    Machine held = running();
+    Machine held = holding(running(), B1, 1);
     held.claims.add(claimHeldBy("brake"));
     held.on(new RunEvent.FillSlots(held.facts()));
-    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.HELD);
-    assertThat(RunTransitions.waitFor(held.state, chains))
+    assertThat(RunTransitions.waitFor(held.state)).isEqualTo(RunTransitions.Wait.HELD);
+    assertThat(RunTransitions.waitFor(keepingAhead(held.state)))
         .isEqualTo(RunTransitions.Wait.KEEP_AHEAD);
     held.on(new RunEvent.Waited());
-    assertThat(RunTransitions.waitFor(held.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(held.state)).isEqualTo(RunTransitions.Wait.NEWS);
 
     Machine full = running();
     full.claims.add(new ClaimResult(List.of(), true));
     full.on(new RunEvent.FillSlots(full.facts()));
-    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.SLOTS_FULL);
+    assertThat(RunTransitions.waitFor(full.state)).isEqualTo(RunTransitions.Wait.SLOTS_FULL);
     full.on(new RunEvent.Waited());
-    assertThat(RunTransitions.waitFor(full.state, idle)).isEqualTo(RunTransitions.Wait.NEWS);
+    assertThat(RunTransitions.waitFor(full.state)).isEqualTo(RunTransitions.Wait.NEWS);
   }
 
   @Test
@@ -935,12 +959,13 @@ class RunTransitionsTest {
     Machine m = running();
     PlanPage page = new PlanPage(10, true, 100L, 10);
 
-    assertThat(m.on(new RunEvent.Planned(page, null)))
-        .containsExactly(new RunCommand.TakePage(page));
-    assertThat(m.on(new RunEvent.Planned(null, "no such table")))
-        .containsExactly(
-            new RunCommand.FailPlanning("planning failed: no such table"),
-            new RunCommand.Warn("run 7: planning failed: no such table"));
+    assertThat(m.on(new RunEvent.Planned(page, null, 0))).isEmpty();
+    assertThat(m.state.window().done()).isTrue();
+    assertThat(m.state.window().pendingAfterPlan()).isEqualTo(10);
+    assertThat(m.on(new RunEvent.Planned(null, "no such table", 0)))
+        .containsExactly(new RunCommand.Warn("run 7: planning failed: no such table"));
+    assertThat(m.state.window().error()).isEqualTo("planning failed: no such table");
+    assertThat(m.state.window().over()).isTrue();
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
   }
 
@@ -955,22 +980,17 @@ class RunTransitionsTest {
     assertThat(stopping.on(new RunEvent.FillSlots(stopping.facts()))).isEmpty();
 
     Machine due = running();
-    assertThat(
-            due.on(new RunEvent.FillSlots(new RunEvent.Facts(2, true, false, false, true, true))))
-        .isEmpty();
+    assertThat(due.on(new RunEvent.FillSlots(new RunEvent.Facts(true)))).isEmpty();
 
-    Machine full = running();
-    assertThat(
-            full.on(
-                new RunEvent.FillSlots(new RunEvent.Facts(0, false, false, false, true, false))))
-        .isEmpty();
+    Machine full = holding(holding(running(), B1, 1), B2, 2);
+    assertThat(full.on(new RunEvent.FillSlots(full.facts()))).isEmpty();
   }
 
   @Test
   void heldByTheBrakeAlonePlanningStillGoesOn() {
     Machine m = running();
     m.on(new RunEvent.Claimed(claimHeldBy("brake"), 2));
-    m.mayHavePending = false;
+    m.state = pendingMay(m.state, false);
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts())))
         .containsExactly(new RunCommand.PlanNextPage());
@@ -978,20 +998,29 @@ class RunTransitionsTest {
 
   @Test
   void aCompletedBatchCountsItsKeysAndItsChains() {
-    Machine m = running();
+    Machine m = holding(running(), B1, 1);
+    m.state = pendingMay(m.state, false);
+    long before = m.state.counts().processedKeys();
     BatchResult chained = new BatchResult(BatchOutcome.COMPLETED, 10, 3, 30, null, null, false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, chained, null)))
-        .containsExactly(new RunCommand.CountKeys(40), new RunCommand.MayHavePending());
+    assertThat(m.on(new RunEvent.BatchEnded(B1, chained, null))).isEmpty();
+
+    assertThat(m.state.counts().processedKeys()).isEqualTo(before + 40);
+    // The chain may have ended on its time, with batches still pending.
+    assertThat(m.state.counts().mayHavePending()).isTrue();
   }
 
   @Test
   void aSkippedBatchCountsOnlyItsChainsKeys() {
-    Machine m = running();
+    Machine m = holding(running(), B1, 1);
+    m.state = pendingMay(m.state, false);
+    long before = m.state.counts().processedKeys();
     BatchResult skipped = new BatchResult(BatchOutcome.SKIPPED, 10);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, skipped, null)))
-        .containsExactly(new RunCommand.CountKeys(0));
+    assertThat(m.on(new RunEvent.BatchEnded(B1, skipped, null))).isEmpty();
+
+    assertThat(m.state.counts().processedKeys()).isEqualTo(before);
+    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -999,8 +1028,8 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, B2, "boom", false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
-        .endsWith(new RunCommand.ContinueInLane(B2, 2));
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
+        .endsWith(new RunCommand.StartBatch(B2, 2));
   }
 
   @Test
@@ -1008,7 +1037,7 @@ class RunTransitionsTest {
     Machine m = running();
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", true);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
         .endsWith(
             new RunCommand.Warn("run 7: batch 2 failed: boom"),
             new RunCommand.RecordBatchFailure(2, "boom"));
@@ -1042,7 +1071,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Loaded(oneAttempt));
     BatchResult handoff = new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, B2, "boom", false);
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 2, handoff, null)))
+    assertThat(holding(m, B1, 2).on(new RunEvent.BatchEnded(B1, handoff, null)))
         .endsWith(new RunCommand.RecordBatchFailure(2, "boom"));
   }
 
@@ -1050,7 +1079,7 @@ class RunTransitionsTest {
   void aBatchWhoseActivityFailedForGoodFails() {
     Machine m = running();
 
-    assertThat(m.on(new RunEvent.BatchEnded(B1, 1, null, "timeout")))
+    assertThat(holding(m, B1, 1).on(new RunEvent.BatchEnded(B1, null, "timeout")))
         .containsExactly(
             new RunCommand.Warn("run 7: batch 1 failed: timeout"),
             new RunCommand.RecordBatchFailure(1, "timeout"));
@@ -1058,17 +1087,16 @@ class RunTransitionsTest {
 
   @Test
   void theLoopFinishesWhenNothingIsInFlightAndNothingIsLeft() {
-    RunState s = running().state;
-    RunEvent.Facts idle = new RunEvent.Facts(2, true, false, true, false, false);
+    RunState s = allPlanned(pendingMay(running().state, false));
+    RunEvent.Facts idle = new RunEvent.Facts(false);
 
     assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(1, false, false, true, false, false)))
+    assertThat(RunTransitions.next(holding(running(), B1, 1).state, idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, true, true, false, false)))
+    assertThat(RunTransitions.next(planningUnderWay(s), idle)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(allPlanned(running().state), idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, true, true, false)))
-        .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(s, new RunEvent.Facts(2, true, false, false, false, false)))
+    assertThat(RunTransitions.next(pendingMay(running().state, false), idle))
         .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
@@ -1076,18 +1104,19 @@ class RunTransitionsTest {
   void aStoppingRunFinishesAndAPausedOneDoesNot() {
     Machine stopping = running();
     stopping.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, false, false, true, false);
+    RunEvent.Facts planning = new RunEvent.Facts(false);
     assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
 
     Machine paused = running();
     paused.on(new RunEvent.Pause());
-    RunEvent.Facts done = new RunEvent.Facts(2, true, false, true, false, false);
-    assertThat(RunTransitions.next(paused.state, done)).isEqualTo(RunTransitions.Turn.WAIT);
+    RunEvent.Facts done = new RunEvent.Facts(false);
+    assertThat(RunTransitions.next(allPlanned(pendingMay(paused.state, false)), done))
+        .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
   void anIdleExecutionDueToContinueAsNewHandsOver() {
-    RunEvent.Facts due = new RunEvent.Facts(2, true, false, false, true, true);
+    RunEvent.Facts due = new RunEvent.Facts(true);
 
     assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
   }
@@ -1100,11 +1129,10 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.Finishing()))
         .containsExactly(
-            new RunCommand.Finish(false),
-            new RunCommand.TakeEnd(completed),
-            new PublishStatus(),
-            new RunCommand.Complete());
+            new RunCommand.Finish(false), new PublishStatus(), new RunCommand.Complete());
     assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(m.state.counts().processedKeys()).isEqualTo(40);
+    assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
     assertThat(m.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
   }
 
@@ -1117,7 +1145,7 @@ class RunTransitionsTest {
         RunTransitions.on(
             m.state, new RunEvent.Finished(new FinishResult(true, RunStatus.FAILED, null)));
     assertThat(finished.needsVersion()).isNull();
-    assertThat(finished.commands().get(2)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
+    assertThat(finished.commands().get(1)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
 
     assertThat(m.on(new RunEvent.Finishing()))
         .endsWith(new PublishStatus(), new RunCommand.AwaitRetry());
@@ -1161,8 +1189,13 @@ class RunTransitionsTest {
     Machine m = running().without(RunWorkflowVersions.RECOVER_ORPHAN_SLOTS);
     m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
 
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.state = pendingMay(m.state, false);
+
+    assertThat(m.on(new RunEvent.Finishing())).containsExactly(new RunCommand.Finish(false));
+    assertThat(m.state.counts().mayHavePending()).isTrue();
     assertThat(m.on(new RunEvent.Finishing()))
-        .containsExactly(new RunCommand.Finish(false), new RunCommand.WaitAfterRefusedFinish());
+        .containsExactly(new RunCommand.Finish(false), new RunCommand.Sleep(5_000));
   }
 
   @Test
@@ -1182,23 +1215,24 @@ class RunTransitionsTest {
   void aStopWhilePlanningFinishesOnlyOnceThePlanningCallHasReturned() {
     Machine m = running();
     m.on(new RunEvent.Stop());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, true, false);
+    RunEvent.Facts facts = new RunEvent.Facts(false);
 
-    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    assertThat(RunTransitions.next(m.state, planning)).isEqualTo(RunTransitions.Turn.WAIT);
-    RunEvent.Facts planned = new RunEvent.Facts(2, true, false, false, true, false);
-    assertThat(RunTransitions.next(m.state, planned)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
+    assertThat(RunTransitions.next(planningUnderWay(m.state), facts))
+        .isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(m.state, facts)).isEqualTo(RunTransitions.Turn.FINISH);
   }
 
   @Test
   void aPauseWhilePlanningClaimsNothingAndNeverFinishes() {
     Machine m = running();
     m.on(new RunEvent.Pause());
-    RunEvent.Facts planning = new RunEvent.Facts(2, true, true, false, false, false);
+    m.state = planningUnderWay(m.state);
+    RunEvent.Facts facts = new RunEvent.Facts(false);
 
-    assertThat(m.on(new RunEvent.FillSlots(planning))).isEmpty();
-    RunEvent.Facts allPlanned = new RunEvent.Facts(2, true, false, true, false, false);
-    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
+    assertThat(RunTransitions.next(allPlanned(pendingMay(m.state, false)), facts))
+        .isEqualTo(RunTransitions.Turn.WAIT);
   }
 
   @Test
@@ -1220,7 +1254,7 @@ class RunTransitionsTest {
     Machine m = pending();
 
     m.on(new RunEvent.CapSignal(3));
-    m.on(new RunEvent.Started());
+    m.on(new RunEvent.Started(Instant.EPOCH));
     m.on(new RunEvent.Ready());
 
     assertThat(m.on(new RunEvent.Apply())).contains(new RecordCap(3, 3));
@@ -1376,7 +1410,7 @@ class RunTransitionsTest {
     Machine m = running();
     m.on(new RunEvent.Stop());
     m.on(new RunEvent.Apply());
-    m.on(new RunEvent.Ended(RunStatus.STOPPED));
+    m.on(new RunEvent.Ended(RunStatus.STOPPED, null));
 
     m.on(new RunEvent.EndedWaitBegins(1_000));
     assertThat(m.state.holds()).isEmpty();
@@ -1413,10 +1447,9 @@ class RunTransitionsTest {
 
     assertThat(done)
         .startsWith(
-            new Requeue(RunStatus.FAILED, true),
+            new Requeue(RunStatus.FAILED, true, 0),
             new Log("run 7: retry re-queued 2 batches; the run goes on"),
             new AnswerRetries(RetryAnswer.requeued(2)),
-            new Reopen(),
             new PublishStatus());
     assertThat(m.state.waitingForRetry()).isFalse();
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
@@ -1544,8 +1577,8 @@ class RunTransitionsTest {
         new RunCarryOver(3, false, false, false, true, 10L, 10, 0L, 5, RunStatus.FAILED, 9L, 99L);
     m.on(new RunEvent.Continued(ended));
 
-    assertThat(m.on(new RunEvent.ContinuedEnded(ended)))
-        .containsExactly(new SetCap(6), new PublishStatus());
+    assertThat(m.on(new RunEvent.ContinuedEnded(ended))).containsExactly(new PublishStatus());
+    assertThat(m.state.slots().cap()).isEqualTo(6);
     assertThat(m.state.later().cap()).isEqualTo(2);
     assertThat(m.state.requestedCap()).isEqualTo(6);
   }
@@ -1580,5 +1613,501 @@ class RunTransitionsTest {
     assertThat(step.needsVersion()).isEqualTo(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
     assertThat(step.commands()).isEmpty();
     assertThat(step.state()).isEqualTo(before);
+  }
+
+  // Slots and lanes.
+
+  private static final BatchResult DONE = new BatchResult(BatchOutcome.COMPLETED, 10);
+
+  private static BatchRef batch(int number) {
+    return new BatchRef(number, number * 10L, number * 10L + 9, 10);
+  }
+
+  /** A running run whose slots are counted against {@code cap}. */
+  private static Machine runningWithCap(int cap) {
+    Machine m = running();
+    m.state = m.state.countedAgainst(cap);
+    return m;
+  }
+
+  /** {@code m} after batches {@code from} to {@code to} were claimed and started. */
+  private static List<RunCommand> claimAndStart(Machine m, int from, int to) {
+    List<BatchRef> batches = new ArrayList<>();
+    for (int number = from; number <= to; number++) {
+      batches.add(batch(number));
+    }
+    m.claims.add(new ClaimResult(batches));
+    return m.on(new RunEvent.FillSlots(m.facts()));
+  }
+
+  @Test
+  void aNewRunsSlotsAreCountedAgainstItsEffectiveCapOnceLoaded() {
+    Machine m = new Machine(RunState.initial(0));
+    assertThat(m.state.slots()).isEqualTo(Slots.NONE);
+    m.on(new RunEvent.Begin(RUN));
+
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, 6, false, Instant.EPOCH)));
+
+    assertThat(m.state.slots().cap()).isEqualTo(6);
+    assertThat(m.state.slots().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aClaimAsksForExactlyTheSlotsFreeAtEveryCapAndCountHeld() {
+    for (int cap = 1; cap <= 4; cap++) {
+      for (int held = 0; held <= cap + 1; held++) {
+        Machine m = runningWithCap(cap);
+        for (int number = 1; number <= held; number++) {
+          holding(m, batch(number), number);
+        }
+
+        List<RunCommand> commands =
+            RunTransitions.on(m.state, new RunEvent.FillSlots(m.facts())).commands();
+
+        if (held < cap) {
+          assertThat(commands)
+              .as("cap %d, %d held", cap, held)
+              .containsExactly(new RunCommand.Claim(cap - held, 0));
+        } else {
+          assertThat(commands).as("cap %d, %d held", cap, held).isEmpty();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aClaimedBatchTakesTheLowestLaneNoBatchHoldsWhateverLanesAreHeld() {
+    for (int heldLanes = 0; heldLanes < 16; heldLanes++) {
+      Machine m = runningWithCap(5);
+      int lowestFree = 5;
+      for (int lane = 4; lane >= 1; lane--) {
+        if ((heldLanes & (1 << (lane - 1))) != 0) {
+          holding(m, batch(100 + lane), lane);
+        } else {
+          lowestFree = lane;
+        }
+      }
+
+      Step step =
+          RunTransitions.on(m.state, new RunEvent.Claimed(new ClaimResult(List.of(batch(1))), 1));
+
+      assertThat(step.commands().get(0))
+          .as("lanes held %s", m.state.slots().lanes().values())
+          .isEqualTo(new RunCommand.StartBatch(batch(1), lowestFree));
+      assertThat(step.state().slots().laneOf(1)).isEqualTo(lowestFree);
+      assertThat(step.state().slots().held()).isEqualTo(m.state.slots().held() + 1);
+    }
+  }
+
+  @Test
+  void theBatchesOfOneClaimTakeTheFreeLanesInTheClaimsOrder() {
+    Machine m = holding(runningWithCap(4), batch(50), 2);
+
+    assertThat(claimAndStart(m, 1, 3))
+        .containsExactly(
+            new RunCommand.Claim(3, 0),
+            new RunCommand.StartBatch(batch(1), 1),
+            new RunCommand.StartBatch(batch(2), 3),
+            new RunCommand.StartBatch(batch(3), 4));
+    assertThat(m.state.slots().free()).isZero();
+  }
+
+  @Test
+  void aClaimAnsweredWithMoreBatchesThanFreeSlotsHoldsThemAll() {
+    // A repeated claim is answered with every batch its token holds in PostgreSQL.
+    Machine m = runningWithCap(2);
+
+    Step step =
+        RunTransitions.on(
+            m.state,
+            new RunEvent.Claimed(new ClaimResult(List.of(batch(1), batch(2), batch(3))), 2));
+
+    assertThat(step.commands())
+        .startsWith(
+            new RunCommand.StartBatch(batch(1), 1),
+            new RunCommand.StartBatch(batch(2), 2),
+            new RunCommand.StartBatch(batch(3), 3));
+    assertThat(step.state().slots().held()).isEqualTo(3);
+    assertThat(step.state().slots().free()).isZero();
+  }
+
+  @Test
+  void aHeldClaimTakesNoSlot() {
+    Machine m = runningWithCap(2);
+    m.claims.add(claimHeldBy("brake"));
+
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    assertThat(m.state.slots().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aCompletedBatchKeepsItsSlotUntilItsEndIsHandledThenFreesExactlyItsLane() {
+    Machine m = runningWithCap(3);
+    claimAndStart(m, 7, 9);
+    // Received but not yet handled: nothing is free.
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(8), DONE, null));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(7, 9);
+    assertThat(claimAndStart(m, 10, 10))
+        .containsExactly(new RunCommand.Claim(1, 1), new RunCommand.StartBatch(batch(10), 2));
+  }
+
+  @Test
+  void aBatchThatFailedForGoodFreesItsSlot() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+
+    m.on(new RunEvent.BatchEnded(batch(1), null, "timeout"));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(2);
+    assertThat(m.state.slots().free()).isEqualTo(1);
+  }
+
+  @Test
+  void theEndOfABatchThatHoldsNoSlotIsAnError() {
+    Machine m = runningWithCap(2);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> m.on(new RunEvent.BatchEnded(batch(1), DONE, null)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("batch 1 holds no slot");
+  }
+
+  @Test
+  void aChainedBatchHandedBackHoldsItsChainsLane() {
+    Machine m = runningWithCap(3);
+    claimAndStart(m, 1, 3);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    assertThat(m.on(new RunEvent.BatchEnded(batch(2), handoff, null)))
+        .endsWith(new RunCommand.StartBatch(batch(40), 2));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(1, 3, 40);
+    assertThat(m.state.slots().laneOf(40)).isEqualTo(2);
+  }
+
+  @Test
+  void aChainedBatchHandedBackKeepsItsLaneEvenOverALoweredCap() {
+    // Its chain's slot is held in PostgreSQL; the chain, not a new claim, holds it.
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    m.on(new RunEvent.CapUpdate(1));
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    m.on(new RunEvent.BatchEnded(batch(2), handoff, null));
+
+    assertThat(m.state.slots().laneOf(40)).isEqualTo(2);
+    assertThat(m.state.slots().held()).isEqualTo(2);
+    assertThat(m.state.slots().free()).isZero();
+  }
+
+  @Test
+  void aChainedBatchHandedBackThatFailsNowFreesItsChainsSlot() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 0, 0, batch(40), "boom", true);
+
+    m.on(new RunEvent.BatchEnded(batch(2), handoff, null));
+
+    assertThat(m.state.slots().lanes()).containsOnlyKeys(1);
+  }
+
+  @Test
+  void loweringTheCapTakesNoSlotAwayButLeavesNoneFreeUntilUnderIt() {
+    Machine m = runningWithCap(4);
+    claimAndStart(m, 1, 4);
+
+    m.on(new RunEvent.CapUpdate(2));
+    assertThat(m.state.slots().held()).isEqualTo(4);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.BatchEnded(batch(4), DONE, null));
+    assertThat(claimAndStart(m, 5, 5))
+        .containsExactly(new RunCommand.Claim(1, 1), new RunCommand.StartBatch(batch(5), 1));
+  }
+
+  @Test
+  void raisingTheCapFreesSlotsAtOnce() {
+    Machine m = runningWithCap(1);
+    claimAndStart(m, 1, 1);
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).isEmpty();
+
+    m.on(new RunEvent.CapUpdate(3));
+
+    assertThat(claimAndStart(m, 2, 3))
+        .containsExactly(
+            new RunCommand.Claim(2, 1),
+            new RunCommand.StartBatch(batch(2), 2),
+            new RunCommand.StartBatch(batch(3), 3));
+  }
+
+  @Test
+  void aCapSignalChangesTheSlotsOnlyWhenTheLoopAppliesIt() {
+    Machine m = runningWithCap(2);
+
+    m.on(new RunEvent.CapSignal(5));
+    assertThat(m.state.slots().cap()).isEqualTo(2);
+
+    m.on(new RunEvent.Apply());
+    assertThat(m.state.slots().cap()).isEqualTo(5);
+  }
+
+  @Test
+  void theLoopWaitsWhileAnySlotIsHeldAndFinishesOnceEveryOneIsFree() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 2);
+    m.state = allPlanned(pendingMay(m.state, false));
+    RunEvent.Facts allPlanned = new RunEvent.Facts(false);
+
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.FINISH);
+  }
+
+  @Test
+  void anExecutionDueToContinueAsNewHandsOverOnlyOnceEverySlotIsFree() {
+    Machine m = runningWithCap(1);
+    claimAndStart(m, 1, 1);
+    RunEvent.Facts due = new RunEvent.Facts(true);
+
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.WAIT);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+  }
+
+  // Progress and the loop's bookkeeping.
+
+  @Test
+  void aLoadedRunTakesTheProgressItsRecordHolds() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING, null, false, Instant.EPOCH)));
+
+    assertThat(m.state.counts().startedAt()).isEqualTo(Instant.EPOCH);
+    assertThat(m.state.counts().processedKeys()).isZero();
+    assertThat(m.state.counts().totalKeys()).isNull();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+  }
+
+  @Test
+  void aContinuedExecutionTakesTheCarriedProgressAndClaimTokenButKeepsTheHigherKeyCount() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
+    RunCarryOver carried =
+        new RunCarryOver(3, false, false, false, true, 400L, 10, 0L, 5, null, null, null);
+
+    m.on(new RunEvent.Continued(carried));
+
+    assertThat(m.state.counts().claimSequence()).isEqualTo(5);
+    assertThat(m.state.counts().totalKeys()).isEqualTo(400L);
+    assertThat(m.state.counts().processedKeys()).isEqualTo(10);
+    assertThat(m.state.counts().startedAt()).isEqualTo(Instant.EPOCH);
+  }
+
+  @Test
+  void aStartedRunTakesItsStartTime() {
+    Machine m = pending();
+    Instant at = Instant.ofEpochSecond(42);
+
+    m.on(new RunEvent.Started(at));
+
+    assertThat(m.state.counts().startedAt()).isEqualTo(at);
+  }
+
+  @Test
+  void eachClaimTakesTheNextTokenOfTheRun() {
+    Machine m = runningWithCap(4);
+    m.state =
+        m.state.with(
+            m.state
+                .counts()
+                .carried(
+                    new RunCarryOver(
+                        4, false, false, false, false, null, 0, 0L, 9, null, null, null)));
+
+    assertThat(claimAndStart(m, 1, 2)).startsWith(new RunCommand.Claim(4, 9));
+    m.claims.add(new ClaimResult(List.of()));
+    m.state = pendingMay(m.state, true);
+    m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
+
+    assertThat(m.on(new RunEvent.FillSlots(m.facts()))).startsWith(new RunCommand.Claim(3, 10));
+    assertThat(m.state.counts().claimSequence()).isEqualTo(11);
+  }
+
+  @Test
+  void aClaimBooksTheRunsHeldTimeAndWhenItsHoldBegan() {
+    Machine m = runningWithCap(2);
+    m.claims.add(new ClaimResult(List.of(), false, List.of("brake"), 500, 1_200, 99L));
+    m.on(new RunEvent.FillSlots(m.facts()));
+    assertThat(m.state.counts().throttledMillis()).isEqualTo(1_200);
+    assertThat(m.state.counts().heldSinceMillis()).isEqualTo(99L);
+
+    m.on(new RunEvent.Waited());
+    m.claims.add(new ClaimResult(List.of(), false, List.of(), 0, 1_000, null));
+    m.on(new RunEvent.FillSlots(m.facts()));
+
+    // A booked figure never goes back; the hold is over.
+    assertThat(m.state.counts().throttledMillis()).isEqualTo(1_200);
+    assertThat(m.state.counts().heldSinceMillis()).isNull();
+  }
+
+  @Test
+  void batchesStartedHereMakeTheExecutionDueToContinueAsNewAtItsBound() {
+    Machine m = runningWithCap(2);
+    RunState s = m.state;
+    for (int started = 0; started < 1_000; started++) {
+      assertThat(s.continueAsNewDue(false)).isFalse();
+      s = s.with(s.counts().batchStarted());
+    }
+    assertThat(s.continueAsNewDue(false)).isTrue();
+    assertThat(m.state.continueAsNewDue(true)).isTrue();
+
+    claimAndStart(m, 1, 1);
+    assertThat(m.state.counts().batchesStartedHere()).isEqualTo(1);
+  }
+
+  @Test
+  void aHandedBackBatchCountsAsABatchStartedHere() {
+    Machine m = runningWithCap(2);
+    claimAndStart(m, 1, 1);
+    BatchResult handoff =
+        new BatchResult(BatchOutcome.COMPLETED, 10, 1, 10, batch(40), "boom", false);
+
+    m.on(new RunEvent.BatchEnded(batch(1), handoff, null));
+
+    assertThat(m.state.counts().batchesStartedHere()).isEqualTo(2);
+  }
+
+  @Test
+  void aPlannedPageMakesBatchesClaimableOnlyIfItPlannedOrFoundSome() {
+    for (int created = 0; created <= 1; created++) {
+      for (int pending = -1; pending <= 1; pending++) {
+        Machine m = running();
+        m.state = pendingMay(m.state, false);
+
+        m.on(new RunEvent.Planned(new PlanPage(created, false, null, pending), null, 0));
+
+        assertThat(m.state.counts().mayHavePending())
+            .as("created %d, pending %d", created, pending)
+            .isEqualTo(created > 0 || pending > 0);
+      }
+    }
+  }
+
+  @Test
+  void theLastPageOfThePlanGivesTheRunsKeyCountAndAFailedCallNone() {
+    Machine m = running();
+
+    m.on(new RunEvent.Planned(new PlanPage(3, false, null), null, 0));
+    assertThat(m.state.counts().totalKeys()).isNull();
+    m.on(new RunEvent.Planned(null, "boom", 0));
+    assertThat(m.state.counts().totalKeys()).isNull();
+    m.on(new RunEvent.Planned(new PlanPage(0, true, 400L), null, 0));
+    assertThat(m.state.counts().totalKeys()).isEqualTo(400L);
+  }
+
+  @Test
+  void refusedFinishesInARowWaitFromTheSecondOnUntilABatchEnds() {
+    Machine m = running();
+    for (int refused = 0; refused < 3; refused++) {
+      m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    }
+
+    assertThat(m.on(new RunEvent.Finishing())).doesNotContain(new RunCommand.Sleep(5_000));
+    assertThat(m.on(new RunEvent.Finishing())).contains(new RunCommand.Sleep(5_000));
+    assertThat(m.state.counts().fruitlessFinishes()).isEqualTo(2);
+
+    holding(m, batch(1), 1).on(new RunEvent.BatchEnded(batch(1), DONE, null));
+    assertThat(m.state.counts().fruitlessFinishes()).isZero();
+    assertThat(m.on(new RunEvent.Finishing())).doesNotContain(new RunCommand.Sleep(5_000));
+  }
+
+  @Test
+  void aRefusedFinishThatRecoveredSlotsClaimsAgainAtOnce() {
+    Machine m = running();
+    m.state = pendingMay(m.state, false);
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
+    m.recovered.add(0);
+    m.recovered.add(2);
+    m.on(new RunEvent.Finishing());
+
+    assertThat(m.on(new RunEvent.Finishing()))
+        .containsExactly(
+            new RunCommand.Finish(false),
+            new RunCommand.RecoverSlots(),
+            new Log("run 7: recovered 2 slots held by no live batch"),
+            new RunCommand.HandOverIfDue());
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+    assertThat(m.state.counts().fruitlessFinishes()).isEqualTo(1);
+  }
+
+  @Test
+  void eachRetryReQueuesWithTheNextTokenOfTheExecution() {
+    Machine m = running();
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+    m.requeues.add(new RequeueResult(0, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 0));
+    m.on(new RunEvent.Retry());
+    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 1));
+    assertThat(m.state.counts().requeues()).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryThatReQueuedMakesBatchesClaimableAndForgetsTheEndTime() {
+    Machine m = running();
+    m.state = pendingMay(m.state.with(m.state.counts().withFinishedAt(Instant.EPOCH)), false);
+    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
+
+    m.on(new RunEvent.Retry());
+    m.on(new RunEvent.Apply());
+
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+    assertThat(m.state.counts().finishedAt()).isNull();
+  }
+
+  @Test
+  void aRevivedRunForgetsItsEndTimeAndRefusedFinishes() {
+    Machine m = endedWaiting(RunStatus.FAILED);
+    m.state =
+        pendingMay(
+            m.state.with(m.state.counts().withFinishedAt(Instant.EPOCH).withFruitlessFinishes(3)),
+            false);
+
+    m.on(new RunEvent.RecordReopened(settings(RunStatus.RUNNING)));
+
+    assertThat(m.state.counts().finishedAt()).isNull();
+    assertThat(m.state.counts().fruitlessFinishes()).isZero();
+    assertThat(m.state.counts().mayHavePending()).isTrue();
+  }
+
+  @Test
+  void aLookAtFullSlotsThatSawNoNewsRecoversOrphanSlotsOnlyIfNothingHereHoldsOneOrPlans() {
+    RunEvent look = new RunEvent.SlotsFullLookOver();
+    Machine idle = running();
+    assertThat(idle.on(look)).containsExactly(new RunCommand.RecoverOrphanSlots());
+
+    Machine holding = holding(running(), B1, 1);
+    assertThat(holding.on(look)).isEmpty();
+
+    Machine planning = running();
+    planning.state = planningUnderWay(planning.state);
+    assertThat(planning.on(look)).isEmpty();
   }
 }
