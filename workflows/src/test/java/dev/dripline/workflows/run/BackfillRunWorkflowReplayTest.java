@@ -8,7 +8,6 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +63,7 @@ class BackfillRunWorkflowReplayTest {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
     assertThat(history.getEvents()).hasSizeGreaterThan(minEvents);
 
-    WorkflowReplayer.replayWorkflowExecution(history, BackfillRunWorkflowImpl.class);
+    Replays.replay(history);
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.dripline.workflows.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,7 +52,7 @@ class RecordedRunHistoriesReplayTest {
                               .equals(message));
     }
 
-    WorkflowReplayer.replayWorkflowExecution(history, BackfillRunWorkflowImpl.class);
+    Replays.replay(history);
   }
 
   private WorkflowExecutionHistory load(String resource) throws Exception {
