@@ -307,10 +307,10 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * Records batch {@code number} completed, releasing its slot (function {@code
-   * dripline_complete_batch}, migration V20): the running → completed compare-and-set under {@code
-   * holder}, the run's processed keys and completed batches and the outcome counter in shard {@code
-   * shard}. Fails with SQLSTATE {@code DL001}, recording nothing, if the batch was not running
-   * under {@code holder} any more.
+   * dripline_complete_batch}, migrations V20 and V25): the running → completed compare-and-set
+   * under {@code holder}, the run's processed keys and completed batches (in the session's shard)
+   * and the outcome counter in shard {@code shard}. Fails with SQLSTATE {@code DL001}, recording
+   * nothing, if the batch was not running under {@code holder} any more.
    */
   @Query(
       "select backfill, slot_seconds"
@@ -446,6 +446,19 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    */
   @Query("select backfill, slot_seconds from dripline_fail_batch(:runId, :number, :error)")
   Optional<BatchDone> fail(long runId, int number, String error);
+
+  /**
+   * Locks batch {@code number} and the batches the chain it heads holds ({@code running}) until the
+   * transaction ends: a batch's failure takes them before it writes any counter row, in the order
+   * every statement of the engine takes its locks (run, batches, counters: migration V25).
+   *
+   * @return the numbers of the batches locked
+   */
+  @Query(
+      "select number from batches where run_id = :runId"
+          + " and (number = :number or (chain_head = :number and status = 'running'))"
+          + " order by number for update")
+  List<Integer> lockForFailure(long runId, int number);
 
   /**
    * The batches the chain headed by {@code headNumber} still holds once its holder's lease ran out:
