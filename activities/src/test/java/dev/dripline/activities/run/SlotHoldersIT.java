@@ -51,10 +51,10 @@ class SlotHoldersIT {
 
     assertThat(read[0]).isEqualTo(2);
     assertThat(read[1]).isEqualTo(2);
-    // The first also reads the entries of counter-row versions its page had no room for (300
-    // updates of one row in one transaction cannot be pruned while it runs), then marks them dead.
+    // Its 16 rows, and the entries of row versions that were not updated in place (HOT: 300
+    // updates of one row in one transaction cannot be pruned while it runs), not yet known dead.
     assertThat(read[2]).as("entries the first count read").isLessThanOrEqualTo(32);
-    assertThat(read[3]).as("entries the second count read").isLessThanOrEqualTo(16);
+    assertThat(read[3]).as("entries the second count read").isLessThanOrEqualTo(32);
   }
 
   private static long holders(Connection connection, long runId) throws SQLException {
