@@ -149,6 +149,13 @@ update run_key_counts k set holders = h.n
          where status in ('enqueued', 'running') group by run_id) h
  where k.run_id = h.run_id and k.shard = 0;
 
+-- The partial index the count of V20 scanned goes: the planner took it, as the smallest, for the
+-- statements that look up one batch that holds a slot (dripline_start_batch, dripline_resume_chain,
+-- a live holder's check), which then read every entry of the run, dead ones included (W1: 195 per
+-- scan); they use the primary key, or batches_run_status_idx, instead. Slot holders per backfill
+-- (the metrics) are summed from the counters.
+drop index batches_holding_slot_idx;
+
 -- Slot holders of a run: the sum of its shards' holders (16 rows by the primary key).
 create or replace function dripline_slot_holders(p_run_id bigint) returns integer
 language sql stable

@@ -199,15 +199,14 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   /**
    * Slot holders (batches enqueued or running) per backfill: a row for every backfill of the
    * catalogue ({@code backfill_definitions}), 0 when nothing is in flight, and for any other
-   * backfill while it has an active run or a slot held. Reads {@code runs} and the catalogue too;
-   * it is here because what it counts is batches.
+   * backfill while it has an active run. The holders of each active run are its kept count ({@code
+   * run_key_counts.holders}, migration V25): a run ends only once none of its batches holds a slot.
+   * Reads {@code runs} and the catalogue too; it is here because what it counts is batches.
    */
   @Query(
-      "with holders as (select run_id, count(*) as held from batches"
-          + " where status in ('enqueued', 'running') group by run_id),"
-          + " active as (select r.backfill, coalesce(sum(h.held), 0) as inflight"
-          + " from runs r left join holders h on h.run_id = r.id"
-          + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
+      "with active as (select r.backfill, coalesce(sum(k.holders), 0) as inflight"
+          + " from runs r left join run_key_counts k on k.run_id = r.id"
+          + " where r.status in ('pending', 'running', 'paused')"
           + " group by r.backfill)"
           + " select coalesce(d.name, a.backfill) as backfill,"
           + " cast(coalesce(a.inflight, 0) as bigint) as inflight"
