@@ -212,3 +212,103 @@ begin
        set value = batch_outcome_counters.value + excluded.value;
     return query select v_backfill, v_seconds;
 end $$;
+
+-- A chain's next batch (V21's dripline_chain_next) in two steps, so that a chained completion picks
+-- its next batch before it writes anything. The pick (FOR UPDATE SKIP LOCKED) skips a row another
+-- transaction holds, but it waits, whatever SKIP LOCKED says, for the transaction that holds the
+-- newest version of a row its snapshot still saw pending ("while locking updated version of
+-- tuple"): a chain that completed that row's batch an instant ago and now waits for a counter row.
+-- Picked first, by a transaction that holds no row yet, that wait closes no cycle (W1: 13 of 18
+-- deadlocks with the pick after the completion; the other 5 were counters the picker held).
+
+-- The run's lowest pending batch, locked, if the run may start one in lane p_lane: it is running,
+-- not stopping, its failure budget unspent, its recorded cap covers the lane, nothing holds it
+-- (dripline_run_holds), and its slot holders less p_releasing (a holder the caller releases in the
+-- same transaction) leave a slot free, in its pool too, where no waiter of another run counts.
+-- Null if none.
+create function dripline_next_pending(p_run_id bigint, p_lane integer, p_releasing integer)
+    returns integer
+language plpgsql as $$
+declare
+    v_pool text;
+    v_next integer;
+begin
+    select r.pool into v_pool from runs r
+     where r.id = p_run_id and r.status = 'running' and r.stop_requested_at is null
+       and r.failure_budget_spent_at is null
+       and p_lane <= r.max_parallel_batches
+       and cardinality(dripline_run_holds(r.backfill)) = 0
+       and dripline_slot_holders(r.id) - p_releasing < r.max_parallel_batches;
+    if not found then
+        return null;
+    end if;
+    if v_pool is not null and (
+           not exists (select 1 from pools p
+                        where p.name = v_pool
+                          and dripline_pool_holders(v_pool) - p_releasing < p.size)
+           or exists (select 1 from dripline_pool_waiters(v_pool) w
+                       where w.run_id <> p_run_id)) then
+        return null;
+    end if;
+    select b.number into v_next from batches b
+     where b.run_id = p_run_id and b.status = 'pending'
+     order by b.number limit 1
+       for update skip locked;
+    return v_next;
+end $$;
+
+-- Batch p_next (picked by dripline_next_pending) taken into the chain headed by p_head: pending ->
+-- running, an attempt counted, p_holder's lease. Row: the batch, or none.
+create function dripline_take_next(
+    p_run_id bigint, p_next integer, p_head integer, p_holder text, p_lease_millis bigint)
+    returns table (number integer, start_key bytea, end_key bytea, size integer,
+                   options text, pool text)
+language sql as $$
+    update batches b
+       set status = 'running', chain_head = p_head, claim_token = null, holder = p_holder,
+           lease_until = now() + p_lease_millis * interval '1 millisecond',
+           enqueued_at = now(), started_at = coalesce(b.started_at, now()),
+           attempts = b.attempts + 1
+      from runs r
+     where r.id = b.run_id and b.run_id = p_run_id and b.number = p_next
+       and b.status = 'pending'
+    returning b.number, coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)),
+              coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)), b.size,
+              cast(r.options as text), r.pool
+$$;
+
+-- A chain that holds no batch (dripline_claim_next, under the run's and pool's row locks).
+create or replace function dripline_chain_next(
+    p_run_id bigint, p_head integer, p_lane integer, p_holder text, p_lease_millis bigint)
+    returns table (number integer, start_key bytea, end_key bytea, size integer,
+                   options text, pool text)
+language sql as $$
+    select * from dripline_take_next(
+        p_run_id, dripline_next_pending(p_run_id, p_lane, 0), p_head, p_holder, p_lease_millis)
+$$;
+
+-- A chained batch's completion and the claim of the chain's next batch, one transaction: the next
+-- batch is picked first (counting the batch being completed as released), then the batch is
+-- completed (dripline_complete_batch; it raises DL001 and the transaction rolls back when the batch
+-- was not the holder's any more), then the next batch taken. Lock order: the next batch's row
+-- (SKIP LOCKED), the completed batch's row, the counter rows. Same row as before.
+create or replace function dripline_complete_and_claim_next(
+    p_run_id bigint, p_number integer, p_holder text, p_shard integer, p_head integer,
+    p_lease_millis bigint, p_lane integer)
+    returns table (backfill text, slot_seconds float8, number integer, start_key bytea,
+                   end_key bytea, size integer, options text, pool text)
+language plpgsql as $$
+#variable_conflict use_column
+declare
+    v_next integer;
+    v_done record;
+begin
+    v_next := dripline_next_pending(p_run_id, p_lane, 1);
+    select * into v_done from dripline_complete_batch(p_run_id, p_number, p_holder, p_shard);
+    return query
+        select v_done.backfill, v_done.slot_seconds, n.number, n.start_key, n.end_key, n.size,
+               n.options, n.pool
+          from (values (0)) one
+          left join dripline_take_next(p_run_id, v_next, p_head, p_holder, p_lease_millis) n
+            on true;
+end $$;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.db.Database;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.ChainStep;
@@ -18,8 +19,11 @@ import dev.dripline.workflows.run.RequeueRequest;
 import dev.dripline.workflows.run.RunRef;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,6 +47,7 @@ class HolderCountIT {
   @Inject BatchExecution execution;
   @Inject BatchStore batches;
   @Inject RunFixtures fixtures;
+  @Inject Database database;
 
   private final AtomicLong tokens = new AtomicLong(1);
 
@@ -255,6 +260,60 @@ class HolderCountIT {
 
     assertThat(overCap.get()).as("counts above the cap").isZero();
     assertHolders(runId, 0, "the chains ended");
+  }
+
+  /**
+   * A completion, chained or not, writes its counter row twice (its holder, its keys) and never
+   * waits for its run's row, which a claim holds while it waits for counter rows: with the
+   * counters' foreign key to {@code runs}, the check on the second write locked the run's row (FOR
+   * KEY SHARE) and W1 deadlocked hundreds of times.
+   */
+  @Test
+  void aCompletionNeverWaitsForItsRunsRow() throws Exception {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 10, 10, "pending");
+    assertThat(batches.claimNext(runId, 1, 1, "h1", LEASE_MILLIS)).isPresent();
+    assertThat(batches.claimNext(runId, 2, 2, "h2", LEASE_MILLIS)).isPresent();
+    CountDownLatch locked = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    CompletableFuture<Void> claim =
+        CompletableFuture.runAsync(
+            () ->
+                database.inTransaction(
+                    connection -> {
+                      try (PreparedStatement lock =
+                          connection.prepareStatement(
+                              "select id from runs where id = ? for update")) {
+                        lock.setLong(1, runId);
+                        lock.executeQuery().close();
+                      }
+                      locked.countDown();
+                      return awaitQuietly(done);
+                    }));
+    try {
+      assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Void> completions =
+          CompletableFuture.runAsync(
+              () -> {
+                batches.complete(runId, 1, "h1", ShardedCounters.shardOf(1));
+                batches.completeAndClaimNext(
+                    runId, 2, "h2", ShardedCounters.shardOf(2), 2, LEASE_MILLIS, 2);
+              });
+      completions.get(10, TimeUnit.SECONDS);
+    } finally {
+      done.countDown();
+      claim.get(30, TimeUnit.SECONDS);
+    }
+    assertHolders(runId, 1, "completions while the run's row was locked");
+  }
+
+  private static boolean awaitQuietly(CountDownLatch latch) {
+    try {
+      return latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   private List<Integer> holding(long runId) {
