@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * processed keys ({@code run_key_counts}) in the same transaction as that transition, so a repeated
  * attempt never counts a key twice. The batch is counted in {@code dripline_batches_finished_total}
  * in that same transaction, and its slot time recorded only when that transaction made the
- * transition. Both counters are sharded by batch number ({@link ShardedCounters}): completions of
- * one run do not queue on one row.
+ * transition. Both counters are sharded ({@link ShardedCounters}): completions of one run do not
+ * queue on one row.
  *
  * <p>PostgreSQL outages: an attempt that loses its connection ({@link DatabaseOutage}) — in its own
  * statements or in the definition's — waits for PostgreSQL to answer again (heartbeating all the
@@ -466,9 +466,10 @@ public class BatchExecution {
    * The record of a batch that PostgreSQL rolled back whole, as a deadlock's victim (SQLSTATE
    * 40P01) or a serialization failure (40001), which say to try again: nothing of the batch was
    * recorded (a transactional definition's writes rolled back with it) and the batch is still the
-   * attempt's, which runs it again rather than count a failed attempt. Concurrent completions of a
-   * run deadlock now and then in their counters' upsert ({@code run_key_counts}, W1 in
-   * docs/benchmarks.md).
+   * attempt's, which runs it again rather than count a failed attempt. A safety net: the engine's
+   * statements take their locks in one order (migration V25), and the counters' upsert that
+   * deadlocked now and then ({@code run_key_counts}, W1 in docs/benchmarks.md) is a plain UPDATE
+   * now; a transactional definition's own writes may still deadlock with others.
    */
   private static final class RecordConflict extends RuntimeException {
     RecordConflict(RuntimeException failure) {

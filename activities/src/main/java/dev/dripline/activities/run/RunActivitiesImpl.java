@@ -267,6 +267,12 @@ public class RunActivitiesImpl implements RunActivities {
                         + " attempt's lease runs out",
                     DriplineFailure.SLOT_STILL_HELD.name());
               }
+              // The run's row, then the batches, then counter rows, as every statement of the
+              // engine takes them (migration V25): the failure budget's update below writes the
+              // run's row, and the release of the chain writes batches after the failure's
+              // counters.
+              runs.lockRow(failure.runId());
+              batches.lockForFailure(failure.runId(), failure.number());
               List<BatchMetrics.Outcome> outcomes = new ArrayList<>();
               // No row: a repeat, or the batch lost its slot: nothing recorded or counted.
               Optional<BatchDone> done =

@@ -94,8 +94,8 @@ class BatchChainIT {
     long runId = runWithBatches("{\"items\":30}", 3, 1);
 
     BatchResult result;
-    // The head's record is the first insert, batch 2's the second.
-    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterInsert(2)) {
+    // The head's record is the first, batch 2's the second.
+    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterRecord(2)) {
       result = execution.process(chain(runId, 1, 1));
     }
 

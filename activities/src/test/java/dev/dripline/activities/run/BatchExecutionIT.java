@@ -357,7 +357,7 @@ class BatchExecutionIT {
     long runId = fixtures.runningRun(30, 10);
     fixtures.batches(runId, 3, 10, "enqueued");
     BatchResult result;
-    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterInsert(1)) {
+    try (RunFixtures.Undo deadlock = fixtures.deadlockCounterRecord(1)) {
       result = execution.process(work(runId, 2, 10));
     }
 

@@ -646,9 +646,9 @@ class RunActivitiesIT {
     fixtures.batches(runId, 3, 10, "completed");
     // Their keys, as completions count them: in two shards.
     fixtures.update(
-        "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
-            + " values (?, 1, 20, 2), (?, 3, 10, 1)",
-        runId,
+        "update run_key_counts k set processed_keys = v.keys, completed_batches = v.n"
+            + " from (values (1, 20, 2), (3, 10, 1)) v (shard, keys, n)"
+            + " where k.run_id = ? and k.shard = v.shard",
         runId);
 
     FinishResult result = activities.finish(new FinishRequest(runId, false, null));

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The claims' count of a run's slot holders ({@code dripline_slot_holders}, migration V20) reads
- * its live holders, not every index entry the run's batches left on their way through {@code
- * enqueued} and {@code running} since the last vacuum.
+ * The claims' count of a run's slot holders ({@code dripline_slot_holders}, migration V25) reads
+ * the run's 16 counter rows ({@code run_key_counts.holders}), however many batches went through
+ * {@code enqueued} and {@code running} since the last vacuum.
  */
 @MicronautTest(environments = "test", startApplication = false, transactional = false)
 class SlotHoldersIT {
@@ -29,7 +29,7 @@ class SlotHoldersIT {
   }
 
   @Test
-  void theHoldersCountReadsTheLiveHoldersOnceTheDeadEntriesWereSeen() {
+  void theHoldersCountReadsTheRunsCounterRowsWhateverTheChurn() {
     long runId = fixtures.runningRun(3_000, 10);
     fixtures.batches(runId, 300, 10, "pending");
     // Every batch through the holding statuses; two still hold a slot.
@@ -51,8 +51,10 @@ class SlotHoldersIT {
 
     assertThat(read[0]).isEqualTo(2);
     assertThat(read[1]).isEqualTo(2);
-    assertThat(read[2]).as("entries the first count read").isGreaterThanOrEqualTo(2);
-    assertThat(read[3]).as("entries the second count read").isLessThanOrEqualTo(4);
+    // Its 16 rows, and the entries of row versions that were not updated in place (HOT: 300
+    // updates of one row in one transaction cannot be pruned while it runs), not yet known dead.
+    assertThat(read[2]).as("entries the first count read").isLessThanOrEqualTo(32);
+    assertThat(read[3]).as("entries the second count read").isLessThanOrEqualTo(32);
   }
 
   private static long holders(Connection connection, long runId) throws SQLException {
@@ -64,9 +66,9 @@ class SlotHoldersIT {
   }
 
   /**
-   * Index entries read from {@code batches_holding_slot_idx} so far, this session's included: its
-   * counts are flushed first ({@code pg_stat_force_next_flush}, at the end of the statement's
-   * transaction) and the statistics snapshot dropped.
+   * Index entries read from {@code run_key_counts_pkey} so far, this session's included: its counts
+   * are flushed first ({@code pg_stat_force_next_flush}, at the end of the statement's transaction)
+   * and the statistics snapshot dropped.
    */
   private static long entriesRead(Connection connection) throws SQLException {
     try (Statement statement = connection.createStatement()) {
@@ -75,7 +77,7 @@ class SlotHoldersIT {
       try (ResultSet row =
           statement.executeQuery(
               "select idx_tup_read from pg_stat_user_indexes"
-                  + " where indexrelname = 'batches_holding_slot_idx'")) {
+                  + " where indexrelname = 'run_key_counts_pkey'")) {
         row.next();
         return row.getLong(1);
       }

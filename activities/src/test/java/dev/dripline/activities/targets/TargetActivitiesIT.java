@@ -706,7 +706,7 @@ class TargetActivitiesIT {
   void observeRunProgressResetsTheStreakOnce() {
     String[] target = backfillingWithRun("running", 2);
     fixtures.update(
-        "insert into run_key_counts (run_id, shard, processed_keys) values (?, 3, 5)",
+        "update run_key_counts set processed_keys = 5 where run_id = ? and shard = 3",
         Long.parseLong(target[1]));
 
     TargetSnapshot after = observe(target, 0.5);
@@ -768,7 +768,7 @@ class TargetActivitiesIT {
         run,
         run);
     fixtures.update(
-        "insert into run_key_counts (run_id, shard, processed_keys) values (?, 1, 10)", run);
+        "update run_key_counts set processed_keys = 10 where run_id = ? and shard = 1", run);
     fixtures.update(
         "update runs set plan_done = true, error = '1 batch failed', backfill = ? where id = ?",
         KeysBackfill.NAME,

@@ -110,24 +110,27 @@ public class RunFixtures {
   }
 
   /**
-   * Makes the {@code nth} insert into {@code run_key_counts} from now on — the counters' upsert of
-   * a batch's record — fail as a deadlock's victim (SQLSTATE 40P01), until closed.
+   * Makes the {@code nth} record of a batch's keys in {@code run_key_counts} from now on — the
+   * counters' update in a batch's completion — fail as a deadlock's victim (SQLSTATE 40P01), until
+   * closed. The holders' writes to the same rows (migration V25) are not counted.
    */
-  public Undo deadlockCounterInsert(int nth) {
-    update("create sequence test_counter_inserts");
+  public Undo deadlockCounterRecord(int nth) {
+    update("create sequence test_counter_records");
     update(
         "create function test_counter_deadlock() returns trigger language plpgsql as $$"
-            + " begin if nextval('test_counter_inserts') = "
+            + " begin if tg_op = 'UPDATE' and new.completed_batches = old.completed_batches"
+            + " then return new; end if;"
+            + " if nextval('test_counter_records') = "
             + nth
             + " then raise exception 'deadlock detected (test)' using errcode = '40P01'; end if;"
             + " return new; end $$");
     update(
-        "create trigger test_counter_deadlock before insert on run_key_counts"
+        "create trigger test_counter_deadlock before insert or update on run_key_counts"
             + " for each row execute function test_counter_deadlock()");
     return () -> {
       update("drop trigger test_counter_deadlock on run_key_counts");
       update("drop function test_counter_deadlock()");
-      update("drop sequence test_counter_inserts");
+      update("drop sequence test_counter_records");
     };
   }
 

@@ -54,7 +54,7 @@ class RunQueriesIT {
     long id = data.run(backfill, "running", "{\"items\":40,\"mode\":\"fast\"}");
     data.batches(id, "completed", "running", "enqueued", "pending");
     data.sql("update runs set total_keys = 40 where id = ?", id);
-    data.sql("insert into run_key_counts (run_id, shard, processed_keys) values (?, 1, 10)", id);
+    data.sql("update run_key_counts set processed_keys = 10 where run_id = ? and shard = 1", id);
 
     Api.Reply reply = api.get("/api/runs/" + id);
 
@@ -100,9 +100,9 @@ class RunQueriesIT {
     long second = data.run(backfill, "running", "{\"items\":41}");
     data.batches(second, "running", "pending", "pending", "enqueued");
     data.sql(
-        "insert into run_key_counts (run_id, shard, processed_keys, completed_batches)"
-            + " values (?, 1, 20, 2), (?, 2, 10, 1)",
-        second,
+        "update run_key_counts k set processed_keys = v.keys, completed_batches = v.n"
+            + " from (values (1, 20, 2), (2, 10, 1)) v (shard, keys, n)"
+            + " where k.run_id = ? and k.shard = v.shard",
         second);
 
     Api.Reply all = api.get("/api/runs?backfill=" + backfill);

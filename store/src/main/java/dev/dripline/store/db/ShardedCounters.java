@@ -2,11 +2,13 @@ package dev.dripline.store.db;
 
 /**
  * Counters spread over {@link #SHARDS} rows so that concurrent batch completions do not queue on
- * one row lock (migration V5): a run's processed keys ({@code run_key_counts}) and each backfill's
- * batch outcomes ({@code batch_outcome_counters}). Writers add to the shard of their batch inside
- * the transaction that records the batch's outcome; readers sum the shards. A completion writes
- * both counters in the same statement as its compare-and-set ({@code BatchStore.complete}); a
- * failed or stopped batch's outcome goes through {@code BatchOutcomeCounterStore.addOutcomes}.
+ * one row lock (migration V5): a run's processed keys, completed batches and slot holders ({@code
+ * run_key_counts}) and each backfill's batch outcomes ({@code batch_outcome_counters}); readers sum
+ * the shards. A run's rows exist from its insert on, and its writers add to the row of their
+ * session's shard ({@code dripline_session_shard()}, migration V25), so a transaction writes one
+ * row of them; outcomes go to the shard of their batch ({@link #shardOf}). A completion writes both
+ * counters in the same statement as its compare-and-set ({@code BatchStore.complete}); a failed or
+ * stopped batch's outcome goes through {@code BatchOutcomeCounterStore.addOutcomes}.
  */
 public final class ShardedCounters {
   /** Shards per counter: enough that a cap of 50 rarely puts two completions on one row. */
@@ -22,7 +24,7 @@ public final class ShardedCounters {
 
   private ShardedCounters() {}
 
-  /** The shard of batch {@code number}. */
+  /** The shard of batch {@code number}: of its outcome in {@code batch_outcome_counters}. */
   public static int shardOf(int number) {
     return Math.floorMod(number, SHARDS);
   }

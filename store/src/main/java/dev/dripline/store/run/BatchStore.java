@@ -199,15 +199,14 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   /**
    * Slot holders (batches enqueued or running) per backfill: a row for every backfill of the
    * catalogue ({@code backfill_definitions}), 0 when nothing is in flight, and for any other
-   * backfill while it has an active run or a slot held. Reads {@code runs} and the catalogue too;
-   * it is here because what it counts is batches.
+   * backfill while it has an active run. The holders of each active run are its kept count ({@code
+   * run_key_counts.holders}, migration V25): a run ends only once none of its batches holds a slot.
+   * Reads {@code runs} and the catalogue too; it is here because what it counts is batches.
    */
   @Query(
-      "with holders as (select run_id, count(*) as held from batches"
-          + " where status in ('enqueued', 'running') group by run_id),"
-          + " active as (select r.backfill, coalesce(sum(h.held), 0) as inflight"
-          + " from runs r left join holders h on h.run_id = r.id"
-          + " where r.status in ('pending', 'running', 'paused') or h.run_id is not null"
+      "with active as (select r.backfill, coalesce(sum(k.holders), 0) as inflight"
+          + " from runs r left join run_key_counts k on k.run_id = r.id"
+          + " where r.status in ('pending', 'running', 'paused')"
           + " group by r.backfill)"
           + " select coalesce(d.name, a.backfill) as backfill,"
           + " cast(coalesce(a.inflight, 0) as bigint) as inflight"
@@ -307,10 +306,10 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * Records batch {@code number} completed, releasing its slot (function {@code
-   * dripline_complete_batch}, migration V20): the running → completed compare-and-set under {@code
-   * holder}, the run's processed keys and completed batches and the outcome counter in shard {@code
-   * shard}. Fails with SQLSTATE {@code DL001}, recording nothing, if the batch was not running
-   * under {@code holder} any more.
+   * dripline_complete_batch}, migrations V20 and V25): the running → completed compare-and-set
+   * under {@code holder}, the run's processed keys and completed batches (in the session's shard)
+   * and the outcome counter in shard {@code shard}. Fails with SQLSTATE {@code DL001}, recording
+   * nothing, if the batch was not running under {@code holder} any more.
    */
   @Query(
       "select backfill, slot_seconds"
@@ -446,6 +445,19 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    */
   @Query("select backfill, slot_seconds from dripline_fail_batch(:runId, :number, :error)")
   Optional<BatchDone> fail(long runId, int number, String error);
+
+  /**
+   * Locks batch {@code number} and the batches the chain it heads holds ({@code running}) until the
+   * transaction ends: a batch's failure takes them before it writes any counter row, in the order
+   * every statement of the engine takes its locks (run, batches, counters: migration V25).
+   *
+   * @return the numbers of the batches locked
+   */
+  @Query(
+      "select number from batches where run_id = :runId"
+          + " and (number = :number or (chain_head = :number and status = 'running'))"
+          + " order by number for update")
+  List<Integer> lockForFailure(long runId, int number);
 
   /**
    * The batches the chain headed by {@code headNumber} still holds once its holder's lease ran out:
