@@ -5,10 +5,11 @@ package dev.dripline.store.db;
  * one row lock (migration V5): a run's processed keys, completed batches and slot holders ({@code
  * run_key_counts}) and each backfill's batch outcomes ({@code batch_outcome_counters}); readers sum
  * the shards. A run's rows exist from its insert on, and its writers add to the row of their
- * session's shard ({@code dripline_session_shard()}, migration V25), so a transaction writes one
- * row of them; outcomes go to the shard of their batch ({@link #shardOf}). A completion writes both
- * counters in the same statement as its compare-and-set ({@code BatchStore.complete}); a failed or
- * stopped batch's outcome goes through {@code BatchOutcomeCounterStore.addOutcomes}.
+ * transaction's shard ({@code dripline_session_shard()}: a completion's batch's {@link #shardOf},
+ * migration V26, else the backend pid's), so a transaction writes one row of them; outcomes go to
+ * the shard of their batch. A completion writes both counters in the same statement as its
+ * compare-and-set ({@code BatchStore.complete}); a failed or stopped batch's outcome goes through
+ * {@code BatchOutcomeCounterStore.addOutcomes}.
  */
 public final class ShardedCounters {
   /** Shards per counter: enough that a cap of 50 rarely puts two completions on one row. */
