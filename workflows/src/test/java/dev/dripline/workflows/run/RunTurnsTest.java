@@ -544,11 +544,12 @@ class RunTurnsTest {
   @Test
   void aLoopTurnAppliesRequestsFillsSlotsAndPublishesThenWaitsForNews() {
     Driver d = live();
-    d.state = d.state.edit().hold(RunState.PAUSED, true).done();
-    d.state = d.state.edit().recorded(RunState.PAUSED, true).done();
+    d.on(new RunEvent.Pause());
     d.state = d.state.with(d.state.window().called());
 
-    assertThat(d.turn()).containsExactly(new PublishDetails());
+    assertThat(d.turn())
+        .containsExactly(
+            new RecordStatus(RunStatus.PAUSED), new PublishStatus(), new PublishDetails());
     assertThat(d.phase()).isEqualTo(RunPhase.LIVE_NEXT);
     assertThat(d.turn()).containsExactly(new AwaitNews());
     assertThat(d.phase()).isEqualTo(RunPhase.LIVE);
@@ -669,7 +670,6 @@ class RunTurnsTest {
   @Test
   void anEndedRunsWindowOfTenMinutesOrMoreIsLookedAtEveryTenMinutes() {
     Driver d = ended(RunStatus.FAILED);
-    d.state = d.state.edit().done();
     RunState.Edit e = d.state.edit();
     e.retryDeadlineMillis = 1_000 + 3 * LOOK;
     d.state = e.done();
