@@ -55,15 +55,6 @@ final class BatchLanes {
     planning = Workflow.newActivityStub(PlanningActivities.class, options.planning());
   }
 
-  /**
-   * Fills free slots with the lowest-numbered pending batches, asking for the next page of the plan
-   * when none remain ({@link RunTransitions}), or when chains may soon run out of pending batches.
-   */
-  void startBatches() {
-    engine.on(new RunEvent.FillSlots(run.facts()));
-    engine.on(new RunEvent.KeepAhead());
-  }
-
   /** Starts an activity for {@code batch} in {@code lane}, whose slot the state holds for it. */
   void start(BatchRef batch, int lane) {
     start(batch, lane, batchOptions);

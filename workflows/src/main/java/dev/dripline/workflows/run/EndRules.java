@@ -6,7 +6,6 @@ import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE
 
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.AwaitRetry;
-import dev.dripline.workflows.run.RunCommand.Complete;
 import dev.dripline.workflows.run.RunCommand.HandOverIfDue;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishDetails;
@@ -73,7 +72,8 @@ final class EndRules {
       if (retryApplies) {
         if (finish.status() == null) {
           return Step.to(
-              s, new Log("run " + s.runId() + " no longer exists; nothing to do"), new Complete());
+              s.in(RunPhase.DONE),
+              new Log("run " + s.runId() + " no longer exists; nothing to do"));
         }
         e.status = finish.status();
         e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
@@ -128,13 +128,13 @@ final class EndRules {
   /** The run ended at its finish: its workflow completes, unless it waits for a retry. */
   static Step endedAtFinish(RunState s) {
     if (s.status() == null) {
-      return Step.to(s, new Complete());
+      return Step.to(s.in(RunPhase.DONE));
     }
     Boolean waits = waitsForRetry(s, s.status());
     if (waits == null) {
       return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
     }
-    return Step.to(s, waits ? new AwaitRetry() : new Complete());
+    return waits ? Step.to(s, new AwaitRetry()) : Step.to(s.in(RunPhase.DONE));
   }
 
   /**
@@ -155,6 +155,7 @@ final class EndRules {
    */
   static Step endedWaitBegins(RunState s, long nowMillis) {
     RunState.Edit e = s.edit();
+    e.phase = RunPhase.ENDED;
     e.waitingForRetry = true;
     e.statusKnown = true;
     e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);

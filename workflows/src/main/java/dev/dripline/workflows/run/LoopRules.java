@@ -200,16 +200,16 @@ final class LoopRules {
    * finishes, and so does one whose planning is over with nothing left to claim unless paused; a
    * run that goes on continues as new when due.
    */
-  static RunTransitions.Turn next(RunState s, RunEvent.Facts f) {
+  static RunTransitions.Move next(RunState s, RunEvent.Facts f) {
     if (!s.slots().isEmpty() || s.window().underWay()) {
-      return RunTransitions.Turn.WAIT;
+      return RunTransitions.Move.WAIT;
     }
     if (s.stopping() || s.window().over() && !s.counts().mayHavePending() && !s.paused()) {
-      return RunTransitions.Turn.FINISH;
+      return RunTransitions.Move.FINISH;
     }
     return s.continueAsNewDue(f.continueAsNewSuggested())
-        ? RunTransitions.Turn.HAND_OVER
-        : RunTransitions.Turn.WAIT;
+        ? RunTransitions.Move.HAND_OVER
+        : RunTransitions.Move.WAIT;
   }
 
   /** Nothing is in flight and the run may end: PostgreSQL is asked to finish it. */

@@ -75,11 +75,55 @@ sealed interface RunCommand {
   /** Asks PostgreSQL to finish the run; answered by {@link RunEvent.Finished}. */
   record Finish(boolean stopping) implements RunCommand {}
 
-  /** The workflow completes with the run's outcome. */
-  record Complete() implements RunCommand {}
-
-  /** The ended run's workflow waits for a retry; it completes if none re-opens the run. */
+  /**
+   * The ended run's workflow begins to wait for a retry: takes {@link RunEvent.EndedWaitBegins}
+   * with the workflow's time.
+   */
   record AwaitRetry() implements RunCommand {}
+
+  /** Reads the run's record; answered by {@link RunEvent.Loaded}. */
+  record LoadRun() implements RunCommand {}
+
+  /** Makes the batch and planning activities' options from the run's settings. */
+  record ConfigureActivities() implements RunCommand {}
+
+  /** Marks the pending run running; answered by {@link RunEvent.MarkedRunning}. */
+  record MarkRunning() implements RunCommand {}
+
+  /**
+   * Asks PostgreSQL to finish the run stopped before it started; answered by {@link
+   * RunEvent.StoppedBeforeStart}.
+   */
+  record StopBeforeStart() implements RunCommand {}
+
+  /** Reads the ended run's record again; answered by {@link RunEvent.RecordRead}. */
+  record LoadRecord() implements RunCommand {}
+
+  /** What a wait ({@link Await}) waits for; {@link TurnRules#woken} judges it. */
+  enum Until {
+    /** A pending run: a stop, a retry Update to answer, or a pause or resume to take. */
+    START,
+    /** Before a live run's hand-over: a retry, or every handler finished. */
+    HANDLERS,
+    /** Before an ended run's hand-over: a retry, or every handler finished. */
+    HANDLERS_WHILE_ENDED,
+    /** An ended run: a retry. */
+    RETRY,
+    /** The workflow's end: a retry Update to answer, or every handler finished. */
+    LAST_ANSWERS
+  }
+
+  /**
+   * Waits until {@code until} comes true, for at most {@code timeoutMillis} (a workflow timer) if
+   * it is above 0; answered by {@link RunEvent.Woke}.
+   */
+  record Await(Until until, long timeoutMillis) implements RunCommand {}
+
+  /** Waits for a completion, a plan page or a request, as {@link LoopRules#waitFor} says. */
+  record AwaitNews() implements RunCommand {}
+
+  /** Continues as new, handing {@code carry} to the next execution. */
+  record ContinueAsNew(RunCarryOver carry) implements RunCommand {}
 
   /**
    * After a refused finish with nothing in flight: recovers the slots held by no live batch;
@@ -93,7 +137,9 @@ sealed interface RunCommand {
   /** Waits {@code millis} (a workflow timer) before the loop goes on. */
   record Sleep(long millis) implements RunCommand {}
 
-  /** Continues as new if due. */
+  /**
+   * Continues as new if due: takes {@link RunEvent.HandOverLook} with what the workflow knows now.
+   */
   record HandOverIfDue() implements RunCommand {}
 
   /** Takes {@code event} holding the cap lock (cap changes are recorded one at a time). */

@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -50,7 +51,7 @@ final class RunEngine {
   /** The answer to the cap Update being taken (under {@link #capLock}). */
   private CapAnswer capAnswer;
 
-  /** Carries out the commands of the workflow's loop: batches, planning, the run's end. */
+  /** Carries out the commands of the workflow's loop: batches, planning and waits for news. */
   private Consumer<RunCommand> loop = command -> {};
 
   RunEngine(RunLedger run) {
@@ -107,6 +108,18 @@ final class RunEngine {
       waits = RunTransitions.waitsForRetry(run.state, ended);
     }
     return waits;
+  }
+
+  /**
+   * What the workflow knows now that the run's state does not: Temporal's advice, the time, its
+   * handlers and the retry Updates waiting for an answer.
+   */
+  RunEvent.Facts facts() {
+    return new RunEvent.Facts(
+        Workflow.getInfo().isContinueAsNewSuggested(),
+        Workflow.currentTimeMillis(),
+        Workflow.isEveryHandlerFinished(),
+        retryAnswersOwed());
   }
 
   /** A retry whose caller waits for what it did: answered where the retry is applied. */
@@ -193,7 +206,7 @@ final class RunEngine {
       ClaimResult claim = run.runs.claimPending(new ClaimRequest(run.runId(), c.token(), c.free()));
       on(new RunEvent.Claimed(claim, c.free()));
     } else if (command instanceof Fill) {
-      on(new RunEvent.FillSlots(run.facts()));
+      on(new RunEvent.FillSlots(facts()));
     } else if (command instanceof Finish f) {
       FinishResult finish =
           run.runs.finish(new FinishRequest(run.runId(), f.stopping(), run.state.window().error()));
@@ -208,6 +221,31 @@ final class RunEngine {
       run.runs.recoverSlots(run.ref());
     } else if (command instanceof RunCommand.Sleep s) {
       Workflow.sleep(Duration.ofMillis(s.millis()));
+    } else if (command instanceof RunCommand.LoadRun) {
+      on(new RunEvent.Loaded(run.runs.loadRun(run.ref())));
+    } else if (command instanceof RunCommand.MarkRunning) {
+      on(new RunEvent.MarkedRunning(run.runs.markRunning(run.ref())));
+    } else if (command instanceof RunCommand.StopBeforeStart) {
+      on(
+          new RunEvent.StoppedBeforeStart(
+              run.runs.finish(new FinishRequest(run.runId(), true, null))));
+    } else if (command instanceof RunCommand.LoadRecord) {
+      on(new RunEvent.RecordRead(run.runs.loadRun(run.ref())));
+    } else if (command instanceof RunCommand.AwaitRetry) {
+      on(new RunEvent.EndedWaitBegins(Workflow.currentTimeMillis()));
+    } else if (command instanceof RunCommand.HandOverIfDue) {
+      on(new RunEvent.HandOverLook(facts()));
+    } else if (command instanceof RunCommand.Await a) {
+      Supplier<Boolean> woken = () -> RunTransitions.woken(a.until(), run.state, facts());
+      boolean news = true;
+      if (a.timeoutMillis() > 0) {
+        news = Workflow.await(Duration.ofMillis(a.timeoutMillis()), woken);
+      } else {
+        Workflow.await(woken);
+      }
+      on(new RunEvent.Woke(a.until(), news, facts()));
+    } else if (command instanceof RunCommand.ContinueAsNew c) {
+      Workflow.continueAsNew(new RunWorkflowInput(run.runId(), c.carry()));
     } else {
       loop.accept(command);
     }

@@ -34,8 +34,45 @@ sealed interface RunEvent {
 
   // The start of an execution.
 
-  /** The workflow method of an execution for run {@code runId} begins. */
-  record Begin(long runId) implements RunEvent {}
+  /**
+   * The workflow method of an execution for run {@code runId} begins, with what the execution
+   * before it carried over ({@code carried}; null for a fresh execution).
+   */
+  record Begin(long runId, RunCarryOver carried) implements RunEvent {
+    Begin(long runId) {
+      this(runId, null);
+    }
+  }
+
+  /**
+   * The workflow takes its next turn: what it does is the phase's ({@link RunState#phase}, {@link
+   * TurnRules}), judged with what the workflow knows now.
+   */
+  record Turn(Facts facts) implements RunEvent {}
+
+  /**
+   * A wait ({@link RunCommand.Await}) for {@code until} is over: {@code news} if its condition came
+   * true before its timeout; {@code facts} as the workflow knows them then.
+   */
+  record Woke(RunCommand.Until until, boolean news, Facts facts) implements RunEvent {}
+
+  /**
+   * A fresh execution has taken the status it loaded: it goes to the run's start, its end or the
+   * loop.
+   */
+  record Enter() implements RunEvent {}
+
+  /** An execution continued while its run had ended waits on for a retry, unless re-opened. */
+  record EnterEnded() implements RunEvent {}
+
+  /**
+   * A retry of an ended run was applied: re-opened, the run goes on; gone or with nothing to
+   * re-queue, the workflow completes, unless it waits for a retry on.
+   */
+  record RetryOfEndedTaken() implements RunEvent {}
+
+  /** The execution is due to continue as new, if {@code facts} say so. */
+  record HandOverLook(Facts facts) implements RunEvent {}
 
   /** The execution read the run's record ({@code loadRun}); not found if deleted. */
   record Loaded(RunSettings settings) implements RunEvent {}
@@ -79,11 +116,22 @@ sealed interface RunEvent {
   record Requeued(RequeueResult result, RunStatus before) implements RunEvent {}
 
   /**
-   * What the loop knows that the state does not when it decides.
+   * What the workflow knows that the state does not when it decides.
    *
    * @param continueAsNewSuggested Temporal suggests this execution continue as new
+   * @param nowMillis the workflow's time
+   * @param everyHandlerFinished no signal or Update handler is still running
+   * @param retryAnswersOwed a retry Update waits for its answer
    */
-  record Facts(boolean continueAsNewSuggested) {}
+  record Facts(
+      boolean continueAsNewSuggested,
+      long nowMillis,
+      boolean everyHandlerFinished,
+      boolean retryAnswersOwed) {
+    Facts(boolean continueAsNewSuggested) {
+      this(continueAsNewSuggested, 0, true, false);
+    }
+  }
 
   /** The loop fills free slots: claims pending batches, or plans when none may be left. */
   record FillSlots(Facts facts) implements RunEvent {}
@@ -144,6 +192,18 @@ sealed interface RunEvent {
   /** A pending run started (its record moved to running) at {@code startedAt}. */
   record Started(Instant startedAt) implements RunEvent {}
 
+  /** {@link RunCommand.MarkRunning} answered: the run started, or what it is instead. */
+  record MarkedRunning(StartResult start) implements RunEvent {}
+
+  /** {@link RunCommand.StopBeforeStart} answered: what {@code finish} recorded. */
+  record StoppedBeforeStart(FinishResult finish) implements RunEvent {}
+
+  /**
+   * A run stopped before it started has ended: its workflow waits for a retry if the stop was
+   * {@code recorded} (the run is not gone) and ended runs wait.
+   */
+  record EndedBeforeStart(boolean recorded) implements RunEvent {}
+
   // The end.
 
   /**
@@ -163,6 +223,9 @@ sealed interface RunEvent {
 
   /** A look at the ended run's record found it re-opened. */
   record RecordReopened(RunSettings record) implements RunEvent {}
+
+  /** {@link RunCommand.LoadRecord} answered: the ended run's record as it is now. */
+  record RecordRead(RunSettings record) implements RunEvent {}
 
   /** The ended run's workflow stops waiting: the run is gone, or its retry window passed. */
   record WaitOver(String reason) implements RunEvent {}

@@ -8,10 +8,9 @@ import java.time.Instant;
  * RunTransitions} changes: lifecycle, the slots it holds — {@link Slots}, the run's semaphore — and
  * its progress, {@link RunCounts}, and the planning window ahead of the slots, {@link PlanWindow})
  * and the stub of the short database operations ({@link #runs}). One per execution, shared by the
- * workflow's parts — the engine that carries out the transitions' commands ({@link RunEngine}), the
- * batches it runs ({@link BatchLanes}), a pending run's start ({@link RunStart}) and the wait of an
- * ended run ({@link EndedRunWait}) — all in the workflow's threads. The run's record in PostgreSQL
- * is written only through {@link #runs}.
+ * workflow's parts — the engine that carries out the transitions' commands ({@link RunEngine}) and
+ * the batches it runs ({@link BatchLanes}) — all in the workflow's threads. The run's record in
+ * PostgreSQL is written only through {@link #runs}.
  */
 final class RunLedger {
   /** Short database operations; retried until the database answers (R12). */
@@ -48,34 +47,6 @@ final class RunLedger {
 
   RunStatus status() {
     return state.status();
-  }
-
-  /** What the loop knows now that the state does not: Temporal's advice. */
-  RunEvent.Facts facts() {
-    return new RunEvent.Facts(Workflow.getInfo().isContinueAsNewSuggested());
-  }
-
-  boolean continueAsNewDue() {
-    return state.continueAsNewDue(Workflow.getInfo().isContinueAsNewSuggested());
-  }
-
-  /** What a new execution takes over; {@code ended} null for a live run. */
-  RunCarryOver carryOver(
-      boolean paused, boolean stopRequested, boolean retryRequested, RunStatus ended) {
-    RunCounts counts = state.counts();
-    return new RunCarryOver(
-        state.slots().cap(),
-        paused,
-        stopRequested,
-        retryRequested,
-        state.window().done(),
-        counts.totalKeys(),
-        counts.processedKeys(),
-        counts.startedAt() == null ? null : counts.startedAt().toEpochMilli(),
-        counts.claimSequence(),
-        ended,
-        ended == null || counts.finishedAt() == null ? null : counts.finishedAt().toEpochMilli(),
-        ended == null ? null : state.retryDeadlineMillis());
   }
 
   /** Publishes the status as a search attribute and the details the Web UI shows. */

@@ -47,6 +47,11 @@ import java.util.Set;
  * @param window the planning window ahead of the slots; null until the run's record is loaded
  * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
  *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
+ * @param phase where the execution is: what its next turn does ({@link TurnRules})
+ * @param carried what the execution before this one handed over (null: a fresh execution)
+ * @param loopBegun the loop has begun in this execution ({@link RunEvent.Ready} was taken)
+ * @param wakesWhileEnded how often this execution woke while its run had ended and waited for a
+ *     retry: it continues as new after {@link TurnRules#MAX_WAKES_WHILE_ENDED}
  */
 record RunState(
     long runId,
@@ -68,7 +73,11 @@ record RunState(
     Slots slots,
     RunCounts counts,
     PlanWindow window,
-    Map<String, Boolean> versions) {
+    Map<String, Boolean> versions,
+    RunPhase phase,
+    RunCarryOver carried,
+    boolean loopBegun,
+    int wakesWhileEnded) {
 
   /** The run is paused: asked by an operator (R9), or before its start. */
   static final String PAUSED = "paused";
@@ -121,7 +130,11 @@ record RunState(
         Slots.NONE,
         RunCounts.NONE,
         null,
-        Map.of());
+        Map.of(),
+        RunPhase.LOADING,
+        null,
+        false,
+        0);
   }
 
   boolean paused() {
@@ -176,6 +189,34 @@ record RunState(
     return counts.batchesStartedHere() >= settings.maxBatchesPerExecution() || suggested;
   }
 
+  /** This state in phase {@code phase}. */
+  RunState in(RunPhase phase) {
+    Edit e = edit();
+    e.phase = phase;
+    return e.done();
+  }
+
+  /**
+   * What a new execution takes over when this one continues as new; {@code ended} null for a live
+   * run.
+   */
+  RunCarryOver carryOver(
+      boolean paused, boolean stopRequested, boolean retryRequested, RunStatus ended) {
+    return new RunCarryOver(
+        slots.cap(),
+        paused,
+        stopRequested,
+        retryRequested,
+        window.done(),
+        counts.totalKeys(),
+        counts.processedKeys(),
+        counts.startedAt() == null ? null : counts.startedAt().toEpochMilli(),
+        counts.claimSequence(),
+        ended,
+        ended == null || counts.finishedAt() == null ? null : counts.finishedAt().toEpochMilli(),
+        ended == null ? null : retryDeadlineMillis);
+  }
+
   /** This state with {@code counts}. */
   RunState with(RunCounts counts) {
     Edit e = edit();
@@ -216,6 +257,10 @@ record RunState(
     PlanWindow window;
     final Map<String, Boolean> versions;
     long runId;
+    RunPhase phase;
+    RunCarryOver carried;
+    boolean loopBegun;
+    int wakesWhileEnded;
 
     private Edit(RunState s) {
       runId = s.runId;
@@ -238,6 +283,10 @@ record RunState(
       counts = s.counts;
       window = s.window;
       versions = new LinkedHashMap<>(s.versions);
+      phase = s.phase;
+      carried = s.carried;
+      loopBegun = s.loopBegun;
+      wakesWhileEnded = s.wakesWhileEnded;
     }
 
     /** Holds {@code hold} if {@code on}, else lets it go. */
@@ -289,7 +338,11 @@ record RunState(
           slots,
           counts,
           window,
-          versions);
+          versions,
+          phase,
+          carried,
+          loopBegun,
+          wakesWhileEnded);
     }
   }
 }

@@ -54,9 +54,10 @@ import java.util.List;
  * <p>{@link #on} is the one entry; the rules it applies are grouped by what they are about: what
  * operators ask and how the loop applies it ({@link RequestRules}), an execution's start ({@link
  * StartRules}), the loop's claims, slots and next move ({@link LoopRules}), planning ({@link
- * PlanRules}) and the run's end ({@link EndRules}). The state holds all the rules judge: the slots
- * ({@link Slots}), the planning window ({@link PlanWindow}) and the run's progress and counters
- * ({@link RunCounts}).
+ * PlanRules}), the run's end ({@link EndRules}) and what the workflow does next in each phase of an
+ * execution ({@link TurnRules}: the workflow only takes turns and carries out their commands). The
+ * state holds all the rules judge: the slots ({@link Slots}), the planning window ({@link
+ * PlanWindow}) and the run's progress and counters ({@link RunCounts}).
  *
  * <p>What stops a new batch is the set of the run's holds ({@link RunState#holds}): {@code paused},
  * {@code stopping} and those the last claim reported.
@@ -111,9 +112,31 @@ final class RunTransitions {
     } else if (event instanceof CapUpdated c) {
       return RequestRules.capUpdated(s, c.requestedCap(), c.effectiveCap());
     }
+    // The workflow's turns.
+    if (event instanceof RunEvent.Turn t) {
+      return TurnRules.turn(s, t.facts());
+    } else if (event instanceof RunEvent.Woke w) {
+      return TurnRules.woke(s, w.until(), w.news(), w.facts());
+    } else if (event instanceof RunEvent.Enter) {
+      return TurnRules.enter(s);
+    } else if (event instanceof RunEvent.EnterEnded) {
+      return TurnRules.enterEnded(s);
+    } else if (event instanceof RunEvent.RetryOfEndedTaken) {
+      return TurnRules.retryOfEndedTaken(s);
+    } else if (event instanceof RunEvent.HandOverLook h) {
+      return TurnRules.handOverIfDue(s, h.facts());
+    } else if (event instanceof RunEvent.MarkedRunning m) {
+      return TurnRules.markedRunning(s, m.start());
+    } else if (event instanceof RunEvent.StoppedBeforeStart b) {
+      return TurnRules.stoppedBeforeStart(s, b.finish());
+    } else if (event instanceof RunEvent.EndedBeforeStart b) {
+      return TurnRules.endedBeforeStart(s, b.recorded());
+    } else if (event instanceof RunEvent.RecordRead r) {
+      return TurnRules.recordRead(s, r.record());
+    }
     // The start of an execution.
     if (event instanceof Begin b) {
-      return StartRules.begin(s, b.runId());
+      return StartRules.begin(s, b.runId(), b.carried());
     } else if (event instanceof Loaded l) {
       return StartRules.loaded(s, l.settings());
     } else if (event instanceof Fresh) {
@@ -197,7 +220,7 @@ final class RunTransitions {
   }
 
   /** What the loop does once it has applied requests and filled slots. */
-  enum Turn {
+  enum Move {
     /** Ask PostgreSQL to finish the run ({@link RunEvent.Finishing}). */
     FINISH,
     /** Continue as new: nothing is in flight and the execution is due to. */
@@ -209,7 +232,7 @@ final class RunTransitions {
   /**
    * The loop's next move once it has applied requests and filled slots ({@link LoopRules#next}).
    */
-  static Turn next(RunState s, RunEvent.Facts f) {
+  static Move next(RunState s, RunEvent.Facts f) {
     return LoopRules.next(s, f);
   }
 
@@ -226,6 +249,16 @@ final class RunTransitions {
     SLOTS_FULL,
     /** Until news, however long. */
     NEWS
+  }
+
+  /** The workflow's outcome once its phase is over ({@link TurnRules#outcome}). */
+  static RunOutcome outcome(RunState s) {
+    return TurnRules.outcome(s);
+  }
+
+  /** Whether a wait for {@code until} is over ({@link TurnRules#woken}). */
+  static boolean woken(RunCommand.Until until, RunState s, RunEvent.Facts f) {
+    return TurnRules.woken(until, s, f);
   }
 
   /** How the loop waits for news now ({@link LoopRules#waitFor}). */

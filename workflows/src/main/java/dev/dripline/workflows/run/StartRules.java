@@ -24,10 +24,15 @@ import java.util.List;
 final class StartRules {
   private StartRules() {}
 
-  /** The workflow method of an execution for run {@code runId} begins. */
-  static Step begin(RunState s, long runId) {
+  /**
+   * The workflow method of an execution for run {@code runId} begins, with what the execution
+   * before it carried over ({@code carried}; null if none): it reads its run's record first.
+   */
+  static Step begin(RunState s, long runId, RunCarryOver carried) {
     RunState.Edit e = s.edit();
     e.runId = runId;
+    e.carried = carried;
+    e.phase = RunPhase.LOADING;
     return Step.to(e.done());
   }
 
@@ -196,6 +201,8 @@ final class StartRules {
   static Step ready(RunState s) {
     RunState.Edit e = s.edit();
     e.statusKnown = true;
+    e.loopBegun = true;
+    e.phase = RunPhase.LIVE;
     return Step.to(e.done(), new Then(new ApplyLater()), new PublishStatus());
   }
 

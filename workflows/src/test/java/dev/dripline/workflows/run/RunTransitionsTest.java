@@ -1090,14 +1090,14 @@ class RunTransitionsTest {
     RunState s = allPlanned(pendingMay(running().state, false));
     RunEvent.Facts idle = new RunEvent.Facts(false);
 
-    assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(RunTransitions.next(s, idle)).isEqualTo(RunTransitions.Move.FINISH);
     assertThat(RunTransitions.next(holding(running(), B1, 1).state, idle))
-        .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(planningUnderWay(s), idle)).isEqualTo(RunTransitions.Turn.WAIT);
+        .isEqualTo(RunTransitions.Move.WAIT);
+    assertThat(RunTransitions.next(planningUnderWay(s), idle)).isEqualTo(RunTransitions.Move.WAIT);
     assertThat(RunTransitions.next(allPlanned(running().state), idle))
-        .isEqualTo(RunTransitions.Turn.WAIT);
+        .isEqualTo(RunTransitions.Move.WAIT);
     assertThat(RunTransitions.next(pendingMay(running().state, false), idle))
-        .isEqualTo(RunTransitions.Turn.WAIT);
+        .isEqualTo(RunTransitions.Move.WAIT);
   }
 
   @Test
@@ -1105,20 +1105,20 @@ class RunTransitionsTest {
     Machine stopping = running();
     stopping.on(new RunEvent.Stop());
     RunEvent.Facts planning = new RunEvent.Facts(false);
-    assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(RunTransitions.next(stopping.state, planning)).isEqualTo(RunTransitions.Move.FINISH);
 
     Machine paused = running();
     paused.on(new RunEvent.Pause());
     RunEvent.Facts done = new RunEvent.Facts(false);
     assertThat(RunTransitions.next(allPlanned(pendingMay(paused.state, false)), done))
-        .isEqualTo(RunTransitions.Turn.WAIT);
+        .isEqualTo(RunTransitions.Move.WAIT);
   }
 
   @Test
   void anIdleExecutionDueToContinueAsNewHandsOver() {
     RunEvent.Facts due = new RunEvent.Facts(true);
 
-    assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+    assertThat(RunTransitions.next(running().state, due)).isEqualTo(RunTransitions.Move.HAND_OVER);
   }
 
   @Test
@@ -1128,8 +1128,8 @@ class RunTransitionsTest {
     m.finishes.add(completed);
 
     assertThat(m.on(new RunEvent.Finishing()))
-        .containsExactly(
-            new RunCommand.Finish(false), new PublishStatus(), new RunCommand.Complete());
+        .containsExactly(new RunCommand.Finish(false), new PublishStatus());
+    assertThat(m.state.phase()).isEqualTo(RunPhase.DONE);
     assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(m.state.counts().processedKeys()).isEqualTo(40);
     assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
@@ -1156,7 +1156,8 @@ class RunTransitionsTest {
     Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
     m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
 
-    assertThat(m.on(new RunEvent.Finishing())).endsWith(new RunCommand.Complete());
+    assertThat(m.on(new RunEvent.Finishing())).endsWith(new PublishStatus());
+    assertThat(m.state.phase()).isEqualTo(RunPhase.DONE);
   }
 
   @Test
@@ -1206,9 +1207,8 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.Finishing()))
         .containsExactly(
-            new RunCommand.Finish(false),
-            new Log("run 7 no longer exists; nothing to do"),
-            new RunCommand.Complete());
+            new RunCommand.Finish(false), new Log("run 7 no longer exists; nothing to do"));
+    assertThat(m.state.phase()).isEqualTo(RunPhase.DONE);
   }
 
   @Test
@@ -1219,8 +1219,8 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
     assertThat(RunTransitions.next(planningUnderWay(m.state), facts))
-        .isEqualTo(RunTransitions.Turn.WAIT);
-    assertThat(RunTransitions.next(m.state, facts)).isEqualTo(RunTransitions.Turn.FINISH);
+        .isEqualTo(RunTransitions.Move.WAIT);
+    assertThat(RunTransitions.next(m.state, facts)).isEqualTo(RunTransitions.Move.FINISH);
   }
 
   @Test
@@ -1232,7 +1232,7 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(facts))).isEmpty();
     assertThat(RunTransitions.next(allPlanned(pendingMay(m.state, false)), facts))
-        .isEqualTo(RunTransitions.Turn.WAIT);
+        .isEqualTo(RunTransitions.Move.WAIT);
   }
 
   @Test
@@ -1869,11 +1869,11 @@ class RunTransitionsTest {
     m.state = allPlanned(pendingMay(m.state, false));
     RunEvent.Facts allPlanned = new RunEvent.Facts(false);
 
-    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Move.WAIT);
     m.on(new RunEvent.BatchEnded(batch(2), DONE, null));
-    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Move.WAIT);
     m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
-    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Turn.FINISH);
+    assertThat(RunTransitions.next(m.state, allPlanned)).isEqualTo(RunTransitions.Move.FINISH);
   }
 
   @Test
@@ -1882,9 +1882,9 @@ class RunTransitionsTest {
     claimAndStart(m, 1, 1);
     RunEvent.Facts due = new RunEvent.Facts(true);
 
-    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.WAIT);
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Move.WAIT);
     m.on(new RunEvent.BatchEnded(batch(1), DONE, null));
-    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Turn.HAND_OVER);
+    assertThat(RunTransitions.next(m.state, due)).isEqualTo(RunTransitions.Move.HAND_OVER);
   }
 
   // Progress and the loop's bookkeeping.
