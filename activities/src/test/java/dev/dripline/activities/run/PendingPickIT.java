@@ -129,6 +129,9 @@ class PendingPickIT {
       assertThat(read[1]).isEqualTo(last + 2);
       assertThat(read[2]).as("entries a chained completion's pick read").isLessThanOrEqualTo(BOUND);
       assertThat(read[3]).as("entries the workflow's claim read").isLessThanOrEqualTo(BOUND);
+      assertThat(batches.countPending(runId, 1_000))
+          .as("pending, counted from the cursor")
+          .isEqualTo(98);
     }
   }
 
