@@ -159,11 +159,15 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * Run {@code runId}'s pending batches, counted up to {@code limit}: the count stops there, so it
-   * costs no more than {@code limit} index entries however many are pending.
+   * costs no more than {@code limit} index entries however many are pending, and it starts at the
+   * run's pick cursor (migration V27), below which none is pending, so it does not read the entries
+   * that batches which left pending since the last vacuum left behind.
    */
   @Query(
       "select count(*) from (select 1 from batches"
-          + " where run_id = :runId and status = 'pending' limit :limit) p")
+          + " where run_id = :runId and status = 'pending'"
+          + " and number >= coalesce((select c.pending_from from run_pick_cursors c"
+          + " where c.run_id = :runId), 1) limit :limit) p")
   long countPending(long runId, int limit);
 
   /**
