@@ -307,6 +307,74 @@ class HolderCountIT {
     assertHolders(runId, 1, "completions while the run's row was locked");
   }
 
+  /**
+   * A chain that holds no batch polls its run for one while planning catches up. With nothing
+   * pending, its claim answers at once even while planning holds the run's row (its update of the
+   * plan cursor, a no-key update): it does not queue on that lock, nor keep planning queued behind
+   * it (migration V28). A claim that finds a batch pending still waits for the row, and claims once
+   * it is free.
+   */
+  @Test
+  void aChainClaimWithNothingPendingNeverWaitsForItsRunsRow() throws Exception {
+    long runId = fixtures.runningRun(100, 10);
+    fixtures.batches(runId, 2, 10, "completed");
+    CountDownLatch locked = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    CompletableFuture<Void> planning =
+        CompletableFuture.runAsync(
+            () ->
+                database.inTransaction(
+                    connection -> {
+                      try (PreparedStatement lock =
+                          connection.prepareStatement(
+                              "select id from runs where id = ? for no key update")) {
+                        lock.setLong(1, runId);
+                        lock.executeQuery().close();
+                      }
+                      locked.countDown();
+                      return awaitQuietly(done);
+                    }));
+    CompletableFuture<Boolean> pendingClaim;
+    try {
+      assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Boolean> idleClaim =
+          CompletableFuture.supplyAsync(
+              () -> batches.claimNext(runId, 1, 1, "h1", LEASE_MILLIS).isPresent());
+      assertThat(idleClaim.get(20, TimeUnit.SECONDS)).isFalse();
+
+      fixtures.update(
+          "insert into batches (run_id, number, start_key, end_key, size, status)"
+              + " values (?, 3, 21, 30, 10, 'pending')",
+          runId);
+      pendingClaim =
+          CompletableFuture.supplyAsync(
+              () -> batches.claimNext(runId, 1, 1, "h1", LEASE_MILLIS).isPresent());
+      awaitClaimWaitingForALock();
+      assertThat(holding(runId)).isEmpty();
+    } finally {
+      done.countDown();
+      planning.get(30, TimeUnit.SECONDS);
+    }
+    assertThat(pendingClaim.get(30, TimeUnit.SECONDS)).isTrue();
+    assertHolders(runId, 1, "a claim once the run's row was free");
+  }
+
+  private void awaitClaimWaitingForALock() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (((Number)
+                fixtures
+                    .row(
+                        "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock'"
+                            + " and query like '%dripline_claim_next%'"
+                            + " and pid <> pg_backend_pid()")
+                    .get("n"))
+            .longValue()
+        == 0) {
+      assertThat(System.nanoTime() - deadline).as("a claim waiting for the run's row").isNegative();
+      Thread.sleep(20);
+    }
+  }
+
   private static boolean awaitQuietly(CountDownLatch latch) {
     try {
       return latch.await(30, TimeUnit.SECONDS);
