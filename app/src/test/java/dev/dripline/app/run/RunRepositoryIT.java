@@ -52,6 +52,7 @@ class RunRepositoryIT {
         null,
         null,
         20,
+        null,
         null);
   }
 
