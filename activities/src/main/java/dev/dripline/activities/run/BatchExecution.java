@@ -95,7 +95,7 @@ public class BatchExecution {
   private final Duration outageWait;
   private final Duration defaultLease;
   private final BatchPolicy policy;
-  private final RunPace pace;
+  private final LaneRest pace;
 
   public BatchExecution(
       Database database,
@@ -106,7 +106,7 @@ public class BatchExecution {
       RunOptionsReader optionsReader,
       BatchMetrics metrics,
       EngineConfig engine,
-      RunPace pace) {
+      LaneRest pace) {
     this.database = database;
     this.transactions = transactions;
     this.batches = batches;
@@ -152,7 +152,7 @@ public class BatchExecution {
    * caller renews ({@link #renewLease}); a batch held by another attempt whose lease is live is
    * waited for, never run alongside it (R5b).
    *
-   * <p>A paced run ({@link RunPace}) rests after each batch this attempt completes, before the
+   * <p>A paced run ({@link LaneRest}) rests after each batch this attempt completes, before the
    * chain takes its next batch or, after the last, before the attempt returns (so the workflow's
    * next batch in this slot starts after the rest too); a paced chain claims its next batch only
    * after the rest, so a stop, pause or hold that comes meanwhile starts no batch ({@link #rest}).
@@ -827,7 +827,7 @@ public class BatchExecution {
 
   /**
    * The lane's rest after a batch whose run and record took {@code batchNanos}, at the run's {@code
-   * niceRatio} ({@link RunPace#restNanos}): sleeps in slices of at most a second and, after each
+   * niceRatio} ({@link LaneRest#restNanos}): sleeps in slices of at most a second and, after each
    * that leaves more to rest, asks whether the run may still start a batch ({@link
    * RunStore#mayStartBatches}), so a stop, pause, hold or spent failure budget ends the rest within
    * a second, and a fence (cancel, deadline, lost lease: it interrupts the sleep) at once. The
@@ -837,13 +837,13 @@ public class BatchExecution {
    *     false when it was cut short
    */
   private boolean rest(long runId, double niceRatio, long batchNanos, BatchAttempt attempt) {
-    long restNanos = RunPace.restNanos(niceRatio, batchNanos);
+    long restNanos = LaneRest.restNanos(niceRatio, batchNanos);
     if (restNanos == 0) {
       return true;
     }
     long until = System.nanoTime() + restNanos;
     while (true) {
-      if (!pause(RunPace.sliceMillis(until - System.nanoTime())) || !attempt.mayContinue()) {
+      if (!pause(LaneRest.sliceMillis(until - System.nanoTime())) || !attempt.mayContinue()) {
         return false;
       }
       if (until - System.nanoTime() <= 0) {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A paced run ({@code niceRatio}, {@link RunPace}) through {@link BatchExecution} on real
+ * A paced run ({@code niceRatio}, {@link LaneRest}) through {@link BatchExecution} on real
  * PostgreSQL: its lane rests after each batch, and a pause, stop or hold that comes during a rest
  * starts no further batch. Asserted on the times PostgreSQL recorded, never on how fast anything
  * ran.

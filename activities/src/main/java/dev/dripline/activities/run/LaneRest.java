@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * #CACHED_RUNS} runs read most recently.
  */
 @Singleton
-public class RunPace {
+public class LaneRest {
   /** The longest slice a rest sleeps before it looks again whether the run may go on. */
   static final long SLICE_MILLIS = 1_000;
 
@@ -28,7 +28,7 @@ public class RunPace {
   private final Cache<Long, Double> ratios =
       Caffeine.newBuilder().maximumSize(CACHED_RUNS).executor(Runnable::run).build();
 
-  public RunPace(RunStore runs) {
+  public LaneRest(RunStore runs) {
     this.runs = runs;
   }
 
