@@ -81,6 +81,17 @@ public interface Backfill {
   }
 
   /**
+   * How much its runs' lanes rest between batches, to pace them below full speed (gh-ost's {@code
+   * --nice-ratio}): after each batch, the lane that ran it rests this many times that batch's
+   * duration before it starts another, keeping its slot. With 1 a lane works at most half the time;
+   * load that slows batches lengthens the rests. 0 (the default) is off; at most 100. A run may set
+   * its own ({@code niceRatio} in the create body), which wins.
+   */
+  default double niceRatio() {
+    return 0;
+  }
+
+  /**
    * The pool its runs draw from unless a run names one (spec P5): a batch then needs a slot of its
    * run's cap and of the pool, whose size caps the batches in flight of every run that draws from
    * it (e.g. work that takes one global lock); {@code null} for none. The pool must exist ({@code

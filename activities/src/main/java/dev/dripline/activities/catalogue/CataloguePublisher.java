@@ -52,7 +52,8 @@ public class CataloguePublisher {
           definition.maxBatchSize(),
           definition.maxFailedBatchesPercent(),
           definition.pool(),
-          definition.tables().toArray(String[]::new));
+          definition.tables().toArray(String[]::new),
+          definition.niceRatio());
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -66,6 +66,10 @@ public class BackfillRegistry {
         throw new IllegalStateException(
             "backfill " + name + " declares maxFailedBatchesPercent " + budget);
       }
+      double niceRatio = definition.niceRatio();
+      if (!(niceRatio >= 0 && niceRatio <= 100)) {
+        throw new IllegalStateException("backfill " + name + " declares niceRatio " + niceRatio);
+      }
       if (keyed.key() == null) {
         throw new IllegalStateException("backfill " + name + " declares no key");
       }

@@ -95,6 +95,7 @@ public class BatchExecution {
   private final Duration outageWait;
   private final Duration defaultLease;
   private final BatchPolicy policy;
+  private final LaneRest pace;
 
   public BatchExecution(
       Database database,
@@ -104,7 +105,8 @@ public class BatchExecution {
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       BatchMetrics metrics,
-      EngineConfig engine) {
+      EngineConfig engine,
+      LaneRest pace) {
     this.database = database;
     this.transactions = transactions;
     this.batches = batches;
@@ -115,6 +117,7 @@ public class BatchExecution {
     this.outageWait = engine.databaseOutageWait();
     this.defaultLease = engine.batchHeartbeatTimeout();
     this.policy = engine.batchPolicy();
+    this.pace = pace;
   }
 
   /** What an attempt needs from the batch row it marked running. */
@@ -149,6 +152,11 @@ public class BatchExecution {
    * caller renews ({@link #renewLease}); a batch held by another attempt whose lease is live is
    * waited for, never run alongside it (R5b).
    *
+   * <p>A paced run ({@link LaneRest}) rests after each batch this attempt completes, before the
+   * chain takes its next batch or, after the last, before the attempt returns (so the workflow's
+   * next batch in this slot starts after the rest too); a paced chain claims its next batch only
+   * after the rest, so a stop, pause or hold that comes meanwhile starts no batch ({@link #rest}).
+   *
    * @param attempt who holds the batches, and whether it may go on (false once it was fenced:
    *     cancelled, timed out, or its lease not renewed)
    * @throws ApplicationFailure of type {@link DriplineFailure#BATCH_PERMANENT} (non-retryable) or
@@ -168,11 +176,14 @@ public class BatchExecution {
   private BatchResult processChain(BatchWork work, BatchAttempt attempt) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(work.chainMillis());
     KeyedBackfill definition = registry.require(work.backfill());
-    BatchResult head = processHead(definition, work, attempt);
+    long runId = work.runId();
+    double niceRatio = store(() -> pace.niceRatio(runId), null, attempt);
+    Ran ran = processHead(definition, work, attempt);
+    BatchResult head = ran.result();
+    boolean rested = rest(runId, niceRatio, ran.nanos(), attempt);
     if (work.chainMillis() <= 0 || work.lane() < 1 || head.outcome() == BatchOutcome.SKIPPED) {
       return head;
     }
-    long runId = work.runId();
     int headNumber = work.batch().number();
     int chained = 0;
     long chainedKeys = 0;
@@ -180,7 +191,7 @@ public class BatchExecution {
     int conflictReruns = 0;
     // A batch this chain held when an earlier attempt of this activity died: it holds the slot.
     Started next = resumeHeldOnceFree(runId, headNumber, attempt);
-    if (next == null && mayGoOn(deadline, attempt)) {
+    if (next == null && rested && mayGoOn(deadline, attempt)) {
       next = claimOrAwait(runId, headNumber, work.lane(), deadline, attempt);
     }
     while (next != null) {
@@ -195,8 +206,10 @@ public class BatchExecution {
         break;
       }
       Started batch = next;
+      long batchStartedAt = System.nanoTime();
       // The completion and the next claim are one statement and commit together: one commit per
-      // chained batch (with a transactional definition, the batch's own writes too).
+      // chained batch (with a transactional definition, the batch's own writes too). A paced chain
+      // claims its next batch only after its rest.
       Recorded recorded;
       try {
         recorded =
@@ -206,7 +219,7 @@ public class BatchExecution {
                 batch,
                 attempt,
                 transaction ->
-                    mayGoOn(deadline, attempt)
+                    niceRatio == 0 && mayGoOn(deadline, attempt)
                         ? completeAndClaimNext(
                             transaction, runId, batch.number(), headNumber, work.lane(), attempt)
                         : new Recorded(
@@ -269,7 +282,9 @@ public class BatchExecution {
       } else {
         attempt.release();
       }
-      if (next == null && mayGoOn(deadline, attempt)) {
+      if (next == null
+          && rest(runId, niceRatio, System.nanoTime() - batchStartedAt, attempt)
+          && mayGoOn(deadline, attempt)) {
         next = claimOrAwait(runId, headNumber, work.lane(), deadline, attempt);
       }
     }
@@ -693,8 +708,18 @@ public class BatchExecution {
     return false;
   }
 
+  /**
+   * What processing the head batch came to, and how long its run and record took when it completed
+   * it ({@code nanos}, else 0: nothing to rest after).
+   */
+  private record Ran(BatchResult result, long nanos) {
+    static Ran without(BatchResult result) {
+      return new Ran(result, 0);
+    }
+  }
+
   /** The head batch: the one the workflow claimed for this activity. */
-  private BatchResult processHead(KeyedBackfill definition, BatchWork work, BatchAttempt attempt) {
+  private Ran processHead(KeyedBackfill definition, BatchWork work, BatchAttempt attempt) {
     long runId = work.runId();
     int number = work.batch().number();
     if (attempt.retry()) {
@@ -710,8 +735,9 @@ public class BatchExecution {
     }
     Started started = takeHead(runId, number, attempt);
     if (started == null) {
-      return store(() -> notStarted(runId, number), null, attempt);
+      return Ran.without(store(() -> notStarted(runId, number), null, attempt));
     }
+    long startedAt = System.nanoTime();
     int outageReruns = 0;
     int conflictReruns = 0;
     while (true) {
@@ -748,7 +774,7 @@ public class BatchExecution {
           }
           // Its record committed unseen, or it lost its slot: whoever completed it counted it.
           attempt.release();
-          return store(() -> notStarted(runId, number), null, attempt);
+          return Ran.without(store(() -> notStarted(runId, number), null, attempt));
         }
         Failed failed = attemptFailed(runId, number, e, attempt);
         attempt.release();
@@ -757,11 +783,12 @@ public class BatchExecution {
       attempt.release();
       if (recorded.completed() != null) {
         metrics.recordSlotTime(recorded.completed());
-        return new BatchResult(BatchOutcome.COMPLETED, started.size());
+        return new Ran(
+            new BatchResult(BatchOutcome.COMPLETED, started.size()), System.nanoTime() - startedAt);
       }
       // Lost its slot while running (run recovered or batch failed meanwhile): its keys are not
       // counted here; whoever holds the batch now will count them.
-      return store(() -> notStarted(runId, number), null, attempt);
+      return Ran.without(store(() -> notStarted(runId, number), null, attempt));
     }
   }
 
@@ -795,6 +822,37 @@ public class BatchExecution {
         return null;
       }
       attempt.waitedForHolder();
+    }
+  }
+
+  /**
+   * The lane's rest after a batch whose run and record took {@code batchNanos}, at the run's {@code
+   * niceRatio} ({@link LaneRest#restNanos}): sleeps in slices of at most a second and, after each
+   * that leaves more to rest, asks whether the run may still start a batch ({@link
+   * RunStore#mayStartBatches}), so a stop, pause, hold or spent failure budget ends the rest within
+   * a second, and a fence (cancel, deadline, lost lease: it interrupts the sleep) at once. The
+   * attempt holds no batch while it rests; its heartbeats go on.
+   *
+   * @return whether the lane may take another batch: the rest ran its course (or there was none);
+   *     false when it was cut short
+   */
+  private boolean rest(long runId, double niceRatio, long batchNanos, BatchAttempt attempt) {
+    long restNanos = LaneRest.restNanos(niceRatio, batchNanos);
+    if (restNanos == 0) {
+      return true;
+    }
+    long until = System.nanoTime() + restNanos;
+    while (true) {
+      if (!pause(LaneRest.sliceMillis(until - System.nanoTime())) || !attempt.mayContinue()) {
+        return false;
+      }
+      if (until - System.nanoTime() <= 0) {
+        return true;
+      }
+      if (!store(() -> runs.mayStartBatches(runId) > 0, null, attempt)) {
+        LOG.debug("Run {}: may start no batch; its lane stops resting", runId);
+        return false;
+      }
     }
   }
 

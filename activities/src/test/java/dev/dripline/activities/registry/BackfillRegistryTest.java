@@ -154,6 +154,64 @@ class BackfillRegistryTest {
         .isInstanceOf(IllegalStateException.class);
   }
 
+  /** A definition whose runs' lanes rest {@code ratio} times each batch's duration. */
+  private static BackfillDefinition paced(double ratio) {
+    BackfillDefinition plain = named("paced", 10, null);
+    return new BackfillDefinition() {
+      @Override
+      public String name() {
+        return plain.name();
+      }
+
+      @Override
+      public String description() {
+        return plain.description();
+      }
+
+      @Override
+      public List<OptionSpec> options() {
+        return plain.options();
+      }
+
+      @Override
+      public int defaultBatchSize() {
+        return plain.defaultBatchSize();
+      }
+
+      @Override
+      public double niceRatio() {
+        return ratio;
+      }
+
+      @Override
+      public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+        return List.of();
+      }
+
+      @Override
+      public void processBatch(BackfillContext context, KeyRange range) {}
+    };
+  }
+
+  @Test
+  void acceptsANiceRatioFromZeroToAHundred() {
+    for (double ratio : new double[] {0, 0.5, 100}) {
+      assertThat(new BackfillRegistry(List.of(paced(ratio))).require("paced").definition())
+          .extracting(definition -> definition.niceRatio())
+          .isEqualTo(ratio);
+    }
+  }
+
+  @Test
+  void rejectsANiceRatioNoRunCouldBeGivenAtStartUp() {
+    for (double bad : new double[] {-0.1, 100.5, Double.NaN, Double.POSITIVE_INFINITY}) {
+      assertThatThrownBy(() -> new BackfillRegistry(List.of(paced(bad))))
+          .as("%s", bad)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("backfill paced declares niceRatio");
+    }
+  }
+
   @Test
   void unknownNameIsANonRetryableFailure() {
     BackfillRegistry registry = new BackfillRegistry(List.of());

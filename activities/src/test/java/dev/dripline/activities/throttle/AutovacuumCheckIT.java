@@ -188,7 +188,8 @@ class AutovacuumCheckIT {
         null,
         null,
         null,
-        tables);
+        tables,
+        0);
   }
 
   private CheckRow evaluate(String name) {

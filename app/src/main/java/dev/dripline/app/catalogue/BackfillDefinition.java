@@ -19,6 +19,8 @@ import java.util.List;
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  * @param pool the pool its runs draw from unless a run names one (P5), or {@code null}
+ * @param niceRatio how much its runs' lanes rest between batches, times a batch's duration (0: not
+ *     paced)
  */
 public record BackfillDefinition(
     String name,
@@ -31,4 +33,5 @@ public record BackfillDefinition(
     Integer minBatchSize,
     Integer maxBatchSize,
     Double maxFailedBatchesPercent,
-    String pool) {}
+    String pool,
+    double niceRatio) {}

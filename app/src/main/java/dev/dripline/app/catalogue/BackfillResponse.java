@@ -23,6 +23,8 @@ import java.util.List;
  * @param maxFailedBatchesPercent its runs' failure budget unless a run sets its own (P6b), {@code
  *     null} for none
  * @param pool the pool its runs draw from unless a run names one (P5), {@code null} for none
+ * @param niceRatio how much its runs' lanes rest after each batch, times the batch's duration,
+ *     unless a run sets its own; 0: not paced
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -37,7 +39,8 @@ public record BackfillResponse(
     Integer minBatchSize,
     Integer maxBatchSize,
     Double maxFailedBatchesPercent,
-    String pool) {
+    String pool,
+    double niceRatio) {
 
   static BackfillResponse of(BackfillDefinition definition) {
     return new BackfillResponse(
@@ -53,6 +56,7 @@ public record BackfillResponse(
         definition.minBatchSize(),
         definition.maxBatchSize(),
         definition.maxFailedBatchesPercent(),
-        definition.pool());
+        definition.pool(),
+        definition.niceRatio());
   }
 }

@@ -66,7 +66,8 @@ public class Catalogue {
         entry.minBatchSize(),
         entry.maxBatchSize(),
         entry.maxFailedBatchesPercent(),
-        entry.pool());
+        entry.pool(),
+        entry.niceRatio());
   }
 
   /**

@@ -31,6 +31,8 @@ import java.util.Map;
  * @param failureBudgetMinBatches batches that must finish before the budget applies, or {@code
  *     null} for 20
  * @param pool the pool the run draws from (P5), or {@code null} for its definition's
+ * @param niceRatio how much the run's lanes rest after each batch, times the batch's duration, 0 to
+ *     100; {@code null} for its definition's
  */
 @Serdeable
 record CreateRunRequest(
@@ -58,7 +60,10 @@ record CreateRunRequest(
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
         Long failureBudgetMinBatches,
-    @Size(min = 1, max = 100, message = "must be a pool name") String pool) {
+    @Size(min = 1, max = 100, message = "must be a pool name") String pool,
+    @DecimalMin(value = "0", message = "must be between 0 and 100")
+        @DecimalMax(value = "100", message = "must be between 0 and 100")
+        Double niceRatio) {
 
   CreateRunRequest {
     options = options == null ? Map.of() : options;

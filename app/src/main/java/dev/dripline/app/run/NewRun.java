@@ -19,6 +19,8 @@ import java.time.Instant;
  * @param maxFailedBatchesPercent the run's failure budget, or {@code null} for its definition's
  * @param failureBudgetMinBatches batches that must finish before the budget applies
  * @param pool the pool it draws from (P5), or {@code null}
+ * @param niceRatio how much its lanes rest after each batch, times the batch's duration; {@code
+ *     null} for its definition's
  */
 record NewRun(
     String backfill,
@@ -33,7 +35,8 @@ record NewRun(
     BatchTuning tuning,
     Double maxFailedBatchesPercent,
     int failureBudgetMinBatches,
-    String pool) {
+    String pool,
+    Double niceRatio) {
 
   /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
   static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;

@@ -71,7 +71,8 @@ public class RunRepository {
           run.tuning() == null ? null : run.startingBatchSize(),
           run.maxFailedBatchesPercent(),
           run.failureBudgetMinBatches(),
-          run.pool());
+          run.pool(),
+          run.niceRatio());
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);
@@ -192,7 +193,8 @@ public class RunRepository {
         r.maxBatchSize(),
         r.currentBatchSize(),
         FailureBudgetResponse.of(r),
-        r.pool());
+        r.pool(),
+        r.niceRatio());
   }
 
   private static BatchRow batch(BatchView b) {

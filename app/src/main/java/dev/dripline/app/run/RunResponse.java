@@ -43,6 +43,8 @@ import java.util.Map;
  *     paused by its failure budget
  * @param failureBudget its failure budget (P6b), {@code null} if it has none
  * @param pool the pool the run draws from (P5), {@code null} for none
+ * @param niceRatio how much the run's lanes rest after each batch, times the batch's duration (0:
+ *     not paced)
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -72,7 +74,8 @@ public record RunResponse(
     @Nullable Integer maxBatchSize,
     int currentBatchSize,
     @Nullable FailureBudgetResponse failureBudget,
-    @Nullable String pool) {
+    @Nullable String pool,
+    double niceRatio) {
 
   /**
    * @param throttle what holds the run, if it is running or paused by its failure budget; else
@@ -130,6 +133,7 @@ public record RunResponse(
         run.maxBatchSize(),
         run.currentBatchSize() == null ? run.batchSize() : run.currentBatchSize(),
         run.failureBudget(),
-        run.pool());
+        run.pool(),
+        run.niceRatio());
   }
 }

@@ -37,6 +37,8 @@ import java.util.Map;
  * @param currentBatchSize the size a tuned run's batches are cut to now, else {@code null}
  * @param failureBudget its failure budget (P6b), {@code null} if it has none
  * @param pool the pool it draws from (P5), or {@code null}
+ * @param niceRatio how much its lanes rest after each batch, times the batch's duration (0: not
+ *     paced)
  */
 record RunRow(
     long id,
@@ -66,4 +68,5 @@ record RunRow(
     Integer maxBatchSize,
     Integer currentBatchSize,
     FailureBudgetResponse failureBudget,
-    String pool) {}
+    String pool,
+    double niceRatio) {}

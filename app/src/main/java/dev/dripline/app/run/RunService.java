@@ -185,7 +185,8 @@ public class RunService {
         request.failureBudgetMinBatches() == null
             ? NewRun.DEFAULT_FAILURE_BUDGET_MIN_BATCHES
             : request.failureBudgetMinBatches().intValue(),
-        pool);
+        pool,
+        request.niceRatio());
   }
 
   /** Keys a dry run counts at most (K5); beyond, {@code totalKeysExact} is false. */

@@ -417,7 +417,8 @@ public class RunWorkflows {
 
   /**
    * The one-line summary the Web UI shows, e.g. "example.sleep · batch size 10 · cap 3"; a tuned
-   * run's (P4) adds e.g. "· tuned to PT2S per batch, 10–5,000 keys".
+   * run's (P4) adds e.g. "· tuned to PT2S per batch, 10–5,000 keys", a paced one e.g. "· nice ratio
+   * 0.5".
    */
   static String summary(RunRow run) {
     NumberFormat number = NumberFormat.getIntegerInstance(Locale.US);
@@ -438,6 +439,11 @@ public class RunWorkflows {
           .append("–")
           .append(number.format(run.maxBatchSize()))
           .append(" keys");
+    }
+    if (run.niceRatio() > 0) {
+      NumberFormat ratio = NumberFormat.getNumberInstance(Locale.US);
+      ratio.setMaximumFractionDigits(3);
+      text.append(" · nice ratio ").append(ratio.format(run.niceRatio()));
     }
     return text.toString();
   }

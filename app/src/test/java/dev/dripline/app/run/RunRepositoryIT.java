@@ -39,6 +39,10 @@ class RunRepositoryIT {
   }
 
   private NewRun run(String optionsJson, String idempotencyKey) {
+    return run(optionsJson, idempotencyKey, null);
+  }
+
+  private NewRun run(String optionsJson, String idempotencyKey, Double niceRatio) {
     return new NewRun(
         backfill,
         optionsJson,
@@ -52,7 +56,8 @@ class RunRepositoryIT {
         null,
         null,
         20,
-        null);
+        null,
+        niceRatio);
   }
 
   @Test
@@ -77,6 +82,20 @@ class RunRepositoryIT {
 
     assertThat(second).isInstanceOf(Insertion.DuplicateActive.class);
     assertThat(runs.findActiveDuplicate(backfill, "{\"items\":6}", null)).contains(first);
+  }
+
+  @Test
+  void aRunIsPacedAtItsOwnNiceRatioElseItsDefinitionsElseNot() {
+    long unpaced = ((Insertion.Inserted) runs.insert(run("{\"items\":1}", null))).id();
+    data.sql("update backfill_definitions set nice_ratio = 0.5 where name = ?", backfill);
+    long definitions = ((Insertion.Inserted) runs.insert(run("{\"items\":2}", null))).id();
+    long own = ((Insertion.Inserted) runs.insert(run("{\"items\":3}", null, 2.0))).id();
+    long off = ((Insertion.Inserted) runs.insert(run("{\"items\":4}", null, 0.0))).id();
+
+    assertThat(runs.find(unpaced).orElseThrow().niceRatio()).isZero();
+    assertThat(runs.find(definitions).orElseThrow().niceRatio()).isEqualTo(0.5);
+    assertThat(runs.find(own).orElseThrow().niceRatio()).isEqualTo(2.0);
+    assertThat(runs.find(off).orElseThrow().niceRatio()).isZero();
   }
 
   @Test

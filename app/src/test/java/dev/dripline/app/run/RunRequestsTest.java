@@ -218,6 +218,27 @@ class RunRequestsTest {
   }
 
   @Test
+  void readsANiceRatioFromZeroToAHundred() {
+    for (String edge : List.of("0", "0.5", "1", "100", "100.0")) {
+      BoundBody<CreateRunRequest> read =
+          requests.create("{\"backfill\":\"b\",\"niceRatio\":" + edge + "}", null);
+      assertThat(read.errors()).as(edge).isEmpty();
+      assertThat(read.body().niceRatio()).as(edge).isEqualTo(Double.parseDouble(edge));
+    }
+    assertThat(requests.create("{\"backfill\":\"b\"}", null).body().niceRatio()).isNull();
+  }
+
+  @Test
+  void rejectsANiceRatioOutsideZeroToAHundredOrNotANumber() {
+    for (String bad : List.of("-0.5", "-1", "100.01", "1e9", "\"1\"", "true", "[1]", "{}")) {
+      assertThat(requests.create("{\"backfill\":\"b\",\"niceRatio\":" + bad + "}", null).errors())
+          .as(bad)
+          .extracting(FieldError::field)
+          .containsExactly("niceRatio");
+    }
+  }
+
+  @Test
   void rejectsAFailureBudgetOutsideZeroToAHundredOrNotANumber() {
     for (String bad : List.of("-0.5", "100.01", "1e9", "\"5\"", "true", "[5]")) {
       assertThat(

@@ -81,6 +81,11 @@ class RunValidationIT {
         "max without target  | {'backfill':'@','options':{'items':1},'maxBatchSize':5} | maxBatchSize",
         "unknown pool        | {'backfill':'@','options':{'items':1},'pool':'run-validation-it-no-pool'} | pool",
         "blank pool          | {'backfill':'@','options':{'items':1},'pool':''}     | pool",
+        "niceRatio negative  | {'backfill':'@','options':{'items':1},'niceRatio':-0.5} | niceRatio",
+        "niceRatio over 100  | {'backfill':'@','options':{'items':1},'niceRatio':100.5} | niceRatio",
+        "niceRatio a string  | {'backfill':'@','options':{'items':1},'niceRatio':'1'} | niceRatio",
+        "niceRatio a boolean | {'backfill':'@','options':{'items':1},'niceRatio':true} | niceRatio",
+        "niceRatio an array  | {'backfill':'@','options':{'items':1},'niceRatio':[1]} | niceRatio",
       })
   void rejectsAnInvalidFieldAndCreatesNothing(String name, String body, String field) {
     long before = runsOfTestBackfills();

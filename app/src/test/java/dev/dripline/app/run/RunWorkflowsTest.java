@@ -25,6 +25,12 @@ class RunWorkflowsTest {
   }
 
   @Test
+  void summaryOfAPacedRunNamesItsNiceRatio() {
+    assertThat(RunWorkflows.summary(run(null, Map.of(), 0.5)))
+        .isEqualTo("example.sleep · batch size 10 · cap 3 · nice ratio 0.5");
+  }
+
+  @Test
   void summaryOfATunedRunNamesItsTargetAndBounds() {
     RunRow tuned = tuned(run(null, Map.of()), 2_000L, 10, 5_000);
 
@@ -62,7 +68,8 @@ class RunWorkflowsTest {
         max,
         run.batchSize(),
         run.failureBudget(),
-        run.pool());
+        run.pool(),
+        run.niceRatio());
   }
 
   @Test
@@ -73,6 +80,10 @@ class RunWorkflowsTest {
   }
 
   private static RunRow run(Long maxRecords, Map<String, Object> options) {
+    return run(maxRecords, options, 0);
+  }
+
+  private static RunRow run(Long maxRecords, Map<String, Object> options, double niceRatio) {
     return new RunRow(
         7,
         "example.sleep",
@@ -101,6 +112,7 @@ class RunWorkflowsTest {
         null,
         null,
         null,
-        null);
+        null,
+        niceRatio);
   }
 }

@@ -23,6 +23,8 @@ import java.time.Instant;
  * @param maxBatchSize the largest batch size of its tuned runs, or {@code null}
  * @param maxFailedBatchesPercent its runs' failure budget (P6b), or {@code null} for none
  * @param pool the pool its runs draw from unless a run names one (P5), or {@code null} for none
+ * @param niceRatio how much its runs' lanes rest between batches, times a batch's duration (0: not
+ *     paced)
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -37,4 +39,5 @@ public record CatalogueEntry(
     @Nullable Long targetBatchMillis,
     @Nullable Integer minBatchSize,
     @Nullable Integer maxBatchSize,
-    @Nullable String pool) {}
+    @Nullable String pool,
+    double niceRatio) {}

@@ -33,7 +33,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
           + " r.plan_done, r.held_since, r.throttled_millis, r.target_batch_millis,"
           + " r.min_batch_size, r.max_batch_size, r.current_batch_size, r.max_failed_batches_percent,"
-          + " r.failure_budget_min_batches, r.failure_budget_spent_at, r.pool,"
+          + " r.failure_budget_min_batches, r.failure_budget_spent_at, r.pool, r.nice_ratio,"
           // Only a spent budget's share is read: a count of the run's failed batches, by index.
           + " case when r.failure_budget_spent_at is not null then (select 100.0"
           + " * (c.failed - r.failure_budget_failed_base)"
@@ -52,13 +52,15 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   /**
    * Inserts a pending run; {@code options} is stored as jsonb and, as text, as its duplicate key
    * (R3). A unique violation of {@code runs_one_active} or of the idempotency key throws. A tuned
-   * run (P4) gives its target, bounds and starting size; an untuned one nulls.
+   * run (P4) gives its target, bounds and starting size; an untuned one nulls. Its failure budget
+   * and pace ({@code niceRatio}) are its own, else its definition's as published.
    */
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
           + " idempotency_key, workflow_id, target_batch_millis, min_batch_size, max_batch_size,"
-          + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches, pool)"
+          + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches, pool,"
+          + " nice_ratio)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
           + " :idempotencyKey, :workflowId, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
@@ -66,7 +68,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           // The run's failure budget, else its definition's as published, else none (P6b).
           + " coalesce(cast(:maxFailedBatchesPercent as float8),"
           + " (select d.max_failed_batches_percent from backfill_definitions d"
-          + " where d.name = :backfill)), :failureBudgetMinBatches, :pool)")
+          + " where d.name = :backfill)), :failureBudgetMinBatches, :pool,"
+          + " coalesce(cast(:niceRatio as float8), (select d.nice_ratio"
+          + " from backfill_definitions d where d.name = :backfill), 0))")
   int insert(
       long id,
       String backfill,
@@ -85,7 +89,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Integer currentBatchSize,
       @Nullable Double maxFailedBatchesPercent,
       int failureBudgetMinBatches,
-      @Nullable String pool);
+      @Nullable String pool,
+      @Nullable Double niceRatio);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -274,13 +279,15 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
           + " created_by, status, workflow_id, target_name, target_attempt, target_batch_millis,"
-          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent, pool)"
+          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent, pool,"
+          + " nice_ratio)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
           + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
           + " :targetAttempt, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
           + " :currentBatchSize, (select d.max_failed_batches_percent from backfill_definitions d"
           + " where d.name = :backfill), (select d.pool from backfill_definitions d"
-          + " where d.name = :backfill))")
+          + " where d.name = :backfill), coalesce((select d.nice_ratio"
+          + " from backfill_definitions d where d.name = :backfill), 0))")
   int insertForTarget(
       long id,
       String backfill,
@@ -405,4 +412,23 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "select count(*) from runs where id = :id and status = 'running'"
           + " and stop_requested_at is null and not plan_done and :lane <= max_parallel_batches")
   long planningGoesOn(long id, int lane);
+
+  /**
+   * Run {@code id}'s pace: how many times a batch's duration its lanes rest after each batch (0:
+   * not paced); empty if the run is gone. Fixed when the run is created.
+   */
+  @Query("select nice_ratio from runs where id = :id")
+  Optional<Double> findNiceRatio(long id);
+
+  /**
+   * 1 while run {@code id} may start a batch as far as the run itself says: it is running, not
+   * stopping, its failure budget unspent and nothing holds it ({@code dripline_run_holds}) — the
+   * conditions of {@code dripline_next_pending} (migration V25) but its slots; 0 otherwise. Asked
+   * by a resting lane, which stops resting once it is 0.
+   */
+  @Query(
+      "select count(*) from runs r where r.id = :id and r.status = 'running'"
+          + " and r.stop_requested_at is null and r.failure_budget_spent_at is null"
+          + " and cardinality(dripline_run_holds(r.backfill)) = 0")
+  long mayStartBatches(long id);
 }

@@ -41,6 +41,8 @@ import java.time.Instant;
  * @param failedBatchesPercent while the budget is spent, the share of the batches finished since it
  *     was renewed that failed; else {@code null}
  * @param pool the pool it draws from (P5), or {@code null}
+ * @param niceRatio how much its lanes rest after each batch, times the batch's duration (0: not
+ *     paced)
  */
 @Introspected
 public record RunView(
@@ -74,4 +76,5 @@ public record RunView(
     int failureBudgetMinBatches,
     @Nullable Instant failureBudgetSpentAt,
     @Nullable Double failedBatchesPercent,
-    @Nullable String pool) {}
+    @Nullable String pool,
+    double niceRatio) {}
