@@ -51,10 +51,11 @@ import java.util.stream.Stream;
  * machine used. Options: {@code --w6-seconds} (60), {@code --w6-clients} (8), {@code --w6-scale}
  * (20), {@code --w6-rate} (0: pgbench as fast as it can; else {@code -R} transactions per second),
  * {@code --w6-cap} (4), {@code --w6-batch-size} (1000), {@code --w6-active-threshold} (6) and
- * {@code --w6-active-resume} (3), {@code --w6-lag-threshold} (2 s) and {@code --w6-lag-delay} (10
- * s), {@code --w6-interval} (1 s, both checks), {@code --w6-warmup} (10 s), {@code
- * --w6-replica-port} (5433), {@code --w6-phases} (alone,unthrottled,active,replica,alone: pgbench
- * alone before and after, as the machine drifts).
+ * {@code --w6-active-resume} (3), {@code --w6-nice-ratio} (0: the throttled phases' runs do not
+ * rest between batches; else their {@code niceRatio}), {@code --w6-lag-threshold} (2 s) and {@code
+ * --w6-lag-delay} (10 s), {@code --w6-interval} (1 s, both checks), {@code --w6-warmup} (10 s),
+ * {@code --w6-replica-port} (5433), {@code --w6-phases} (alone,unthrottled,active,replica,alone:
+ * pgbench alone before and after, as the machine drifts).
  */
 final class W6Workload {
   private static final Pattern TPS = Pattern.compile("tps = ([0-9.]+) \\(without initial");
@@ -71,6 +72,7 @@ final class W6Workload {
   private final int warmup;
   private final Path work;
   private final CpuMeter cpu;
+  private final WalMeter wal;
 
   W6Workload(BenchConfig config, Services services) {
     this.config = config;
@@ -90,6 +92,7 @@ final class W6Workload {
             .part("temporal", services::temporalPids)
             .machine("busy", CpuMeter.BUSY)
             .machine("idle", CpuMeter.IDLE);
+    this.wal = new WalMeter(services);
   }
 
   /**
@@ -131,6 +134,7 @@ final class W6Workload {
             interval));
     // Dripline migrates an empty database only: its schema first, then pgbench's tables beside it.
     services.ensureDripline();
+    System.out.println("postgresql: " + wal.settings());
     preparePgbench();
     List<Phase> phases = new ArrayList<>();
     for (String phase :
@@ -138,8 +142,8 @@ final class W6Workload {
       phases.add(
           switch (phase.trim()) {
             case "alone" -> alone();
-            case "unthrottled" -> beside("unthrottled", Map.of());
-            case "active" -> beside("active", checks(activeCheck()));
+            case "unthrottled" -> beside("unthrottled", Map.of(), Map.of());
+            case "active" -> beside("active", checks(activeCheck()), paced());
             case "replica" -> replica();
             default -> throw new IllegalArgumentException("unknown W6 phase " + phase);
           });
@@ -221,17 +225,23 @@ final class W6Workload {
     System.out.println("-- alone: pgbench only");
     freshTables();
     CpuMeter.Reading before = cpu.read();
+    WalMeter.Reading written = wal.read();
     Pgbench result = pgbench("alone");
-    return new Phase("alone", result, 0, 0, Double.NaN, result.p99(), cpu(before));
+    return new Phase(
+        "alone", result, 0, 0, Double.NaN, result.p99(), cpu(before) + "; " + wal.since(written));
   }
 
-  /** pgbench beside a run of the backfill, on a Dripline JVM with {@code env} added. */
-  private Phase beside(String name, Map<String, String> env) throws Exception {
+  /**
+   * pgbench beside runs of the backfill created with {@code settings} added to their body, on a
+   * Dripline JVM with {@code env} added.
+   */
+  private Phase beside(String name, Map<String, String> env, Map<String, Object> settings)
+      throws Exception {
     System.out.println("-- " + name + ": pgbench beside a run of " + PgbenchAccountsBackfill.NAME);
     services.stopDripline();
     freshTables();
     services.ensureDripline(env);
-    BackfillLoad load = new BackfillLoad();
+    BackfillLoad load = new BackfillLoad(settings);
     load.start();
     Measured measured = measure(load, name);
     long keys = load.stop();
@@ -271,7 +281,7 @@ final class W6Workload {
     freshTables();
     awaitCaughtUp(replicaUrl, lagThreshold * 0.8);
     services.ensureDripline(checks(check));
-    BackfillLoad load = new BackfillLoad();
+    BackfillLoad load = new BackfillLoad(paced());
     LagWatch lag = new LagWatch(replicaUrl, lagThreshold, lagThreshold * 0.8);
     load.start();
     Thread delays =
@@ -360,12 +370,13 @@ final class W6Workload {
     Thread.sleep(warmup * 1000L);
     atStart.run();
     CpuMeter.Reading before = cpu.read();
+    WalMeter.Reading written = wal.read();
     long keysBefore = load.keys();
     long start = System.nanoTime();
     Pgbench result = pgbench(name);
     double elapsed = (System.nanoTime() - start) / 1e9;
     long keys = load.keys() - keysBefore;
-    String used = cpu(before);
+    String used = cpu(before) + "; " + wal.since(written);
     System.out.println("   cpu: " + used);
     return new Measured(result, keys / elapsed, used);
   }
@@ -421,6 +432,15 @@ final class W6Workload {
         interval);
   }
 
+  /**
+   * What a throttled phase's runs add to their create body: {@code niceRatio} from {@code
+   * --w6-nice-ratio} when it is above 0 (a lane rests that multiple of each batch's duration).
+   */
+  private Map<String, Object> paced() {
+    double ratio = Double.parseDouble(config.option("w6-nice-ratio", "0"));
+    return ratio > 0 ? Map.of("niceRatio", ratio) : Map.of();
+  }
+
   /** A configuration file declaring {@code checkYaml}; the env naming it. */
   private Map<String, String> checks(String checkYaml) throws IOException {
     Path file = work.resolve("checks.yml").toAbsolutePath();
@@ -435,11 +455,12 @@ final class W6Workload {
    * Creates a run of the backfill; the first of a phase ({@code awaitBatch}) waits until a batch
    * has started, a later one (perhaps created while a check holds) does not.
    */
-  private long startRun(boolean awaitBatch) {
+  private long startRun(boolean awaitBatch, Map<String, Object> settings) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("backfill", PgbenchAccountsBackfill.NAME);
     body.put("batchSize", batchSize);
     body.put("maxParallelBatches", cap);
+    body.putAll(settings);
     Services.Response response = services.post("/api/runs", body);
     if (response.status() != 201) {
       throw new IllegalStateException(
@@ -487,10 +508,15 @@ final class W6Workload {
     private final Thread sampler = new Thread(this::sample, "w6-held");
     private final List<Long> runs = new CopyOnWriteArrayList<>();
     private final NavigableMap<Long, Boolean> heldAt = new ConcurrentSkipListMap<>();
+    private final Map<String, Object> settings;
     private volatile RuntimeException failure;
 
+    BackfillLoad(Map<String, Object> settings) {
+      this.settings = settings;
+    }
+
     void start() throws InterruptedException {
-      runs.add(startRun(true));
+      runs.add(startRun(true, settings));
       thread.start();
       sampler.start();
     }
@@ -501,7 +527,7 @@ final class W6Workload {
           long current = runs.get(runs.size() - 1);
           if ("completed"
               .equals(services.queryString("select status from runs where id = ?", current))) {
-            runs.add(startRun(false));
+            runs.add(startRun(false, settings));
           }
           Thread.sleep(200);
         }
