@@ -4,9 +4,9 @@ import static dev.dripline.bench.BenchMain.f;
 
 /**
  * What a phase made PostgreSQL write: WAL bytes ({@code pg_stat_wal}) and checkpoints ({@code
- * pg_stat_bgwriter}, timed and requested — a requested one is forced by {@code max_wal_size}, and
- * its writes and fsyncs are what stall the commits of a foreground beside a fast backfill). W6
- * shows them per phase with the settings that decide them.
+ * pg_stat_bgwriter} of PostgreSQL 15, timed and requested — a requested one is forced by {@code
+ * max_wal_size}, and its writes and fsyncs can stall the commits of a foreground beside a fast
+ * backfill). W6 shows them per phase with the settings that decide them.
  */
 final class WalMeter {
   private final Services services;
