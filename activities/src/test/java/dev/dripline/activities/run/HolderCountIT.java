@@ -276,20 +276,7 @@ class HolderCountIT {
     assertThat(batches.claimNext(runId, 2, 2, "h2", LEASE_MILLIS)).isPresent();
     CountDownLatch locked = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
-    CompletableFuture<Void> claim =
-        CompletableFuture.runAsync(
-            () ->
-                database.inTransaction(
-                    connection -> {
-                      try (PreparedStatement lock =
-                          connection.prepareStatement(
-                              "select id from runs where id = ? for update")) {
-                        lock.setLong(1, runId);
-                        lock.executeQuery().close();
-                      }
-                      locked.countDown();
-                      return awaitQuietly(done);
-                    }));
+    CompletableFuture<Void> claim = holdRunRow(runId, "for update", locked, done);
     try {
       assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
       CompletableFuture<Void> completions =
@@ -320,20 +307,7 @@ class HolderCountIT {
     fixtures.batches(runId, 2, 10, "completed");
     CountDownLatch locked = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
-    CompletableFuture<Void> planning =
-        CompletableFuture.runAsync(
-            () ->
-                database.inTransaction(
-                    connection -> {
-                      try (PreparedStatement lock =
-                          connection.prepareStatement(
-                              "select id from runs where id = ? for no key update")) {
-                        lock.setLong(1, runId);
-                        lock.executeQuery().close();
-                      }
-                      locked.countDown();
-                      return awaitQuietly(done);
-                    }));
+    CompletableFuture<Void> planning = holdRunRow(runId, "for no key update", locked, done);
     CompletableFuture<Boolean> pendingClaim;
     try {
       assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
@@ -373,6 +347,26 @@ class HolderCountIT {
       assertThat(System.nanoTime() - deadline).as("a claim waiting for the run's row").isNegative();
       Thread.sleep(20);
     }
+  }
+
+  /**
+   * Locks run {@code runId}'s row ({@code lock}: {@code "for update"}, {@code "for no key update"})
+   * in a transaction of its own, counts {@code locked} down, and holds the row until {@code done}.
+   */
+  private CompletableFuture<Void> holdRunRow(
+      long runId, String lock, CountDownLatch locked, CountDownLatch done) {
+    return CompletableFuture.runAsync(
+        () ->
+            database.inTransaction(
+                connection -> {
+                  try (PreparedStatement row =
+                      connection.prepareStatement("select id from runs where id = ? " + lock)) {
+                    row.setLong(1, runId);
+                    row.executeQuery().close();
+                  }
+                  locked.countDown();
+                  return awaitQuietly(done);
+                }));
   }
 
   private static boolean awaitQuietly(CountDownLatch latch) {
