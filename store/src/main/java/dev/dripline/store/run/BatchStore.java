@@ -340,8 +340,9 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
 
   /**
    * {@link #complete} and the claim of the chain's next batch in one transaction and one round trip
-   * (function {@code dripline_complete_and_claim_next}, migration V20): the next batch replaces the
-   * holder just released. Fails as {@link #complete} does, claiming nothing.
+   * (function {@code dripline_complete_and_claim_next}, migrations V20 and V30): the next batch
+   * replaces the holder just released, so the run's holders are not written. Fails as {@link
+   * #complete} does, claiming nothing.
    */
   @Query(
       "select backfill, slot_seconds, number, start_key, end_key, size, options, pool"
