@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -309,7 +310,7 @@ class UpgradeIT {
     assertThat(name).matches("[a-z_][a-z0-9_]{0,62}");
     try (Connection c = DriverManager.getConnection(TestDb.URL, "dripline", "dripline");
         Statement s = c.createStatement()) {
-      s.execute("drop database if exists " + name + " with (force)");
+      dropDatabase(c, name);
       s.execute("create database " + name);
     }
     return "jdbc:"
@@ -319,6 +320,35 @@ class UpgradeIT {
         + "/"
         + name
         + (url.getQuery() == null ? "" : "?" + url.getQuery());
+  }
+
+  /**
+   * Drops database {@code name} if it exists. Not {@code WITH (FORCE)}: that refuses a role without
+   * {@code pg_signal_backend} as soon as an autovacuum worker is connected (a process of no role; a
+   * new database's first analyze often is), while a plain {@code DROP DATABASE} stops autovacuum
+   * workers itself. Sessions of this role left on it (a Dripline still closing) are terminated
+   * first; a drop that still finds one ending is tried again.
+   */
+  private static void dropDatabase(Connection c, String name) throws SQLException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try (PreparedStatement terminate =
+          c.prepareStatement(
+              "select pg_terminate_backend(pid) from pg_stat_activity"
+                  + " where datname = ? and usename = current_user and pid <> pg_backend_pid()")) {
+        terminate.setString(1, name);
+        terminate.executeQuery().close();
+      }
+      try (Statement s = c.createStatement()) {
+        s.execute("drop database if exists " + name);
+        return;
+      } catch (SQLException e) {
+        // 55006: still accessed by other users (PostgreSQL waited 5 s for them to end).
+        if (!"55006".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+    }
   }
 
   private static String schemaVersion(Sql sql) throws SQLException {
