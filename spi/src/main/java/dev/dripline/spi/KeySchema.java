@@ -53,12 +53,18 @@ public record KeySchema(List<KeyColumn> columns) {
   }
 
   /**
-   * {@code key} with each value conformed to its column's type.
+   * {@code key} with each value conformed to its column's type: {@code key} itself when every value
+   * already is its column's Java type (planning conforms every key a definition lists, a million in
+   * a large run; a {@link Key} holds its instants to microseconds already).
    *
    * @throws IllegalArgumentException when the count or a value's type does not match
    */
   public Key conform(Key key) {
-    return Key.of(conformed(key.values().toArray()));
+    boolean fits = key.size() == columns.size();
+    for (int i = 0; fits && i < columns.size(); i++) {
+      fits = columns.get(i).type().javaType().isInstance(key.get(i));
+    }
+    return fits ? key : Key.of(conformed(key.values().toArray()));
   }
 
   private Object[] conformed(Object[] values) {

@@ -24,6 +24,25 @@ class KeyTest {
   }
 
   @Test
+  void aKeyThatFitsItsSchemaIsConformedAsItselfAndOneThatDoesNotIsConvertedOrRejected() {
+    KeySchema orderLines =
+        KeySchema.of(
+            KeyColumn.of("order_id", KeyType.BIGINT), KeyColumn.of("line_no", KeyType.INTEGER));
+    Key fits = Key.of(1042L, 3);
+    Key widened = Key.of(1042, 3);
+
+    assertThat(orderLines.conform(fits)).isSameAs(fits);
+    assertThat(orderLines.conform(widened)).isEqualTo(fits).isNotSameAs(widened);
+    assertThat(orderLines.conform(widened).get(0)).isInstanceOf(Long.class);
+    assertThatThrownBy(() -> orderLines.conform(Key.of(1042L, "3")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("line_no: ");
+    assertThatThrownBy(() -> orderLines.conform(Key.of(1042L)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot have 1 value(s)");
+  }
+
+  @Test
   void uuidsCompareUnsignedAsPostgresqlDoes() {
     Key low = Key.of(UUID.fromString("7fffffff-ffff-ffff-ffff-ffffffffffff"));
     Key high = Key.of(UUID.fromString("80000000-0000-0000-0000-000000000000"));
