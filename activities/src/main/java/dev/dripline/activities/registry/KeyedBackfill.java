@@ -25,8 +25,10 @@ import java.sql.ResultSet;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.regex.Pattern;
 
 /**
@@ -134,14 +136,31 @@ public sealed interface KeyedBackfill {
     public List<Key> keysAfter(BackfillContext context, Key afterKey, int limit) throws Exception {
       List<Long> keys =
           definition.keysAfter(context, afterKey == null ? null : afterKey.getLong(0), limit);
-      if (keys == null) {
-        return null;
+      return keys == null ? null : new AsKeys(keys);
+    }
+
+    /**
+     * A definition's {@code long} keys seen as {@link Key}s, each made when it is read: planning
+     * checks every key once and keeps only a batch's first and last, so a page of 100,000 keys
+     * leaves no 100,000 keys behind for the collector to copy.
+     */
+    private static final class AsKeys extends AbstractList<Key> implements RandomAccess {
+      private final List<Long> keys;
+
+      AsKeys(List<Long> keys) {
+        this.keys = keys;
       }
-      List<Key> typed = new ArrayList<>(keys.size());
-      for (Long key : keys) {
-        typed.add(key == null ? null : Key.ofLong(key));
+
+      @Override
+      public Key get(int index) {
+        Long key = keys.get(index);
+        return key == null ? null : Key.ofLong(key);
       }
-      return typed;
+
+      @Override
+      public int size() {
+        return keys.size();
+      }
     }
 
     @Override

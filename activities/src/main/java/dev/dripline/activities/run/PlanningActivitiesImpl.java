@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -479,20 +480,22 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   }
 
   /**
-   * {@code keys}, each conformed to the definition's key ({@link KeySchema#conform}). A definition
-   * that returns keys of another type, out of order, repeated, or more than asked would make
-   * batches overlap or planning loop forever; that is a bug no retry fixes.
+   * {@code keys}, each conformed to the definition's key ({@link KeySchema#conform}): {@code keys}
+   * itself when every key already is. A definition that returns keys of another type, out of order,
+   * repeated, or more than asked would make batches overlap or planning loop forever; that is a bug
+   * no retry fixes.
    */
-  private static List<Key> checked(
-      KeyedBackfill definition, Key afterKey, List<Key> keys, int limit) {
+  static List<Key> checked(KeyedBackfill definition, Key afterKey, List<Key> keys, int limit) {
     String problem = null;
-    List<Key> conformed = new ArrayList<>(keys == null ? 0 : keys.size());
+    // Made only once a key is not conformed as itself: the keys before it, then each conformed.
+    List<Key> conformed = null;
     if (keys == null) {
       problem = "returned null";
     } else if (keys.size() > limit) {
       problem = "returned " + keys.size() + " keys when asked for at most " + limit;
     } else {
       Key previous = afterKey;
+      int index = 0;
       for (Key returned : keys) {
         Key key;
         try {
@@ -511,8 +514,14 @@ public class PlanningActivitiesImpl implements PlanningActivities {
                   + "; keys must be strictly ascending and after the cursor";
           break;
         }
-        conformed.add(key);
+        if (conformed == null && key != returned) {
+          conformed = new ArrayList<>(keys.subList(0, index));
+        }
+        if (conformed != null) {
+          conformed.add(key);
+        }
         previous = key;
+        index++;
       }
     }
     if (problem != null) {
@@ -520,7 +529,11 @@ public class PlanningActivitiesImpl implements PlanningActivities {
           "keysAfter of backfill " + definition.name() + " " + problem,
           DriplineFailure.PLANNING_PERMANENT.name());
     }
-    return conformed;
+    if (conformed != null) {
+      return conformed;
+    }
+    // cut() reads keys by index.
+    return keys instanceof RandomAccess ? keys : new ArrayList<>(keys);
   }
 
   /** A batch cut from a page of keys: its number and inclusive key range. */
