@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.PlanningActivitiesImpl.PlannedBatch;
+import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.Key;
@@ -88,8 +89,26 @@ class PlanningKeysTest {
             });
   }
 
+  /** What a definition must say of itself that these tests do not use. */
+  private interface Fixture extends Backfill {
+    @Override
+    default String description() {
+      return "keys for the test";
+    }
+
+    @Override
+    default List<OptionSpec> options() {
+      return List.of();
+    }
+
+    @Override
+    default int defaultBatchSize() {
+      return 10;
+    }
+  }
+
   /** A {@code long} definition over keys 1..{@code items}. */
-  private record Longs(long items) implements BackfillDefinition {
+  private record Longs(long items) implements BackfillDefinition, Fixture {
     @Override
     public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
       long from = afterKey == null ? 1 : afterKey + 1;
@@ -103,25 +122,10 @@ class PlanningKeysTest {
     public String name() {
       return "test.planning-longs";
     }
-
-    @Override
-    public String description() {
-      return "keys 1..items";
-    }
-
-    @Override
-    public List<OptionSpec> options() {
-      return List.of();
-    }
-
-    @Override
-    public int defaultBatchSize() {
-      return 10;
-    }
   }
 
   /** A typed definition whose keys the tests hand to the check themselves. */
-  private record Typed(KeySchema key) implements KeyedBackfillDefinition {
+  private record Typed(KeySchema key) implements KeyedBackfillDefinition, Fixture {
     @Override
     public List<Key> keysAfter(BackfillContext context, Key afterKey, int limit) {
       return List.of();
@@ -133,21 +137,6 @@ class PlanningKeysTest {
     @Override
     public String name() {
       return "test.planning-keys";
-    }
-
-    @Override
-    public String description() {
-      return "keys given by the test";
-    }
-
-    @Override
-    public List<OptionSpec> options() {
-      return List.of();
-    }
-
-    @Override
-    public int defaultBatchSize() {
-      return 10;
     }
   }
 }
