@@ -588,12 +588,15 @@ stop_temporal() {
 # ---------------------------------------------------------------------------------------------
 # Build and Java
 
-# standalone_classpath: prints the standalone JVM's classpath (needs a prior package/install).
+# standalone_classpath: prints the local stack's classpath (needs a prior package/install): the
+# standalone JVM's, and the examples' jar, added as a deployer adds a jar of their own definitions
+# (the product's classpath carries no example).
 standalone_classpath() {
   local cpfile="$DRIPLINE_ROOT/standalone/target/classpath.txt"
   local jar="$DRIPLINE_ROOT/standalone/target/dripline-standalone-$DRIPLINE_VERSION.jar"
-  [[ -f "$cpfile" && -f "$jar" ]] || die "standalone is not built (missing ${cpfile#"$DRIPLINE_ROOT"/} or ${jar#"$DRIPLINE_ROOT"/})"
-  printf '%s:%s\n' "$(cat "$cpfile")" "$jar"
+  local examples="$DRIPLINE_ROOT/examples/target/dripline-examples-$DRIPLINE_VERSION.jar"
+  [[ -f "$cpfile" && -f "$jar" && -f "$examples" ]] || die "standalone is not built (missing ${cpfile#"$DRIPLINE_ROOT"/}, ${jar#"$DRIPLINE_ROOT"/} or ${examples#"$DRIPLINE_ROOT"/})"
+  printf '%s:%s:%s\n' "$(cat "$cpfile")" "$jar" "$examples"
 }
 
 # sources_newer_than FILE: true when a pom.xml or a file under some module's src/ is newer.

@@ -3,9 +3,12 @@
 #   app | worker | standalone   -> exec java … <main class>
 #   anything else               -> exec'd as a command
 # Extra JVM options: DRIPLINE_JAVA_OPTS (word-split), on top of JAVA_TOOL_OPTIONS.
+# Your own backfill definitions: the jars in DRIPLINE_EXTRA_LIB_DIR (default /opt/dripline/extra,
+# e.g. a mounted volume) join the classpath after Dripline's; the image itself carries none.
 set -eu
 
 LIB_DIR="${DRIPLINE_LIB_DIR:-/opt/dripline/lib}"
+EXTRA_LIB_DIR="${DRIPLINE_EXTRA_LIB_DIR:-/opt/dripline/extra}"
 
 role="${DRIPLINE_ROLE:-app}"
 case "${1:-}" in
@@ -52,5 +55,10 @@ if [ ! -d "$LIB_DIR" ]; then
   exit 66
 fi
 
+classpath="$LIB_DIR/*"
+if [ -d "$EXTRA_LIB_DIR" ]; then
+  classpath="$classpath:$EXTRA_LIB_DIR/*"
+fi
+
 # shellcheck disable=SC2086 # DRIPLINE_JAVA_OPTS is split into words on purpose
-exec java ${DRIPLINE_JAVA_OPTS:-} -cp "$LIB_DIR/*" "$main" "$@"
+exec java ${DRIPLINE_JAVA_OPTS:-} -cp "$classpath" "$main" "$@"

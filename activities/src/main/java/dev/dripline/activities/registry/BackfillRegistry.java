@@ -7,16 +7,21 @@ import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.TreeMap;
 
 /**
  * The backfill definitions this process hosts, by name, each as the engine drives it ({@link
- * KeyedBackfill}).
+ * KeyedBackfill}): the {@link Backfill} beans of its application context, and the plain Java
+ * classes its classpath lists in {@code META-INF/services/dev.dripline.spi.Backfill} ({@link
+ * ServiceLoader}), which is how a jar of one's own definitions joins a worker without a Micronaut
+ * build of its own.
  *
  * <p>Invariant: names are unique and every definition's declared caps, key and table are valid; a
  * worker that would host two definitions under one name, or a definition with a batch size or cap
@@ -28,12 +33,20 @@ public class BackfillRegistry {
 
   /** Definitions whose keys are their own to list (a table definition needs a database). */
   public BackfillRegistry(List<? extends Backfill> definitions) {
-    this(List.<Backfill>copyOf(definitions), null);
+    this((Collection<? extends Backfill>) definitions, null);
+  }
+
+  /**
+   * The context's definitions and the classpath's service-loaded ones; {@code database} lists the
+   * keys of table definitions (K3).
+   */
+  @Inject
+  public BackfillRegistry(List<Backfill> beans, Database database) {
+    this(withServiceLoaded(beans, ServiceLoader.load(Backfill.class)), database);
   }
 
   /** {@code database} lists the keys of table definitions (K3). */
-  @Inject
-  public BackfillRegistry(List<Backfill> definitions, Database database) {
+  public BackfillRegistry(Collection<? extends Backfill> definitions, Database database) {
     Map<String, KeyedBackfill> map = new TreeMap<>();
     for (Backfill definition : definitions) {
       String name = definition.name();
@@ -75,6 +88,14 @@ public class BackfillRegistry {
       }
     }
     this.byName = Collections.unmodifiableMap(map);
+  }
+
+  /** {@code beans} and then every definition {@code serviceLoaded} lists. */
+  static Collection<Backfill> withServiceLoaded(
+      List<Backfill> beans, Iterable<Backfill> serviceLoaded) {
+    List<Backfill> all = new ArrayList<>(beans);
+    serviceLoaded.forEach(all::add);
+    return all;
   }
 
   /** A definition's batch-size tuning (P4) must be one a run could be given. */

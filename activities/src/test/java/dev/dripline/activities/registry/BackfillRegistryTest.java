@@ -3,6 +3,7 @@ package dev.dripline.activities.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
@@ -10,9 +11,16 @@ import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BackfillRegistryTest {
 
@@ -51,6 +59,87 @@ class BackfillRegistryTest {
       @Override
       public void processBatch(BackfillContext context, KeyRange range) {}
     };
+  }
+
+  /** A plain Java definition, as a jar of one's own lists it for {@link ServiceLoader}. */
+  public static final class ServiceLoadedDefinition extends SimpleDefinition {
+    public ServiceLoadedDefinition() {
+      super("own.service-loaded");
+    }
+  }
+
+  /** {@link #named}'s definition as a class a service file can name. */
+  public abstract static class SimpleDefinition implements BackfillDefinition {
+    private final String name;
+
+    SimpleDefinition(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public String description() {
+      return "d";
+    }
+
+    @Override
+    public List<OptionSpec> options() {
+      return List.of();
+    }
+
+    @Override
+    public int defaultBatchSize() {
+      return 10;
+    }
+
+    @Override
+    public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+      return List.of();
+    }
+
+    @Override
+    public void processBatch(BackfillContext context, KeyRange range) {}
+  }
+
+  /** The definitions a directory's {@code META-INF/services/dev.dripline.spi.Backfill} lists. */
+  private static ServiceLoader<Backfill> serviceFile(Path directory, String... classes)
+      throws IOException {
+    Path services = Files.createDirectories(directory.resolve("META-INF/services"));
+    Files.writeString(services.resolve(Backfill.class.getName()), String.join("\n", classes));
+    URL[] root = {directory.toUri().toURL()};
+    return ServiceLoader.load(
+        Backfill.class, new URLClassLoader(root, BackfillRegistryTest.class.getClassLoader()));
+  }
+
+  @Test
+  void hostsTheClasspathsServiceLoadedDefinitionsBesideTheBeans(@TempDir Path directory)
+      throws IOException {
+    ServiceLoader<Backfill> listed =
+        serviceFile(directory, ServiceLoadedDefinition.class.getName());
+
+    BackfillRegistry registry =
+        new BackfillRegistry(
+            BackfillRegistry.withServiceLoaded(List.of(named("a.bean", 5, null)), listed), null);
+
+    assertThat(registry.all())
+        .extracting(KeyedBackfill::name)
+        .containsExactly("a.bean", "own.service-loaded");
+  }
+
+  @Test
+  void refusesAServiceLoadedDefinitionUnderABeansName(@TempDir Path directory) throws IOException {
+    ServiceLoader<Backfill> listed =
+        serviceFile(directory, ServiceLoadedDefinition.class.getName());
+    List<Backfill> beans = List.of(named("own.service-loaded", 5, null));
+
+    assertThatThrownBy(
+            () -> new BackfillRegistry(BackfillRegistry.withServiceLoaded(beans, listed), null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("own.service-loaded is registered twice");
   }
 
   @Test
