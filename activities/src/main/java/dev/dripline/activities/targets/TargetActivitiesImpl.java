@@ -252,7 +252,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     if (t.state() == TargetState.BACKFILLING) {
       return new CapacityResult(true, t);
     }
-    if (t.state() != TargetState.PENDING_BACKFILL) {
+    if (t.state() != TargetState.PENDING_BACKFILL || !t.dueAt(row.get().dbNow())) {
+      // Not pending, or its backoff is not over: Temporal's own retry of a planning attempt (after
+      // a lost answer or a heartbeat timeout) can come before the recorded next attempt (T3).
       return new CapacityResult(false, t);
     }
     if (!line.serves(t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
@@ -387,7 +389,9 @@ public class TargetActivitiesImpl implements TargetActivities {
         || row.nextAttemptAt() == null) {
       return;
     }
-    long early = Duration.between(row.dbNow(), row.nextAttemptAt()).toMillis();
+    // Rounded up: capacity is refused until the recorded instant itself (T3).
+    long early =
+        (Duration.between(row.dbNow(), row.nextAttemptAt()).toNanos() + 999_999) / 1_000_000;
     if (early > 0 && early <= CLOCK_SKEW_TOLERANCE.toMillis()) {
       try {
         Thread.sleep(early);

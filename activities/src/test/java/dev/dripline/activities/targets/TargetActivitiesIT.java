@@ -280,6 +280,26 @@ class TargetActivitiesIT {
     }
   }
 
+  @Test
+  void aTargetWhoseBackoffHasNotEndedGetsNoCapacityAndPlansNothing() {
+    TargetActivitiesImpl roomy = withCaps(5, 100);
+    String name = waitingTarget("early");
+    // Temporal's own retry of a planning attempt (after a lost answer or a heartbeat timeout) can
+    // come long before the target's backoff ends.
+    fixtures.update(
+        "update targets set next_attempt_at = now() + interval '10 minutes' where name = ?", name);
+    Map<String, Object> before = streakColumns(name);
+
+    CapacityResult capacity = roomy.acquireCapacity(new TargetRef(name));
+    PlanningAttempt attempt = roomy.attemptPlanning(new TargetRef(name));
+
+    assertThat(capacity.acquired()).isFalse();
+    assertThat(attempt.run()).isNull();
+    assertThat(attempt.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+    assertThat(streakColumns(name)).isEqualTo(before);
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).isEmpty();
+  }
+
   // --- planning ----------------------------------------------------------------------------
 
   @Test

@@ -79,6 +79,14 @@ public record TargetSnapshot(
         name, false, null, null, null, 0, null, null, null, null, null, 0, null, null, null);
   }
 
+  /**
+   * Whether the target's backoff is over at {@code now} (T3): no next attempt is recorded, or it is
+   * not after {@code now}. A target that is not due takes no capacity and plans nothing.
+   */
+  public boolean dueAt(Instant now) {
+    return nextAttemptAt == null || !nextAttemptAt.isAfter(now);
+  }
+
   public boolean failing() {
     return found && FailureStreak.isFailing(state, consecutiveFailures);
   }
