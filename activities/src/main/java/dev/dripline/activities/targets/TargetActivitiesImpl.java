@@ -631,9 +631,9 @@ public class TargetActivitiesImpl implements TargetActivities {
           "target " + name + " changed while its run " + run.runId() + " was retried",
           TargetFailure.TARGET_SUPERSEDED.name());
     }
+    // Not measured again here: batches of the retry may have completed already, and they are
+    // forward progress (T4). decideRetry measured from before the retry.
     records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, run.runId(), row.dbNow()));
-    // Forward progress is measured from here: only a batch this retry completes counts (T4).
-    records.observeFrom(name, run.runId());
     return run;
   }
 
@@ -667,11 +667,15 @@ public class TargetActivitiesImpl implements TargetActivities {
     String status = stored.status();
     PlannedRun run = plannedRun(stored, name);
     if ("failed".equals(status) || "stopped".equals(status)) {
+      // Forward progress is measured from here, while the run has no batch to complete: every
+      // batch the retry completes counts (T4), those that complete before it is recorded too.
+      records.observeFrom(name, retry);
       return Decision.toRetry(run);
     }
+    // Active again (retried by an earlier attempt that died, or by an operator) or completed: the
+    // keys observed when the run ended are where its progress is measured from, so the batches
+    // completed since the retry count (T4).
     records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.dbNow()));
-    // Forward progress is measured from here: only a batch this retry completes counts (T4).
-    records.observeFrom(name, retry);
     return Decision.of(run);
   }
 
