@@ -1,5 +1,6 @@
 package dev.dripline.activities.targets;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.ErrorText;
@@ -66,10 +67,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,13 +146,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   private final TemporalConfig temporal;
 
   /** Heartbeats of planning calls. */
-  private final ScheduledExecutorService ticker =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "dripline-target-plan-heartbeat");
-            thread.setDaemon(true);
-            return thread;
-          });
+  private final HeartbeatTicker ticker;
 
   /** Wake-ups of targets next in line, sent off the activity's thread (best effort). */
   private final ExecutorService wakeups =
@@ -177,7 +170,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       EngineConfig engine,
       TargetConfig targets,
       WorkflowClient client,
-      TemporalConfig temporal) {
+      TemporalConfig temporal,
+      HeartbeatTicker ticker) {
     this.records = records;
     this.liveBatches = liveBatches;
     this.runs = runs;
@@ -191,11 +185,11 @@ public class TargetActivitiesImpl implements TargetActivities {
     this.targets = targets;
     this.client = client;
     this.temporal = temporal;
+    this.ticker = ticker;
   }
 
   @PreDestroy
   void close() {
-    ticker.shutdownNow();
     wakeups.shutdownNow();
   }
 
@@ -754,17 +748,15 @@ public class TargetActivitiesImpl implements TargetActivities {
         timeout == null || timeout.isZero() || timeout.isNegative()
             ? 10_000
             : Math.max(100, Math.min(timeout.toMillis() / 3, 10_000));
-    return ticker.scheduleAtFixedRate(
+    return ticker.every(
+        every,
         () -> {
           try {
             context.heartbeat(null);
           } catch (RuntimeException e) {
             LOG.debug("Heartbeat of planning target {} failed: {}", name, e.toString());
           }
-        },
-        every,
-        every,
-        TimeUnit.MILLISECONDS);
+        });
   }
 
   private static String summary(String backfill, String target, int batchSize) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.LiveBackfill;
@@ -79,6 +80,7 @@ class TargetActivitiesIT {
   @Inject TargetConfig targetConfig;
   @Inject WorkflowClient client;
   @Inject TemporalConfig temporalConfig;
+  @Inject HeartbeatTicker ticker;
 
   @AfterEach
   void cleanUp() {
@@ -123,7 +125,8 @@ class TargetActivitiesIT {
         engine,
         caps,
         client,
-        temporalConfig) {
+        temporalConfig,
+        ticker) {
       /**
        * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
        * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
@@ -1082,7 +1085,8 @@ class TargetActivitiesIT {
               engine,
               targetConfig,
               temporal.getWorkflowClient(),
-              temporalConfig);
+              temporalConfig,
+              ticker);
       String[] target = backfillingWithRun("pending", 3);
 
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));
