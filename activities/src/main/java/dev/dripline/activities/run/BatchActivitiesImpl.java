@@ -1,5 +1,6 @@
 package dev.dripline.activities.run;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.workflows.run.BatchActivities;
 import dev.dripline.workflows.run.BatchResult;
@@ -24,14 +25,14 @@ import org.slf4j.LoggerFactory;
  * {@link BatchActivities} for Temporal: runs {@link BatchExecution} as one {@link BatchAttempt}
  * while a background ticker keeps it alive and fences it.
  *
- * <p>Every tick heartbeats to Temporal (so a long batch is not presumed dead, and a dead worker's
- * batch is retried within the heartbeat timeout rather than the start-to-close timeout), and fences
- * the attempt — interrupts its definition, cancels its statement — once Temporal rejected a
- * heartbeat, once the start-to-close deadline is near, or once the lease of the batch it holds was
- * not renewed for too long. The lease (as long as the heartbeat timeout) is renewed in PostgreSQL
- * on threads of its own, so a slow database never delays a heartbeat. A heartbeat from a ticker
- * keeps a hung definition from tripping the heartbeat timeout; the start-to-close deadline is what
- * stops it (R5b).
+ * <p>Every tick of the worker's {@link HeartbeatTicker} heartbeats to Temporal (so a long batch is
+ * not presumed dead, and a dead worker's batch is retried within the heartbeat timeout rather than
+ * the start-to-close timeout), and fences the attempt — interrupts its definition, cancels its
+ * statement — once Temporal rejected a heartbeat, once the start-to-close deadline is near, or once
+ * the lease of the batch it holds was not renewed for too long. The lease (as long as the heartbeat
+ * timeout) is renewed in PostgreSQL on threads of its own, so a slow database never delays a
+ * heartbeat. A heartbeat from a ticker keeps a hung definition from tripping the heartbeat timeout;
+ * the start-to-close deadline is what stops it (R5b).
  *
  * <p>The heartbeat comes from a ticker because definition code cannot be asked to heartbeat; the
  * SDK's heartbeat is thread-safe and throttles what it sends to the server.
@@ -46,28 +47,26 @@ public class BatchActivitiesImpl implements BatchActivities {
 
   private final BatchExecution execution;
   private final Duration defaultLease;
-  private final ScheduledExecutorService ticker;
+  private final HeartbeatTicker ticker;
   private final ScheduledExecutorService leases;
 
   public BatchActivitiesImpl(
       BatchExecution execution,
       EngineConfig engine,
-      @Value("${dripline.worker.heartbeat-threads:2}") int heartbeatThreads) {
+      HeartbeatTicker ticker,
+      @Value("${dripline.worker.heartbeat-threads:2}") int leaseThreads) {
     this.execution = execution;
     this.defaultLease = engine.batchHeartbeatTimeout();
-    this.ticker = daemonPool("dripline-heartbeat-", heartbeatThreads);
-    this.leases = daemonPool("dripline-lease-", heartbeatThreads);
-  }
-
-  private static ScheduledExecutorService daemonPool(String prefix, int threads) {
+    this.ticker = ticker;
     AtomicInteger count = new AtomicInteger();
-    return Executors.newScheduledThreadPool(
-        Math.max(1, threads),
-        runnable -> {
-          Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-          thread.setDaemon(true);
-          return thread;
-        });
+    this.leases =
+        Executors.newScheduledThreadPool(
+            Math.max(1, leaseThreads),
+            runnable -> {
+              Thread thread = new Thread(runnable, "dripline-lease-" + count.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   @Override
@@ -90,8 +89,7 @@ public class BatchActivitiesImpl implements BatchActivities {
     long deadline = System.nanoTime() + untilDeadline(info.getStartToCloseTimeout()).toNanos();
     long every = tickMillis(heartbeatTimeout);
     ScheduledFuture<?> heartbeat =
-        ticker.scheduleAtFixedRate(
-            () -> tick(context, work, attempt, deadline), every, every, TimeUnit.MILLISECONDS);
+        ticker.every(every, () -> tick(context, work, attempt, deadline));
     ScheduledFuture<?> lease =
         leases.scheduleWithFixedDelay(
             () -> renew(work, attempt), every, every, TimeUnit.MILLISECONDS);
@@ -163,7 +161,6 @@ public class BatchActivitiesImpl implements BatchActivities {
 
   @PreDestroy
   void close() {
-    ticker.shutdownNow();
     leases.shutdownNow();
   }
 }

@@ -1,5 +1,6 @@
 package dev.dripline.activities.run;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.spi.BackfillContext;
@@ -26,7 +27,6 @@ import dev.dripline.workflows.run.RunStatus;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
@@ -34,10 +34,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.RandomAccess;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,13 +92,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private final Duration outageWait;
   private final BatchPolicy policy;
   private final long callNanos;
-  private final ScheduledExecutorService ticker =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "dripline-planning-heartbeat");
-            thread.setDaemon(true);
-            return thread;
-          });
+  private final HeartbeatTicker ticker;
 
   @Inject
   public PlanningActivitiesImpl(
@@ -111,7 +102,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       DataTransactions transactions,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
-      EngineConfig engine) {
+      EngineConfig engine,
+      HeartbeatTicker ticker) {
     this(
         database,
         runs,
@@ -120,6 +112,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         registry,
         optionsReader,
         engine,
+        ticker,
         Duration.ofMillis(CALL_MILLIS));
   }
 
@@ -132,6 +125,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
       EngineConfig engine,
+      HeartbeatTicker ticker,
       Duration callTime) {
     this.database = database;
     this.runs = runs;
@@ -141,6 +135,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     this.optionsReader = optionsReader;
     this.outageWait = engine.databaseOutageWait();
     this.policy = engine.batchPolicy();
+    this.ticker = ticker;
     this.callNanos = callTime.toNanos();
   }
 
@@ -191,17 +186,15 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private ScheduledFuture<?> heartbeat(
       ActivityExecutionContext context, AtomicInteger failedAttempts, PlanRequest request) {
     long every = BatchActivitiesImpl.tickMillis(context.getInfo().getHeartbeatTimeout());
-    return ticker.scheduleAtFixedRate(
+    return ticker.every(
+        every,
         () -> {
           try {
             context.heartbeat(failedAttempts.get());
           } catch (RuntimeException e) {
             LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
           }
-        },
-        every,
-        every,
-        TimeUnit.MILLISECONDS);
+        });
   }
 
   /**
@@ -229,11 +222,6 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     }
     return ApplicationFailure.newFailureWithCauseAndDelay(
         message, type, cause, policy.retryDelay(failed));
-  }
-
-  @PreDestroy
-  void close() {
-    ticker.shutdownNow();
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.dripline.activities.targets;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.ErrorText;
@@ -66,10 +67,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,13 +146,7 @@ public class TargetActivitiesImpl implements TargetActivities {
   private final TemporalConfig temporal;
 
   /** Heartbeats of planning calls. */
-  private final ScheduledExecutorService ticker =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "dripline-target-plan-heartbeat");
-            thread.setDaemon(true);
-            return thread;
-          });
+  private final HeartbeatTicker ticker;
 
   /** Wake-ups of targets next in line, sent off the activity's thread (best effort). */
   private final ExecutorService wakeups =
@@ -177,7 +170,8 @@ public class TargetActivitiesImpl implements TargetActivities {
       EngineConfig engine,
       TargetConfig targets,
       WorkflowClient client,
-      TemporalConfig temporal) {
+      TemporalConfig temporal,
+      HeartbeatTicker ticker) {
     this.records = records;
     this.liveBatches = liveBatches;
     this.runs = runs;
@@ -191,11 +185,11 @@ public class TargetActivitiesImpl implements TargetActivities {
     this.targets = targets;
     this.client = client;
     this.temporal = temporal;
+    this.ticker = ticker;
   }
 
   @PreDestroy
   void close() {
-    ticker.shutdownNow();
     wakeups.shutdownNow();
   }
 
@@ -252,7 +246,9 @@ public class TargetActivitiesImpl implements TargetActivities {
     if (t.state() == TargetState.BACKFILLING) {
       return new CapacityResult(true, t);
     }
-    if (t.state() != TargetState.PENDING_BACKFILL) {
+    if (t.state() != TargetState.PENDING_BACKFILL || !t.dueAt(row.get().dbNow())) {
+      // Not pending, or its backoff is not over: Temporal's own retry of a planning attempt (after
+      // a lost answer or a heartbeat timeout) can come before the recorded next attempt (T3).
       return new CapacityResult(false, t);
     }
     if (!line.serves(t, targets.globalMaxBackfills(), targets.groupMaxBackfills())) {
@@ -387,7 +383,9 @@ public class TargetActivitiesImpl implements TargetActivities {
         || row.nextAttemptAt() == null) {
       return;
     }
-    long early = Duration.between(row.dbNow(), row.nextAttemptAt()).toMillis();
+    // Rounded up: capacity is refused until the recorded instant itself (T3).
+    long early =
+        (Duration.between(row.dbNow(), row.nextAttemptAt()).toNanos() + 999_999) / 1_000_000;
     if (early > 0 && early <= CLOCK_SKEW_TOLERANCE.toMillis()) {
       try {
         Thread.sleep(early);
@@ -627,9 +625,9 @@ public class TargetActivitiesImpl implements TargetActivities {
           "target " + name + " changed while its run " + run.runId() + " was retried",
           TargetFailure.TARGET_SUPERSEDED.name());
     }
+    // Not measured again here: batches of the retry may have completed already, and they are
+    // forward progress (T4). decideRetry measured from before the retry.
     records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, run.runId(), row.dbNow()));
-    // Forward progress is measured from here: only a batch this retry completes counts (T4).
-    records.observeFrom(name, run.runId());
     return run;
   }
 
@@ -663,11 +661,15 @@ public class TargetActivitiesImpl implements TargetActivities {
     String status = stored.status();
     PlannedRun run = plannedRun(stored, name);
     if ("failed".equals(status) || "stopped".equals(status)) {
+      // Forward progress is measured from here, while the run has no batch to complete: every
+      // batch the retry completes counts (T4), those that complete before it is recorded too.
+      records.observeFrom(name, retry);
       return Decision.toRetry(run);
     }
+    // Active again (retried by an earlier attempt that died, or by an operator) or completed: the
+    // keys observed when the run ended are where its progress is measured from, so the batches
+    // completed since the retry count (T4).
     records.write(TargetState.BACKFILLING, TargetTransitions.retried(t, retry, row.dbNow()));
-    // Forward progress is measured from here: only a batch this retry completes counts (T4).
-    records.observeFrom(name, retry);
     return Decision.of(run);
   }
 
@@ -746,17 +748,15 @@ public class TargetActivitiesImpl implements TargetActivities {
         timeout == null || timeout.isZero() || timeout.isNegative()
             ? 10_000
             : Math.max(100, Math.min(timeout.toMillis() / 3, 10_000));
-    return ticker.scheduleAtFixedRate(
+    return ticker.every(
+        every,
         () -> {
           try {
             context.heartbeat(null);
           } catch (RuntimeException e) {
             LOG.debug("Heartbeat of planning target {} failed: {}", name, e.toString());
           }
-        },
-        every,
-        every,
-        TimeUnit.MILLISECONDS);
+        });
   }
 
   private static String summary(String backfill, String target, int batchSize) {

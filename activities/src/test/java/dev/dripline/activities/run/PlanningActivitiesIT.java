@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
@@ -53,6 +54,7 @@ class PlanningActivitiesIT {
   @Inject BackfillRegistry registry;
   @Inject RunOptionsReader optionsReader;
   @Inject EngineConfig engine;
+  @Inject HeartbeatTicker ticker;
 
   /**
    * Planning with a call's time no machine reaches: how long saving a page takes depends on the
@@ -71,12 +73,12 @@ class PlanningActivitiesIT {
             registry,
             optionsReader,
             engine,
+            ticker,
             Duration.ofHours(1));
   }
 
   @AfterEach
   void cleanUp() {
-    planning.close();
     fixtures.deleteCreated();
   }
 
@@ -208,16 +210,13 @@ class PlanningActivitiesIT {
             registry,
             optionsReader,
             engine,
+            ticker,
             Duration.ofHours(1));
-    try {
-      PlanPage page = losing.planNextPage(new PlanRequest(runId, 100));
+    PlanPage page = losing.planNextPage(new PlanRequest(runId, 100));
 
-      assertThat(terminated.get()).isEqualTo(1);
-      assertThat(page).isEqualTo(new PlanPage(3, true, 25L));
-      assertCoversExactly(runId, 25, 10);
-    } finally {
-      losing.close();
-    }
+    assertThat(terminated.get()).isEqualTo(1);
+    assertThat(page).isEqualTo(new PlanPage(3, true, 25L));
+    assertCoversExactly(runId, 25, 10);
   }
 
   @Test
@@ -324,6 +323,7 @@ class PlanningActivitiesIT {
             registry,
             optionsReader,
             engine,
+            ticker,
             Duration.ZERO);
 
     PlanPage page = noTime.planNextPage(new PlanRequest(runId, 220));

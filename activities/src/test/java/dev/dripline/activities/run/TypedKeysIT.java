@@ -2,6 +2,7 @@ package dev.dripline.activities.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.testing.RunFixtures;
@@ -48,6 +49,7 @@ class TypedKeysIT {
   @Inject BackfillRegistry registry;
   @Inject RunOptionsReader optionsReader;
   @Inject EngineConfig engine;
+  @Inject HeartbeatTicker ticker;
   @Inject BatchExecution execution;
 
   private PlanningActivitiesImpl planning;
@@ -63,12 +65,12 @@ class TypedKeysIT {
             registry,
             optionsReader,
             engine,
+            ticker,
             Duration.ofHours(1));
   }
 
   @AfterEach
   void cleanUp() {
-    planning.close();
     fixtures.deleteCreated();
   }
 

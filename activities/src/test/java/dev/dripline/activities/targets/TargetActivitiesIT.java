@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.LiveBackfill;
@@ -24,6 +25,7 @@ import dev.dripline.store.targets.TargetStore;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.targets.CapacityResult;
+import dev.dripline.workflows.targets.FailureStreak;
 import dev.dripline.workflows.targets.LiveDrain;
 import dev.dripline.workflows.targets.LiveDrainRequest;
 import dev.dripline.workflows.targets.PlannedRun;
@@ -54,6 +56,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +80,7 @@ class TargetActivitiesIT {
   @Inject TargetConfig targetConfig;
   @Inject WorkflowClient client;
   @Inject TemporalConfig temporalConfig;
+  @Inject HeartbeatTicker ticker;
 
   @AfterEach
   void cleanUp() {
@@ -87,6 +91,14 @@ class TargetActivitiesIT {
 
   /** The same activities with other capacity limits, counted on top of what the database holds. */
   private TargetActivitiesImpl withCaps(int extraGlobal, int group) {
+    return withCaps(extraGlobal, group, run -> {});
+  }
+
+  /**
+   * {@link #withCaps(int, int)}, with {@code whileRetrying} run after the run's batches are
+   * re-queued and before the {@code retryRun} Update answers: what the run does meanwhile.
+   */
+  private TargetActivitiesImpl withCaps(int extraGlobal, int group, LongConsumer whileRetrying) {
     long backfilling =
         (Long)
             fixtures.row("select count(*) as n from targets where state = 'backfilling'").get("n");
@@ -113,7 +125,8 @@ class TargetActivitiesIT {
         engine,
         caps,
         client,
-        temporalConfig) {
+        temporalConfig,
+        ticker) {
       /**
        * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
        * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
@@ -121,6 +134,7 @@ class TargetActivitiesIT {
       @Override
       RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
         BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
+        whileRetrying.accept(run.runId());
         return outcome.didSomething()
             ? new RetryAnswer(outcome.requeued(), null, false)
             : new RetryAnswer(0, "nothing to re-queue", false);
@@ -278,6 +292,26 @@ class TargetActivitiesIT {
     } finally {
       asker.shutdownNow();
     }
+  }
+
+  @Test
+  void aTargetWhoseBackoffHasNotEndedGetsNoCapacityAndPlansNothing() {
+    TargetActivitiesImpl roomy = withCaps(5, 100);
+    String name = waitingTarget("early");
+    // Temporal's own retry of a planning attempt (after a lost answer or a heartbeat timeout) can
+    // come long before the target's backoff ends.
+    fixtures.update(
+        "update targets set next_attempt_at = now() + interval '10 minutes' where name = ?", name);
+    Map<String, Object> before = streakColumns(name);
+
+    CapacityResult capacity = roomy.acquireCapacity(new TargetRef(name));
+    PlanningAttempt attempt = roomy.attemptPlanning(new TargetRef(name));
+
+    assertThat(capacity.acquired()).isFalse();
+    assertThat(attempt.run()).isNull();
+    assertThat(attempt.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
+    assertThat(streakColumns(name)).isEqualTo(before);
+    assertThat(fixtures.rows("select id from runs where target_name = ?", name)).isEmpty();
   }
 
   // --- planning ----------------------------------------------------------------------------
@@ -814,6 +848,58 @@ class TargetActivitiesIT {
   }
 
   @Test
+  void aBatchThatCompletesAsSoonAsItsRunIsRetriedIsForwardProgress() {
+    String[] target = backfillingWithRun("failed", 0);
+    long run = Long.parseLong(target[1]);
+    fixtures.update(
+        "insert into batches (run_id, number, start_key, end_key, size, status, error)"
+            + " values (?, 1, 1, 10, 10, 'completed', null), (?, 2, 11, 20, 10, 'failed', 'boom'),"
+            + " (?, 3, 21, 25, 5, 'failed', 'boom')",
+        run,
+        run,
+        run);
+    fixtures.update(
+        "update run_key_counts set processed_keys = 10 where run_id = ? and shard = 1", run);
+    fixtures.update(
+        "update runs set plan_done = true, error = '2 batches failed', backfill = ? where id = ?",
+        KeysBackfill.NAME,
+        run);
+    assertThat(observe(target, 0.5).consecutiveFailures()).isEqualTo(3);
+    fixtures.update(
+        "update targets set next_attempt_at = now() - interval '1 second' where name = ?",
+        target[0]);
+    // The retried run's batch 2 completes before the retry's answer reaches the target.
+    TargetActivitiesImpl capped =
+        withCaps(
+            1,
+            100,
+            retried -> {
+              fixtures.update(
+                  "update batches set status = 'completed', error = null"
+                      + " where run_id = ? and number = 2",
+                  retried);
+              fixtures.update(
+                  "update run_key_counts set processed_keys = 10 where run_id = ? and shard = 2",
+                  retried);
+            });
+    assertThat(capped.acquireCapacity(new TargetRef(target[0])).acquired()).isTrue();
+    assertThat(capped.plan(new TargetRef(target[0])).runId()).isEqualTo(run);
+
+    // Batch 3 fails again and the run ends failed.
+    fixtures.update(
+        "update batches set status = 'failed', error = 'boom' where run_id = ? and number = 3",
+        run);
+    fixtures.update("update runs set status = 'failed' where id = ?", run);
+    TargetSnapshot after = observe(target, 0.5);
+
+    // Batch 2 was forward progress (T4): the old streak ended, and this failure starts a new one.
+    assertThat(after.consecutiveFailures()).isEqualTo(FailureStreak.FAILING_THRESHOLD);
+    assertThat(fixtures.targetRow(target[0]))
+        .containsEntry("consecutive_failures", 3)
+        .containsEntry("observed_processed_keys", 20L);
+  }
+
+  @Test
   void observeRunStoppedOrDeletedIsNeutral() {
     String[] stopped = backfillingWithRun("stopped", 2);
     String[] deleted = backfillingWithRun("running", 2);
@@ -999,7 +1085,8 @@ class TargetActivitiesIT {
               engine,
               targetConfig,
               temporal.getWorkflowClient(),
-              temporalConfig);
+              temporalConfig,
+              ticker);
       String[] target = backfillingWithRun("pending", 3);
 
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));

@@ -16,12 +16,13 @@ public interface TargetActivities {
   TargetSnapshot load(TargetRef target);
 
   /**
-   * Moves a pending_backfill target to backfilling if global and group capacity allow (T2) and it
-   * is its turn (T1): capacity goes to the eligible targets in the order they became eligible, so
-   * the one that has waited longest gets the next free slot. Decided in one transaction that
-   * serialises capacity decisions; a target capacity would not serve is answered without taking
-   * part in that serialisation. A lost race changes nothing: streak, firstFailedAt, nextAttemptAt
-   * and the target's place in line stay as they were. Winning starts a new planning attempt.
+   * Moves a pending_backfill target to backfilling if its backoff is over (T3), global and group
+   * capacity allow (T2) and it is its turn (T1): capacity goes to the eligible targets in the order
+   * they became eligible, so the one that has waited longest gets the next free slot. Decided in
+   * one transaction that serialises capacity decisions; a target capacity would not serve is
+   * answered without taking part in that serialisation. A lost race changes nothing: streak,
+   * firstFailedAt, nextAttemptAt and the target's place in line stay as they were. Winning starts a
+   * new planning attempt.
    */
   @ActivityMethod
   CapacityResult acquireCapacity(TargetRef target);
@@ -44,15 +45,16 @@ public interface TargetActivities {
 
   /**
    * One planning attempt as a whole, run under a Temporal retry policy (T1–T4, T8): takes capacity
-   * like {@link #acquireCapacity} — losing the race is no failure: the call returns a {@link
-   * PlanningAttempt#noCapacity} answer, nothing written — then plans like {@link #plan}. A declared
-   * transient planning failure is recorded in the same call like {@link #recordPlanningFailure}
-   * (jitter drawn here) and raised as a retryable {@code TARGET_PLANNING_FAILED} whose next-retry
-   * delay is the recorded {@code nextAttemptAt − now}, so Temporal's retry waits exactly the
-   * target's backoff; a permanent one records needs_resync and is raised non-retryable ({@code
-   * TARGET_PLANNING_PERMANENT}). A failure of an attempt an operator superseded meanwhile (the
-   * target no longer backfilling under this attempt) is not recorded: {@code TARGET_SUPERSEDED},
-   * non-retryable. Idempotent by target and planning attempt, as {@link #plan}.
+   * like {@link #acquireCapacity} — losing the race, or being retried before the target's backoff
+   * ends, is no failure: the call returns a {@link PlanningAttempt#noCapacity} answer, nothing
+   * written — then plans like {@link #plan}. A declared transient planning failure is recorded in
+   * the same call like {@link #recordPlanningFailure} (jitter drawn here) and raised as a retryable
+   * {@code TARGET_PLANNING_FAILED} whose next-retry delay is the recorded {@code nextAttemptAt −
+   * now}, so Temporal's retry waits exactly the target's backoff; a permanent one records
+   * needs_resync and is raised non-retryable ({@code TARGET_PLANNING_PERMANENT}). A failure of an
+   * attempt an operator superseded meanwhile (the target no longer backfilling under this attempt)
+   * is not recorded: {@code TARGET_SUPERSEDED}, non-retryable. Idempotent by target and planning
+   * attempt, as {@link #plan}.
    */
   @ActivityMethod
   PlanningAttempt attemptPlanning(TargetRef target);

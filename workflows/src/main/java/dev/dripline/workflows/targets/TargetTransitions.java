@@ -23,23 +23,14 @@ public final class TargetTransitions {
   public static TargetSnapshot planningFailed(
       TargetSnapshot t, String error, boolean permanent, double jitterDraw, Instant now) {
     int failures = t.consecutiveFailures() + 1;
-    Instant next = permanent ? null : now.plus(t.settings().backoff().delay(failures, jitterDraw));
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        permanent ? TargetState.NEEDS_RESYNC : TargetState.PENDING_BACKFILL,
-        failures,
-        t.firstFailedAt() != null ? t.firstFailedAt() : now,
-        error,
-        now,
-        next,
-        null,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        t.retryRunId());
+    return t.withState(permanent ? TargetState.NEEDS_RESYNC : TargetState.PENDING_BACKFILL)
+        .withConsecutiveFailures(failures)
+        .withFirstFailedAt(streakStart(t, now))
+        .withLastError(error)
+        .withLastAttemptAt(now)
+        .withNextAttemptAt(
+            permanent ? null : now.plus(t.settings().backoff().delay(failures, jitterDraw)))
+        .withCurrentRunId(null);
   }
 
   /**
@@ -51,22 +42,13 @@ public final class TargetTransitions {
   public static TargetSnapshot runFailed(
       TargetSnapshot t, String error, double jitterDraw, Instant now) {
     int failures = Math.max(t.consecutiveFailures() + 1, FailureStreak.FAILING_THRESHOLD);
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        TargetState.PENDING_BACKFILL,
-        failures,
-        t.firstFailedAt() != null ? t.firstFailedAt() : now,
-        error,
-        t.lastAttemptAt(),
-        now.plus(t.settings().backoff().delay(failures, jitterDraw)),
-        null,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        t.currentRunId() != null ? t.currentRunId() : t.retryRunId());
+    return t.withState(TargetState.PENDING_BACKFILL)
+        .withConsecutiveFailures(failures)
+        .withFirstFailedAt(streakStart(t, now))
+        .withLastError(error)
+        .withNextAttemptAt(now.plus(t.settings().backoff().delay(failures, jitterDraw)))
+        .withCurrentRunId(null)
+        .withRetryRunId(t.currentRunId() != null ? t.currentRunId() : t.retryRunId());
   }
 
   /**
@@ -74,22 +56,10 @@ public final class TargetTransitions {
    * and no failed run is left to retry.
    */
   public static TargetSnapshot progressed(TargetSnapshot t) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        t.state(),
-        0,
-        null,
-        null,
-        t.lastAttemptAt(),
-        t.nextAttemptAt(),
-        t.currentRunId(),
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        null);
+    return t.withConsecutiveFailures(0)
+        .withFirstFailedAt(null)
+        .withLastError(null)
+        .withRetryRunId(null);
   }
 
   /**
@@ -100,22 +70,9 @@ public final class TargetTransitions {
    */
   public static TargetSnapshot planned(TargetSnapshot t, long runId, Instant now) {
     TargetSnapshot saved =
-        new TargetSnapshot(
-            t.name(),
-            t.found(),
-            t.backfill(),
-            t.group(),
-            t.state(),
-            t.consecutiveFailures(),
-            t.firstFailedAt(),
-            t.lastError(),
-            now,
-            t.nextAttemptAt(),
-            runId,
-            t.queuedLiveBatches(),
-            t.oldestQueuedAt(),
-            t.settings(),
-            t.retryRunId() == null ? null : runId);
+        t.withLastAttemptAt(now)
+            .withCurrentRunId(runId)
+            .withRetryRunId(t.retryRunId() == null ? null : runId);
     return t.retryRunId() == null ? progressed(saved) : saved;
   }
 
@@ -125,28 +82,12 @@ public final class TargetTransitions {
    * the retried run completing resets it.
    */
   public static TargetSnapshot retried(TargetSnapshot t, long runId, Instant now) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        t.state(),
-        t.consecutiveFailures(),
-        t.firstFailedAt(),
-        t.lastError(),
-        now,
-        t.nextAttemptAt(),
-        runId,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        runId);
+    return t.withLastAttemptAt(now).withCurrentRunId(runId).withRetryRunId(runId);
   }
 
   /** The run completed (T4, T5): primed, streak reset; live batches may now flow. */
   public static TargetSnapshot primed(TargetSnapshot t) {
-    TargetSnapshot reset = progressed(t);
-    return withState(reset, TargetState.PRIMED, reset.currentRunId());
+    return progressed(t).withState(TargetState.PRIMED);
   }
 
   /**
@@ -154,7 +95,7 @@ public final class TargetTransitions {
    * streak, firstFailedAt, nextAttemptAt and the run to retry untouched.
    */
   public static TargetSnapshot neutral(TargetSnapshot t) {
-    return withState(t, TargetState.PENDING_BACKFILL, null);
+    return t.withState(TargetState.PENDING_BACKFILL).withCurrentRunId(null);
   }
 
   /**
@@ -162,65 +103,27 @@ public final class TargetTransitions {
    * at once.
    */
   public static TargetSnapshot replanned(TargetSnapshot t) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        TargetState.PENDING_BACKFILL,
-        0,
-        null,
-        null,
-        t.lastAttemptAt(),
-        null,
-        null,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        null);
+    return progressed(t)
+        .withState(TargetState.PENDING_BACKFILL)
+        .withNextAttemptAt(null)
+        .withCurrentRunId(null);
   }
 
   /** A primed target's live batch failed permanently (T5): needs_resync, streak at least 3. */
   public static TargetSnapshot liveFailed(TargetSnapshot t, String error, Instant now) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        TargetState.NEEDS_RESYNC,
-        Math.max(t.consecutiveFailures(), FailureStreak.FAILING_THRESHOLD),
-        t.firstFailedAt() != null ? t.firstFailedAt() : now,
-        error,
-        t.lastAttemptAt(),
-        t.nextAttemptAt(),
-        t.currentRunId(),
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        t.retryRunId());
+    return t.withState(TargetState.NEEDS_RESYNC)
+        .withConsecutiveFailures(Math.max(t.consecutiveFailures(), FailureStreak.FAILING_THRESHOLD))
+        .withFirstFailedAt(streakStart(t, now))
+        .withLastError(error);
   }
 
   /** Moves to backfilling on a won capacity race (T2); nothing else changes. */
   public static TargetSnapshot backfilling(TargetSnapshot t) {
-    return withState(t, TargetState.BACKFILLING, t.currentRunId());
+    return t.withState(TargetState.BACKFILLING);
   }
 
-  private static TargetSnapshot withState(TargetSnapshot t, TargetState state, Long runId) {
-    return new TargetSnapshot(
-        t.name(),
-        t.found(),
-        t.backfill(),
-        t.group(),
-        state,
-        t.consecutiveFailures(),
-        t.firstFailedAt(),
-        t.lastError(),
-        t.lastAttemptAt(),
-        t.nextAttemptAt(),
-        runId,
-        t.queuedLiveBatches(),
-        t.oldestQueuedAt(),
-        t.settings(),
-        t.retryRunId());
+  /** When the streak began: kept if it had, else {@code now} (once per streak, T3). */
+  private static Instant streakStart(TargetSnapshot t, Instant now) {
+    return t.firstFailedAt() != null ? t.firstFailedAt() : now;
   }
 }

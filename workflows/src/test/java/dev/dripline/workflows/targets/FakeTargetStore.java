@@ -302,8 +302,7 @@ final class FakeTargetStore implements TargetActivities {
     if (t.state() == TargetState.BACKFILLING) {
       return new CapacityResult(true, decorate(t));
     }
-    if (t.state() != TargetState.PENDING_BACKFILL
-        || t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now)) {
+    if (t.state() != TargetState.PENDING_BACKFILL || !t.dueAt(now)) {
       return new CapacityResult(false, decorate(t));
     }
     if (!firstInLine(t, now)) {
