@@ -252,7 +252,7 @@ public class BatchExecution {
         }
         Failed failed = attemptFailed(runId, batch.number(), e, attempt);
         // Its record may have committed unseen, with the claim of the next batch: that one goes
-        // back to pending, or nobody would ever run it (F3 in docs/reliability.md).
+        // back to pending, or nobody would ever run it.
         releaseHeld(runId, headNumber, batch.number(), attempt);
         return new BatchResult(
             head.outcome(),
@@ -354,8 +354,8 @@ public class BatchExecution {
    * The chain's next batch: the run's lowest pending one or, while planning still adds batches (the
    * run running, not stopping, its cap covering {@code lane}, its plan not done), the first one
    * planned within {@link #PLAN_WAIT_MILLIS}. A chain that ended for want of a pending batch would
-   * cost the workflow a round trip to start another when the page arrives (W2 in
-   * docs/benchmarks.md: the first pages are small, and chains outran them).
+   * cost the workflow a round trip to start another when the page arrives (the first pages are
+   * small, and chains can outrun them).
    */
   private Started claimOrAwait(
       long runId, int headNumber, int lane, long deadline, BatchAttempt attempt) {
@@ -416,8 +416,8 @@ public class BatchExecution {
    * statement in auto-commit: one round trip. A {@linkplain KeyedBackfill#transactional()
    * transactional} one (a {@link dev.dripline.spi.TransactionalBackfillDefinition} or a table
    * definition) works inside a transaction ({@link DataTransactions}) that the record joins, so its
-   * writes commit with the record or not at all: its own statements, the record and the COMMIT (W2
-   * in docs/benchmarks.md).
+   * writes commit with the record or not at all: its own statements, then the record and the
+   * COMMIT.
    *
    * @throws Exception what the definition (or, in its transaction, the recording) threw; nothing of
    *     the batch was recorded
@@ -482,9 +482,9 @@ public class BatchExecution {
    * 40P01) or a serialization failure (40001), which say to try again: nothing of the batch was
    * recorded (a transactional definition's writes rolled back with it) and the batch is still the
    * attempt's, which runs it again rather than count a failed attempt. A safety net: the engine's
-   * statements take their locks in one order (migration V25), and the counters' upsert that
-   * deadlocked now and then ({@code run_key_counts}, W1 in docs/benchmarks.md) is a plain UPDATE
-   * now; a transactional definition's own writes may still deadlock with others.
+   * statements take their locks in one order (migration V25) and update the counters ({@code
+   * run_key_counts}) with a plain UPDATE, not an upsert, which could deadlock; a transactional
+   * definition's own writes may still deadlock with others.
    */
   private static final class RecordConflict extends RuntimeException {
     RecordConflict(RuntimeException failure) {
@@ -948,7 +948,7 @@ public class BatchExecution {
   /**
    * {@link #complete} and, only if it recorded the batch, the claim of the chain's next one — one
    * statement ({@link BatchStore#completeAndClaimNext}), so a chained batch costs one round trip of
-   * bookkeeping (W2 in docs/benchmarks.md).
+   * bookkeeping.
    */
   private Recorded completeAndClaimNext(
       Connection transaction,
