@@ -73,11 +73,10 @@ import java.util.Map;
  *       workflow's start and end, planning) reaches the JIT's thresholds only after tens of runs,
  *       code it executes per batch after ten thousand batches or more (a 1,000,000-row run has
  *       900); until then its compilation lands in every measured run. Small pre-warm batches give
- *       many batches quickly: ten runs of 200,000 rows in batches of 20 (100,000 batches) bring the
- *       Dripline JVM's compiler threads down to 0.03–0.20 CPU-s per measured run
- *       (docs/benchmarks.md, W2 in the twelfth session). The defaults are that steady state (~2 min
- *       of warm-up per system); {@code --w2-prewarm-runs 0 --w2-warmup-rows 200000} is the short
- *       warm-up of the earlier figures;
+ *       many batches quickly: ten runs of 200,000 rows in batches of 20 (100,000 batches) leave the
+ *       Dripline JVM's compiler threads little left to compile in a measured run. The defaults are
+ *       that steady state; {@code --w2-prewarm-runs 0 --w2-warmup-rows 200000} is a short warm-up,
+ *       with the JIT still compiling;
  *   <li>{@code settle-ms} (11000): wait after a run before reading pg_stat_database (see W2Stats);
  *   <li>{@code top} (12): statements listed per system from the last repetition;
  *   <li>{@code checkpoint} (on): CHECKPOINT after each reset (skipped if not permitted);
@@ -961,8 +960,8 @@ final class W2Workload {
 
   /**
    * Each repetition's ratio of its two runs, their median and range. The two ran minutes apart at
-   * most, so the drifts of this machine's speed that move whole invocations (the same work's
-   * database CPU varied by half between runs: docs/benchmarks.md, W2 of 2026-12-01) touch both.
+   * most, so the drifts of a machine's speed that move whole invocations (the same work's database
+   * CPU can differ widely between invocations) touch both.
    */
   private static String paired(String label, List<Run> a, List<Run> b) {
     List<Double> ratios = new ArrayList<>();

@@ -10,7 +10,7 @@ import java.sql.Connection;
  * <p>That gives two things a plain definition cannot have. A batch whose writes committed is never
  * left unrecorded (a worker killed after the commit finds it completed), and a batch that lost its
  * slot meanwhile (its run's slots were recovered) commits nothing. And it costs one commit per
- * batch instead of two (W2 in docs/benchmarks.md: a commit is a WAL flush, a few milliseconds).
+ * batch instead of two, and each commit waits for a WAL flush.
  *
  * <p>{@link #processBatch(BackfillContext, KeyRange, Connection)} must do all its writes through
  * {@code transaction} and must neither commit, roll back nor change its auto-commit or isolation;

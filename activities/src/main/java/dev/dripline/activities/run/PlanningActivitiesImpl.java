@@ -54,9 +54,8 @@ import org.slf4j.LoggerFactory;
  * keys, each saved in its own transaction (so chains may take a page's batches while the next is
  * planned), and returns early when the scope is exhausted, the run's window of pending batches is
  * full, the run stops running or is being stopped, or {@link #CALL_MILLIS} have passed: every call
- * costs the run's workflow a round trip through Temporal (W2 in docs/benchmarks.md), and a call
- * that runs on for long holds up a stop and leaves the workflow without the reports that size its
- * window.
+ * costs the run's workflow a round trip through Temporal, and a call that runs on for long holds up
+ * a stop and leaves the workflow without the reports that size its window.
  *
  * <p>The run's cursor is {@link RunStore}'s, the batches {@link BatchStore}'s; a page's save is one
  * transaction of both ({@link DataTransactions}).
@@ -67,11 +66,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Run by Temporal, a call heartbeats from a background ticker (the workflow gives planning the
  * batches' heartbeat timeout), so a call whose worker was killed is retried within seconds rather
- * than after its whole start-to-close timeout, during which the run would stall (F1 in
- * docs/reliability.md). Temporal retries a call without limit; the call counts its failed attempts
- * itself, in its heartbeat details (which Temporal hands to the next attempt, and which the SDK
- * sends with a failure), so only attempts that failed spend the policy's attempts, never one whose
- * worker died ({@link BatchPolicy}).
+ * than after its whole start-to-close timeout, during which the run would stall. Temporal retries a
+ * call without limit; the call counts its failed attempts itself, in its heartbeat details (which
+ * Temporal hands to the next attempt, and which the SDK sends with a failure), so only attempts
+ * that failed spend the policy's attempts, never one whose worker died ({@link BatchPolicy}).
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {

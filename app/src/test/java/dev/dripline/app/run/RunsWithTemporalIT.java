@@ -119,7 +119,7 @@ class RunsWithTemporalIT {
   /**
    * A run id's workflow left open by an earlier database (restored from a backup, or a test
    * database recreated beside one Temporal server) must not be taken for the new run's: the new run
-   * would stay pending forever (F3 on a busy machine, docs/reliability.md).
+   * would stay pending forever (docs/reliability.md, F4).
    */
   @Test
   void aNewRunIsNotHandedTheOpenWorkflowOfAnEarlierRunWithItsId() {

@@ -2,8 +2,8 @@ package dev.dripline.standalone.faults;
 
 /**
  * Sizes of the reliability tests: the FULL variant when {@code DRIPLINE_RELIABILITY=full} (what
- * {@code bin/dripline-reliability} runs and docs/reliability.md records), else a SHORT variant for
- * the normal suite and CI.
+ * {@code bin/dripline-reliability} runs and docs/reliability.md describes), else a SHORT variant
+ * for the normal suite and CI.
  */
 final class ReliabilityProfile {
   private ReliabilityProfile() {}

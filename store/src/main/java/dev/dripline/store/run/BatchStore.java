@@ -61,10 +61,9 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * <p>One index lookup per run and status, on both columns of {@code batches_run_status_idx}, each
    * status a literal of its own subquery: with the status a parameter (a join with the list of
    * statuses) the planner cannot tell the few pending batches from the million completed ones, and
-   * in a database that holds one large run it scanned the whole table for each status (W3 in
-   * docs/benchmarks.md: GET p99 0.5 to 1.3 s from 20 % into a run of 1,000,000 batches); with
-   * {@code run_id = any (…) and status in (…)} it scanned all of the run's entries while the
-   * statistics did not yet know a new run's rows.
+   * in a database that holds one large run it would scan the whole table for each status; with
+   * {@code run_id = any (…) and status in (…)} it would scan all of the run's entries while the
+   * statistics do not yet know a new run's rows.
    */
   @Query(
       "select r.id as run_id, s.status, s.n as batches"
@@ -352,11 +351,11 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
       long runId, int number, String holder, int shard, int headNumber, long leaseMillis, int lane);
 
   /**
-   * {@link #complete} and COMMIT in one round trip, on {@code transaction} (its work, the record
-   * and the commit: W2 in docs/benchmarks.md). A repository query cannot carry the COMMIT, so this
-   * is the same call in JDBC with the COMMIT behind it. When the batch was not running under {@code
-   * holder} any more the call fails with SQLSTATE {@code DL001}, the COMMIT behind it does not run,
-   * and the caller rolls back: the batch's writes are not committed.
+   * {@link #complete} and COMMIT in one round trip, on {@code transaction} (its work, then the
+   * record and the commit). A repository query cannot carry the COMMIT, so this is the same call in
+   * JDBC with the COMMIT behind it. When the batch was not running under {@code holder} any more
+   * the call fails with SQLSTATE {@code DL001}, the COMMIT behind it does not run, and the caller
+   * rolls back: the batch's writes are not committed.
    */
   default BatchDone completeAndCommit(
       Connection transaction, long runId, int number, String holder, int shard)

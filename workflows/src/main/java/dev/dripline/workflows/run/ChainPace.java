@@ -35,8 +35,8 @@ record ChainPace(
    * a timer, a planning activity and two workflow tasks; between the bounds it comes about when the
    * chains will have taken a quarter of the window. Fast batches keep the shortest interval; slow
    * ones (a run of one-second batches at cap 2 takes two a second of a window of 32) are looked at
-   * every few seconds, not twice a second (issue 6's read load: 20 such runs looking every 500 ms
-   * kept the worker and the Temporal server at half a core each).
+   * every few seconds, not twice a second: many such runs looking twice a second would keep the
+   * worker and the Temporal server busy with looks that find nothing to plan.
    */
   static final long MIN_LOOK_MILLIS = 500;
 
@@ -45,9 +45,8 @@ record ChainPace(
   /**
    * The shortest span a pace is measured over. Shorter than the shortest look: the window is sized
    * by the pace, and at the start of a run the planner's first reports come a hundred milliseconds
-   * apart while fast chains already drain the window sized without it (W2 in docs/benchmarks.md: 4
-   * chains of 12 ms batches emptied a window of 200 before the first look — whose 500 ms timer
-   * fired after ~1 s on the dev server — and all four waited ~0.5 s for the next page). Not
+   * apart while fast chains already drain the window sized without it, and the first look's timer
+   * may fire late: chains that empty the window before it would all wait for the next page. Not
    * shorter: reports moments apart make any rate up.
    */
   static final long MIN_SPAN_MILLIS = 200;

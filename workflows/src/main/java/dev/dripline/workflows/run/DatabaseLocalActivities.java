@@ -10,8 +10,8 @@ import java.time.Duration;
  *
  * <p>The attempts are bounded explicitly: the Java SDK retries a local activity only if its options
  * set a maximum of attempts or a schedule-to-close timeout (Temporal's "0 = unlimited" does not
- * hold for local activities). Without either, one statement that failed while PostgreSQL was down
- * failed the whole workflow execution (F3 in docs/reliability.md; {@code
+ * hold for local activities). Without either, one statement that fails while PostgreSQL is down
+ * fails the whole workflow execution ({@code
  * BackfillRunWorkflowTest#aClaimThatFailsWhilePostgresIsDownIsRetriedAndTheRunGoesOn}).
  */
 public final class DatabaseLocalActivities {

@@ -7,11 +7,11 @@ package dev.dripline.workflows.run;
  * rules that use it are {@link PlanRules}'.
  *
  * <p>The first calls of an execution ramp up — a quarter, then half, then whole pages, never under
- * twice the cap — so the first batches start after a short planning query instead of a full page's
- * (W2 in docs/benchmarks.md), and each page is planned while the smaller one before it runs. With
- * chains, which take pending batches without the workflow seeing them, a call asks for half the
- * window and the planner plans only while fewer than the window are pending, reporting how many
- * are; the window is sized by the chains' pace ({@link ChainPace}) once it is known.
+ * twice the cap — so the first batches start after a short planning query instead of a full page's,
+ * and each page is planned while the smaller one before it runs. With chains, which take pending
+ * batches without the workflow seeing them, a call asks for half the window and the planner plans
+ * only while fewer than the window are pending, reporting how many are; the window is sized by the
+ * chains' pace ({@link ChainPace}) once it is known.
  *
  * @param planPageBatches batches planned per page
  * @param chains whether batch activities chain further batches
@@ -67,10 +67,10 @@ record PlanWindow(
 
   /**
    * Pending batches planning keeps ready for chains, which take batches without the workflow:
-   * enough for every slot to take several before the next look (W3 in docs/benchmarks.md: a window
-   * of 4 per slot let 100 chains of no-op batches drain it and fall back to an activity per batch),
-   * and at least {@link #DRAIN_MILLIS} of what they take at their current pace (W2: 4 chains of 30
-   * ms batches took a window of 64 within one 500 ms look, then waited for the planner).
+   * enough for every slot to take several before the next look (with only a few per slot, many
+   * chains of fast batches drain the window and fall back to an activity per batch), and at least
+   * {@link #DRAIN_MILLIS} of what they take at their current pace (less, and fast chains empty the
+   * window between two looks and wait for the planner).
    */
   int size(int cap) {
     return size(cap, pace == null ? 0 : pace.takenPerMilli());
