@@ -6,7 +6,8 @@ import static dev.dripline.examples.TestData.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.activities.targets.TargetActivitiesImpl;
+import dev.dripline.activities.targets.LiveBatchActivitiesImpl;
+import dev.dripline.activities.targets.TargetPlanningActivitiesImpl;
 import dev.dripline.store.db.Database;
 import dev.dripline.workflows.targets.LiveDrain;
 import dev.dripline.workflows.targets.LiveDrainRequest;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 @MicronautTest(startApplication = false, transactional = false)
 class TargetCopyEventsIT {
-  @Inject TargetActivitiesImpl targets;
+  @Inject TargetPlanningActivitiesImpl planning;
+  @Inject LiveBatchActivitiesImpl live;
   @Inject Database database;
 
   private String name;
@@ -64,7 +66,7 @@ class TargetCopyEventsIT {
   void aPlanFaultTaggedWithTheTargetsNameFailsPlanningUntilDeleted() {
     update(database, "insert into example_faults (tag, phase) values (?, 'plan')", name);
 
-    assertThatThrownBy(() -> targets.plan(new TargetRef(name)))
+    assertThatThrownBy(() -> planning.plan(new TargetRef(name)))
         .isInstanceOfSatisfying(
             ApplicationFailure.class,
             failure -> {
@@ -74,7 +76,7 @@ class TargetCopyEventsIT {
     assertThat(query(database, "select id from runs where target_name = ?", name)).isEmpty();
 
     update(database, "delete from example_faults where tag = ?", name);
-    PlannedRun run = targets.plan(new TargetRef(name));
+    PlannedRun run = planning.plan(new TargetRef(name));
 
     // The run carries the target's name as its fault tag, so batch faults apply to it too.
     assertThat(query(database, "select options->>'faultTag' from runs where id = ?", run.runId()))
@@ -89,7 +91,7 @@ class TargetCopyEventsIT {
     long third = liveBatch("{\"events\":[{\"id\":2,\"body\":\"third\"}]}");
     assertThat(first).isLessThan(second).isLessThan(third);
 
-    LiveDrain drain = targets.applyLiveBatches(new LiveDrainRequest(name, 10));
+    LiveDrain drain = live.applyLiveBatches(new LiveDrainRequest(name, 10));
 
     assertThat(drain.applied()).isEqualTo(3);
     assertThat(drain.remaining()).isZero();
@@ -107,7 +109,7 @@ class TargetCopyEventsIT {
     liveBatch("{\"events\":[{\"id\":1,\"body\":\"x\"}]}");
     update(database, "insert into example_faults (tag, phase) values (?, 'live')", name);
 
-    assertThatThrownBy(() -> targets.applyLiveBatches(new LiveDrainRequest(name, 10)))
+    assertThatThrownBy(() -> live.applyLiveBatches(new LiveDrainRequest(name, 10)))
         .isInstanceOfSatisfying(
             ApplicationFailure.class,
             failure -> {
@@ -119,7 +121,7 @@ class TargetCopyEventsIT {
 
     update(database, "delete from example_faults where tag = ?", name);
 
-    assertThat(targets.applyLiveBatches(new LiveDrainRequest(name, 10)).applied()).isEqualTo(1);
+    assertThat(live.applyLiveBatches(new LiveDrainRequest(name, 10)).applied()).isEqualTo(1);
   }
 
   private long liveBatch(String payload) {

@@ -5,7 +5,9 @@ import dev.dripline.activities.metrics.MetricsActivitiesImpl;
 import dev.dripline.activities.run.BatchActivitiesImpl;
 import dev.dripline.activities.run.PlanningActivitiesImpl;
 import dev.dripline.activities.run.RunActivitiesImpl;
-import dev.dripline.activities.targets.TargetActivitiesImpl;
+import dev.dripline.activities.targets.LiveBatchActivitiesImpl;
+import dev.dripline.activities.targets.TargetPlanningActivitiesImpl;
+import dev.dripline.activities.targets.TargetRecordActivitiesImpl;
 import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
@@ -45,7 +47,9 @@ public class DriplineWorker {
   private final RunActivitiesImpl runActivities;
   private final PlanningActivitiesImpl planningActivities;
   private final BatchActivitiesImpl batchActivities;
-  private final TargetActivitiesImpl targetActivities;
+  private final TargetRecordActivitiesImpl targetRecordActivities;
+  private final TargetPlanningActivitiesImpl targetPlanningActivities;
+  private final LiveBatchActivitiesImpl liveBatchActivities;
   private final MetricsActivitiesImpl metricsActivities;
   private final MetricsWorkflowStarter metricsWorkflow;
 
@@ -57,7 +61,9 @@ public class DriplineWorker {
       RunActivitiesImpl runActivities,
       PlanningActivitiesImpl planningActivities,
       BatchActivitiesImpl batchActivities,
-      TargetActivitiesImpl targetActivities,
+      TargetRecordActivitiesImpl targetRecordActivities,
+      TargetPlanningActivitiesImpl targetPlanningActivities,
+      LiveBatchActivitiesImpl liveBatchActivities,
       MetricsActivitiesImpl metricsActivities,
       MetricsWorkflowStarter metricsWorkflow) {
     this.factory = factory;
@@ -67,7 +73,9 @@ public class DriplineWorker {
     this.runActivities = runActivities;
     this.planningActivities = planningActivities;
     this.batchActivities = batchActivities;
-    this.targetActivities = targetActivities;
+    this.targetRecordActivities = targetRecordActivities;
+    this.targetPlanningActivities = targetPlanningActivities;
+    this.liveBatchActivities = liveBatchActivities;
     this.metricsActivities = metricsActivities;
     this.metricsWorkflow = metricsWorkflow;
   }
@@ -87,7 +95,13 @@ public class DriplineWorker {
     worker.registerWorkflowImplementationTypes(
         BackfillRunWorkflowImpl.class, TargetWorkflowImpl.class, MetricsWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        runActivities, planningActivities, batchActivities, targetActivities, metricsActivities);
+        runActivities,
+        planningActivities,
+        batchActivities,
+        targetRecordActivities,
+        targetPlanningActivities,
+        liveBatchActivities,
+        metricsActivities);
     factory.start();
     startMetricsWorkflow();
     LOG.info(

@@ -36,7 +36,6 @@ import dev.dripline.workflows.targets.RunObservation;
 import dev.dripline.workflows.targets.TargetRef;
 import dev.dripline.workflows.targets.TargetSnapshot;
 import dev.dripline.workflows.targets.TargetState;
-import io.micronaut.serde.ObjectMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -58,11 +57,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @MicronautTest(environments = "test", startApplication = false, transactional = false)
 class TargetActivitiesIT {
-  @Inject TargetActivitiesImpl activities;
+  @Inject TargetRecordActivitiesImpl recordActivities;
+  @Inject TargetPlanningActivitiesImpl planningActivities;
+  @Inject LiveBatchActivitiesImpl liveActivities;
+  @Inject TargetWakeups wakeups;
+  @Inject TargetOptions targetOptions;
+  private Targets activities;
   @Inject TargetFixtures fixtures;
   @Inject LiveBackfill liveBackfill;
   @Inject Database database;
@@ -75,7 +80,6 @@ class TargetActivitiesIT {
   @Inject DataTransactions transactions;
   @Inject BatchRequeue requeues;
   @Inject BackfillRegistry registry;
-  @Inject ObjectMapper objectMapper;
   @Inject EngineConfig engine;
   @Inject TargetConfig targetConfig;
   @Inject WorkflowClient client;
@@ -89,8 +93,51 @@ class TargetActivitiesIT {
 
   private static final String KEYS_OPTIONS = "{\"items\":25}";
 
+  /** The target activities as the workflow calls them, each served by its implementation. */
+  private record Targets(
+      TargetRecordActivitiesImpl records,
+      TargetPlanningActivitiesImpl planning,
+      LiveBatchActivitiesImpl live) {
+    TargetSnapshot load(TargetRef target) {
+      return records.load(target);
+    }
+
+    CapacityResult acquireCapacity(TargetRef target) {
+      return records.acquireCapacity(target);
+    }
+
+    TargetSnapshot recordPlanningFailure(PlanningFailure failure) {
+      return records.recordPlanningFailure(failure);
+    }
+
+    TargetSnapshot observeRun(RunObservation observation) {
+      return records.observeRun(observation);
+    }
+
+    ReplanResult replan(TargetRef target) {
+      return records.replan(target);
+    }
+
+    PlannedRun plan(TargetRef target) {
+      return planning.plan(target);
+    }
+
+    PlanningAttempt attemptPlanning(TargetRef target) {
+      return planning.attemptPlanning(target);
+    }
+
+    LiveDrain applyLiveBatches(LiveDrainRequest request) {
+      return live.applyLiveBatches(request);
+    }
+  }
+
+  @BeforeEach
+  void injected() {
+    activities = new Targets(recordActivities, planningActivities, liveActivities);
+  }
+
   /** The same activities with other capacity limits, counted on top of what the database holds. */
-  private TargetActivitiesImpl withCaps(int extraGlobal, int group) {
+  private Targets withCaps(int extraGlobal, int group) {
     return withCaps(extraGlobal, group, run -> {});
   }
 
@@ -98,7 +145,7 @@ class TargetActivitiesIT {
    * {@link #withCaps(int, int)}, with {@code whileRetrying} run after the run's batches are
    * re-queued and before the {@code retryRun} Update answers: what the run does meanwhile.
    */
-  private TargetActivitiesImpl withCaps(int extraGlobal, int group, LongConsumer whileRetrying) {
+  private Targets withCaps(int extraGlobal, int group, LongConsumer whileRetrying) {
     long backfilling =
         (Long)
             fixtures.row("select count(*) as n from targets where state = 'backfilling'").get("n");
@@ -112,34 +159,50 @@ class TargetActivitiesIT {
             targetConfig.pollInterval(),
             targetConfig.liveBatchesPerDrain(),
             targetConfig.metricsInterval());
-    return new TargetActivitiesImpl(
-        records,
-        liveBatches,
-        runs,
-        counters,
-        line,
-        replans,
-        transactions,
-        registry,
-        objectMapper,
-        engine,
-        caps,
-        client,
-        temporalConfig,
-        ticker) {
-      /**
-       * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
-       * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
-       */
-      @Override
-      RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
-        BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
-        whileRetrying.accept(run.runId());
-        return outcome.didSomething()
-            ? new RetryAnswer(outcome.requeued(), null, false)
-            : new RetryAnswer(0, "nothing to re-queue", false);
-      }
-    };
+    TargetRecordActivitiesImpl capped =
+        new TargetRecordActivitiesImpl(
+            records,
+            runs,
+            counters,
+            line,
+            replans,
+            transactions,
+            engine,
+            caps,
+            client,
+            temporalConfig,
+            wakeups);
+    TargetPlanningActivitiesImpl planning =
+        new TargetPlanningActivitiesImpl(
+            records,
+            runs,
+            transactions,
+            registry,
+            targetOptions,
+            engine,
+            client,
+            temporalConfig,
+            capped,
+            wakeups,
+            ticker) {
+          /**
+           * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
+           * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
+           */
+          @Override
+          RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
+            BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
+            whileRetrying.accept(run.runId());
+            return outcome.didSomething()
+                ? new RetryAnswer(outcome.requeued(), null, false)
+                : new RetryAnswer(0, "nothing to re-queue", false);
+          }
+        };
+    return new Targets(
+        capped,
+        planning,
+        new LiveBatchActivitiesImpl(
+            records, liveBatches, transactions, registry, targetOptions, capped));
   }
 
   private Map<String, Object> streakColumns(String name) {
@@ -163,7 +226,7 @@ class TargetActivitiesIT {
 
   @Test
   void acquireCapacityStopsAtTheGlobalCapAndALostRaceIsNeutral() {
-    TargetActivitiesImpl capped = withCaps(2, 100);
+    Targets capped = withCaps(2, 100);
     String first =
         fixtures.target("cap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
     String second =
@@ -194,7 +257,7 @@ class TargetActivitiesIT {
 
   @Test
   void acquireCapacityStopsAtTheGroupCapButNotOtherGroups() {
-    TargetActivitiesImpl capped = withCaps(10, 1);
+    Targets capped = withCaps(10, 1);
     String group = TargetFixtures.uniqueName("group");
     String other = TargetFixtures.uniqueName("group");
     String first =
@@ -240,7 +303,7 @@ class TargetActivitiesIT {
     fixtures.update(
         "delete from targets where name like 'it-%' and state = 'pending_backfill'"
             + " and created_at < now() - interval '10 minutes'");
-    TargetActivitiesImpl capped = withCaps(1, 100);
+    Targets capped = withCaps(1, 100);
     String oldest = waitingTarget("line");
     String middle = waitingTarget("line");
     String youngest = waitingTarget("line");
@@ -264,14 +327,14 @@ class TargetActivitiesIT {
 
   @Test
   void aTargetThatCannotGetCapacityAsksWithoutWaitingForTheCapacityLock() throws Exception {
-    TargetActivitiesImpl capped = withCaps(0, 100);
+    Targets capped = withCaps(0, 100);
     String waiting =
         fixtures.target("nolock", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
     ExecutorService asker = Executors.newSingleThreadExecutor();
     try (Connection holder = database.dataSource().getConnection()) {
       // Another decision holds the capacity lock for as long as it likes.
       try (PreparedStatement lock = holder.prepareStatement("select pg_advisory_lock(?)")) {
-        lock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+        lock.setLong(1, TargetRecordActivitiesImpl.CAPACITY_LOCK);
         lock.execute();
       }
       try {
@@ -285,7 +348,7 @@ class TargetActivitiesIT {
         assertThat(result.target().state()).isEqualTo(TargetState.PENDING_BACKFILL);
       } finally {
         try (PreparedStatement unlock = holder.prepareStatement("select pg_advisory_unlock(?)")) {
-          unlock.setLong(1, TargetActivitiesImpl.CAPACITY_LOCK);
+          unlock.setLong(1, TargetRecordActivitiesImpl.CAPACITY_LOCK);
           unlock.execute();
         }
       }
@@ -296,7 +359,7 @@ class TargetActivitiesIT {
 
   @Test
   void aTargetWhoseBackoffHasNotEndedGetsNoCapacityAndPlansNothing() {
-    TargetActivitiesImpl roomy = withCaps(5, 100);
+    Targets roomy = withCaps(5, 100);
     String name = waitingTarget("early");
     // Temporal's own retry of a planning attempt (after a lost answer or a heartbeat timeout) can
     // come long before the target's backoff ends.
@@ -458,7 +521,7 @@ class TargetActivitiesIT {
 
   @Test
   void aRetriedPlanAdoptsTheRunItsFirstTrySavedWhateverBecameOfIt() {
-    TargetActivitiesImpl capped = withCaps(1, 100);
+    Targets capped = withCaps(1, 100);
     String name =
         fixtures.target("retried", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
     assertThat(capped.acquireCapacity(new TargetRef(name)).acquired()).isTrue();
@@ -547,7 +610,7 @@ class TargetActivitiesIT {
 
   @Test
   void attemptPlanningTakesCapacityPlansOnceAndARepeatAdoptsTheRun() {
-    TargetActivitiesImpl roomy = withCaps(5, 100);
+    Targets roomy = withCaps(5, 100);
     String name =
         fixtures.target("attempt", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
 
@@ -564,7 +627,7 @@ class TargetActivitiesIT {
 
   @Test
   void attemptPlanningThatGetsNoCapacityAnswersNeutrallyWithoutFailing() {
-    TargetActivitiesImpl full = withCaps(0, 100);
+    Targets full = withCaps(0, 100);
     String name =
         fixtures.target("nocap", KeysBackfill.NAME, KEYS_OPTIONS, null, "pending_backfill");
     fixtures.update(
@@ -584,7 +647,7 @@ class TargetActivitiesIT {
 
   @Test
   void attemptPlanningRecordsATransientFailureAndRetriesAfterExactlyTheRecordedBackoff() {
-    TargetActivitiesImpl roomy = withCaps(5, 100);
+    Targets roomy = withCaps(5, 100);
     String name =
         fixtures.target(
             "tfail",
@@ -632,7 +695,7 @@ class TargetActivitiesIT {
 
   @Test
   void attemptPlanningRecordsAPermanentFailureAsNeedsResyncAndIsNotRetried() {
-    TargetActivitiesImpl roomy = withCaps(5, 100);
+    Targets roomy = withCaps(5, 100);
     String name =
         fixtures.target(
             "pfail",
@@ -793,7 +856,7 @@ class TargetActivitiesIT {
 
   @Test
   void aFailedRunIsRetriedAtTheNextAttemptAndEachFailedRetryRaisesTheStreak() {
-    TargetActivitiesImpl capped = withCaps(1, 100);
+    Targets capped = withCaps(1, 100);
     String[] target = backfillingWithRun("failed", 0);
     long run = Long.parseLong(target[1]);
     fixtures.update(
@@ -869,7 +932,7 @@ class TargetActivitiesIT {
         "update targets set next_attempt_at = now() - interval '1 second' where name = ?",
         target[0]);
     // The retried run's batch 2 completes before the retry's answer reaches the target.
-    TargetActivitiesImpl capped =
+    Targets capped =
         withCaps(
             1,
             100,
@@ -1071,22 +1134,19 @@ class TargetActivitiesIT {
       temporal.registerSearchAttribute(attribute, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
     try {
-      TargetActivitiesImpl withTemporal =
-          new TargetActivitiesImpl(
+      TargetRecordActivitiesImpl withTemporal =
+          new TargetRecordActivitiesImpl(
               records,
-              liveBatches,
               runs,
               counters,
               line,
               replans,
               transactions,
-              registry,
-              objectMapper,
               engine,
               targetConfig,
               temporal.getWorkflowClient(),
               temporalConfig,
-              ticker);
+              wakeups);
       String[] target = backfillingWithRun("pending", 3);
 
       ReplanResult result = withTemporal.replan(new TargetRef(target[0]));

@@ -1,7 +1,8 @@
 package dev.dripline.workflows.targets;
 
 /**
- * What a planning attempt ({@link TargetActivities#attemptPlanning}) came to when it did not fail.
+ * What a planning attempt ({@link TargetPlanningActivities#attemptPlanning}) came to when it did
+ * not fail.
  *
  * @param run the run the attempt planned, retried or adopted; {@code null} if the target got no
  *     capacity (a lost race, not yet due, or no longer pending: the record tells which)

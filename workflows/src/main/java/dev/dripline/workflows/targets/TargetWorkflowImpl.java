@@ -68,16 +68,17 @@ public class TargetWorkflowImpl implements TargetWorkflow {
       new TargetSettings(30_000, 1_800_000, 5_000, 5_000, 100);
 
   /** Short database operations: retried until the database answers. */
-  private final TargetActivities db =
-      Workflow.newLocalActivityStub(TargetActivities.class, DatabaseLocalActivities.options());
+  private final TargetRecordActivities db =
+      Workflow.newLocalActivityStub(
+          TargetRecordActivities.class, DatabaseLocalActivities.options());
 
   /**
    * Executions that began before {@link #PLAN_RETRIES}: one attempt per call, any failure — a
    * timeout included — recorded as a planning failure.
    */
-  private final TargetActivities planner =
+  private final TargetPlanningActivities planner =
       Workflow.newActivityStub(
-          TargetActivities.class,
+          TargetPlanningActivities.class,
           ActivityOptions.newBuilder()
               .setStartToCloseTimeout(Duration.ofMinutes(5))
               .setSummary("plan the target's backfill run")
@@ -97,10 +98,10 @@ public class TargetWorkflowImpl implements TargetWorkflow {
 
   /**
    * Version of planning: from version 1 a planning attempt is one activity attempt ({@link
-   * TargetActivities#attemptPlanning}) that takes capacity, plans, and records a failure itself;
-   * Temporal retries it under {@link #planningRetryOptions} after the delay the failure carries
-   * (the recorded backoff, jitter included). Before it, the workflow waited out each backoff, took
-   * capacity and recorded failures with separate calls.
+   * TargetPlanningActivities#attemptPlanning}) that takes capacity, plans, and records a failure
+   * itself; Temporal retries it under {@link #planningRetryOptions} after the delay the failure
+   * carries (the recorded backoff, jitter included). Before it, the workflow waited out each
+   * backoff, took capacity and recorded failures with separate calls.
    */
   static final String PLAN_ON_RETRY_POLICY = "target-plan-on-retry-policy";
 
@@ -108,9 +109,9 @@ public class TargetWorkflowImpl implements TargetWorkflow {
    * Transient faults are retried a few times; a permanent live-batch failure is handled inside the
    * activity (the target goes to needs_resync and the call returns normally).
    */
-  private final TargetActivities live =
+  private final LiveBatchActivities live =
       Workflow.newActivityStub(
-          TargetActivities.class,
+          LiveBatchActivities.class,
           ActivityOptions.newBuilder()
               .setStartToCloseTimeout(Duration.ofMinutes(5))
               .setSummary("apply queued live batches in arrival order")
@@ -249,14 +250,16 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   }
 
   /**
-   * Planning under the retry policy: calls {@link TargetActivities#attemptPlanning} — whose failed
-   * attempts Temporal retries after the target's backoff — until it plans a run (started here), the
-   * target gets no capacity now (a neutral wait, T2), or planning ends for good. A replan, or a
-   * wake whose record shows the target moved on (deleted, or replanned by the API while the call
-   * waits for a retry), cancels the call, retry wait included; the loop then reloads.
+   * Planning under the retry policy: calls {@link TargetPlanningActivities#attemptPlanning} — whose
+   * failed attempts Temporal retries after the target's backoff — until it plans a run (started
+   * here), the target gets no capacity now (a neutral wait, T2), or planning ends for good. A
+   * replan, or a wake whose record shows the target moved on (deleted, or replanned by the API
+   * while the call waits for a retry), cancels the call, retry wait included; the loop then
+   * reloads.
    */
   private void attemptPlanning() {
-    TargetActivities planning = Workflow.newActivityStub(TargetActivities.class, planningOptions());
+    TargetPlanningActivities planning =
+        Workflow.newActivityStub(TargetPlanningActivities.class, planningOptions());
     List<Promise<PlanningAttempt>> call = new ArrayList<>(1);
     CancellationScope scope =
         Workflow.newCancellationScope(
@@ -416,13 +419,13 @@ public class TargetWorkflowImpl implements TargetWorkflow {
    * target's attempt id (idempotent by target + attempt), so a lost answer is neither a planning
    * failure nor a second run (T3, T4).
    */
-  private TargetActivities planner() {
+  private TargetPlanningActivities planner() {
     if (Workflow.getVersion(PLAN_RETRIES, Workflow.DEFAULT_VERSION, 1)
         == Workflow.DEFAULT_VERSION) {
       return planner;
     }
     return Workflow.newActivityStub(
-        TargetActivities.class,
+        TargetPlanningActivities.class,
         ActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofMinutes(5))
             .setScheduleToCloseTimeout(PLAN_RETRY_WINDOW)

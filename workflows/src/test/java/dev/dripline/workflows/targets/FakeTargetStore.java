@@ -33,7 +33,8 @@ import java.util.function.Supplier;
  *
  * <p>Time is the test environment's clock, so backoff arithmetic follows the skipped time.
  */
-final class FakeTargetStore implements TargetActivities {
+final class FakeTargetStore
+    implements TargetRecordActivities, TargetPlanningActivities, LiveBatchActivities {
 
   /** What a target's planning attempts do while set. */
   enum PlanMode {
@@ -280,7 +281,7 @@ final class FakeTargetStore implements TargetActivities {
     return targets.values().stream().allMatch(t -> t.state() == state);
   }
 
-  // TargetActivities
+  // TargetRecordActivities, TargetPlanningActivities, LiveBatchActivities
 
   @Override
   public synchronized TargetSnapshot load(TargetRef target) {

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** The pure streak rules every implementation of {@link TargetActivities} applies. */
+/** The pure streak rules every implementation of {@link TargetRecordActivities} applies. */
 class TargetTransitionsTest {
   private static final TargetSettings SETTINGS =
       new TargetSettings(30_000, 1_800_000, 5_000, 5_000, 100);
