@@ -510,20 +510,30 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
             definition.minBatchSize(),
             definition.maxBatchSize(),
             batchSize);
-    runs.insertForTarget(
+    // The API's insert, with the target and its planning attempt: a target's run takes its
+    // definition's failure budget, pool and pace as published, as an API run that names none does.
+    runs.insert(
         runId,
         definition.name(),
         options.canonicalJson(),
         batchSize,
+        null,
+        null,
         cap,
+        null,
         "target:" + name,
+        null,
         RunWorkflowIds.forRun(runId),
-        name,
-        attempt,
         tuning == null ? null : tuning.targetMillis(),
         tuning == null ? null : tuning.minBatchSize(),
         tuning == null ? null : tuning.maxBatchSize(),
-        tuning == null ? null : tuning.startingSize(batchSize));
+        tuning == null ? null : tuning.startingSize(batchSize),
+        null,
+        RunStore.DEFAULT_FAILURE_BUDGET_MIN_BATCHES,
+        definition.pool(),
+        null,
+        name,
+        attempt);
     records.write(TargetState.BACKFILLING, TargetTransitions.planned(t, runId, row.dbNow()));
     // A new run: forward progress counts from its first batch.
     records.observe(name, 0L, false);

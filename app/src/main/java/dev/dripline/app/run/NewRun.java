@@ -1,6 +1,7 @@
 package dev.dripline.app.run;
 
 import dev.dripline.store.run.BatchTuning;
+import dev.dripline.store.run.RunStore;
 import java.time.Instant;
 
 /**
@@ -39,7 +40,7 @@ record NewRun(
     Double niceRatio) {
 
   /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
-  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;
+  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = RunStore.DEFAULT_FAILURE_BUDGET_MIN_BATCHES;
 
   /** The size the run's first batches are cut to: its batch size, within a tuned run's bounds. */
   int startingBatchSize() {

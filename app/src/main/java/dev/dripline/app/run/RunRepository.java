@@ -72,7 +72,9 @@ public class RunRepository {
           run.maxFailedBatchesPercent(),
           run.failureBudgetMinBatches(),
           run.pool(),
-          run.niceRatio());
+          run.niceRatio(),
+          null,
+          null);
       return new Insertion.Inserted(id);
     } catch (RuntimeException e) {
       String constraint = uniqueViolated(e);

@@ -49,18 +49,26 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
   @Query("select nextval(pg_get_serial_sequence('runs', 'id'))")
   long nextId();
 
+  /** Batches that must finish before a run's failure budget applies, unless it gives its own. */
+  int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = 20;
+
   /**
-   * Inserts a pending run; {@code options} is stored as jsonb and, as text, as its duplicate key
-   * (R3). A unique violation of {@code runs_one_active} or of the idempotency key throws. A tuned
-   * run (P4) gives its target, bounds and starting size; an untuned one nulls. Its failure budget
-   * and pace ({@code niceRatio}) are its own, else its definition's as published.
+   * Inserts a pending run, the API's or a target's; {@code options} is stored as jsonb and, as
+   * text, as its duplicate key (R3). A unique violation of {@code runs_one_active}, of the
+   * idempotency key or of the target's planning attempt ({@code target_attempt}: a planning attempt
+   * saves one run at most) throws. A tuned run (P4) gives its target, bounds and starting size; an
+   * untuned one nulls. Its failure budget and pace ({@code niceRatio}) are its own, else its
+   * definition's as published.
+   *
+   * @param targetName the target that planned the run, or {@code null} for a run of the API
+   * @param targetAttempt the target's planning attempt that saved it, or {@code null}
    */
   @Query(
       "insert into runs (id, backfill, options, options_key, batch_size, max_records,"
           + " requested_max_parallel_batches, max_parallel_batches, start_at, created_by, status,"
           + " idempotency_key, workflow_id, target_batch_millis, min_batch_size, max_batch_size,"
           + " current_batch_size, max_failed_batches_percent, failure_budget_min_batches, pool,"
-          + " nice_ratio)"
+          + " nice_ratio, target_name, target_attempt)"
           + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize, :maxRecords,"
           + " :requestedMaxParallelBatches, :maxParallelBatches, :startAt, :createdBy, 'pending',"
           + " :idempotencyKey, :workflowId, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
@@ -70,7 +78,8 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " (select d.max_failed_batches_percent from backfill_definitions d"
           + " where d.name = :backfill)), :failureBudgetMinBatches, :pool,"
           + " coalesce(cast(:niceRatio as float8), (select d.nice_ratio"
-          + " from backfill_definitions d where d.name = :backfill), 0))")
+          + " from backfill_definitions d where d.name = :backfill), 0), :targetName,"
+          + " :targetAttempt)")
   int insert(
       long id,
       String backfill,
@@ -90,7 +99,9 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       @Nullable Double maxFailedBatchesPercent,
       int failureBudgetMinBatches,
       @Nullable String pool,
-      @Nullable Double niceRatio);
+      @Nullable Double niceRatio,
+      @Nullable String targetName,
+      @Nullable Long targetAttempt);
 
   /** Removes a run whose workflow could not be started: only while it is still pending. */
   @Query("delete from runs where id = :id and status = 'pending'")
@@ -269,39 +280,6 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
           + " order by id")
   List<TargetRunStops.RunToStop> findActiveOfTarget(
       String target, @Nullable Long currentRunId, @Nullable Long keep);
-
-  /**
-   * Inserts a pending run that target {@code targetName} planned in its planning attempt {@code
-   * targetAttempt}; {@code options} is stored as jsonb and, as text, as its duplicate key. A unique
-   * violation of {@code runs_one_active} or of the attempt ({@code target_attempt}) throws: a
-   * planning attempt saves one run at most. Tuning (P4) as for {@link #insert}.
-   */
-  @Query(
-      "insert into runs (id, backfill, options, options_key, batch_size, max_parallel_batches,"
-          + " created_by, status, workflow_id, target_name, target_attempt, target_batch_millis,"
-          + " min_batch_size, max_batch_size, current_batch_size, max_failed_batches_percent, pool,"
-          + " nice_ratio)"
-          + " values (:id, :backfill, cast(:options as jsonb), :options, :batchSize,"
-          + " :maxParallelBatches, :createdBy, 'pending', :workflowId, :targetName,"
-          + " :targetAttempt, :targetBatchMillis, :minBatchSize, :maxBatchSize,"
-          + " :currentBatchSize, (select d.max_failed_batches_percent from backfill_definitions d"
-          + " where d.name = :backfill), (select d.pool from backfill_definitions d"
-          + " where d.name = :backfill), coalesce((select d.nice_ratio"
-          + " from backfill_definitions d where d.name = :backfill), 0))")
-  int insertForTarget(
-      long id,
-      String backfill,
-      String options,
-      int batchSize,
-      int maxParallelBatches,
-      String createdBy,
-      String workflowId,
-      String targetName,
-      long targetAttempt,
-      @Nullable Long targetBatchMillis,
-      @Nullable Integer minBatchSize,
-      @Nullable Integer maxBatchSize,
-      @Nullable Integer currentBatchSize);
 
   /** Run {@code id} as its target observes it: status, error and processed keys. */
   @Query(
