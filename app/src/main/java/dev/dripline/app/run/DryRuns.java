@@ -10,7 +10,6 @@ import io.micronaut.context.annotation.Value;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
-import io.temporal.failure.TimeoutFailure;
 import jakarta.inject.Singleton;
 import java.text.NumberFormat;
 import java.time.Duration;
@@ -71,7 +70,7 @@ public class DryRuns {
     } catch (TimeoutException e) {
       throw unanswered(request, e);
     } catch (WorkflowFailedException e) {
-      if (e.getCause() instanceof TimeoutFailure) {
+      if (DryRunStart.timedOut(e)) {
         throw unanswered(request, e);
       }
       throw new UnavailableProblem(

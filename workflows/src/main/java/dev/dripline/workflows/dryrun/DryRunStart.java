@@ -1,9 +1,13 @@
 package dev.dripline.workflows.dryrun;
 
 import dev.dripline.workflows.run.RunSearchAttributes;
+import io.temporal.api.enums.v1.RetryState;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.TimeoutFailure;
 import java.time.Duration;
 
 /**
@@ -36,5 +40,17 @@ public final class DryRunStart {
         .setWorkflowExecutionTimeout(timeout)
         .setTypedSearchAttributes(
             SearchAttributes.newBuilder().set(RunSearchAttributes.BACKFILL, backfill).build());
+  }
+
+  /**
+   * Whether {@code failure} of a dry run's workflow means no worker answered in time: the execution
+   * timed out, or its activity's attempts ran out of it (each on a worker that does not host the
+   * definition, or lost). Those are the only ways it fails: a definition's failure is an answer.
+   */
+  public static boolean timedOut(WorkflowFailedException failure) {
+    return failure.getCause() instanceof TimeoutFailure
+        || failure.getCause() instanceof ActivityFailure activity
+            && (activity.getRetryState() == RetryState.RETRY_STATE_TIMEOUT
+                || activity.getCause() instanceof TimeoutFailure);
   }
 }
