@@ -115,6 +115,9 @@ class DryRunsWithoutWorkerIT {
         .isEqualTo("no worker that hosts " + backfill + " answered the dry run within 15 s");
     awaitUntil(() -> dryRunExecutions("TimedOut").size() == 1);
     assertThat(dryRunExecutions("Running")).isEmpty();
+    String workflowId = dryRunExecutions("TimedOut").get(0).getExecution().getWorkflowId();
+    assertThat(workflows.newUntypedWorkflowStub(workflowId).describe().getStaticSummary())
+        .isEqualTo("dry run of " + backfill + " · batch size 10");
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isZero();
   }
 
