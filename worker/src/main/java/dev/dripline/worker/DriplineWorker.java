@@ -3,12 +3,14 @@ package dev.dripline.worker;
 import dev.dripline.activities.catalogue.CataloguePublisher;
 import dev.dripline.activities.metrics.MetricsActivitiesImpl;
 import dev.dripline.activities.run.BatchActivitiesImpl;
+import dev.dripline.activities.run.DryRunActivitiesImpl;
 import dev.dripline.activities.run.PlanningActivitiesImpl;
 import dev.dripline.activities.run.RunActivitiesImpl;
 import dev.dripline.activities.targets.LiveBatchActivitiesImpl;
 import dev.dripline.activities.targets.TargetPlanningActivitiesImpl;
 import dev.dripline.activities.targets.TargetRecordActivitiesImpl;
 import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
@@ -26,9 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Temporal worker of this process: registers the run, target and metrics workflows and their
- * activities on the task queue, and polls from start-up to shutdown. Once polling, it makes sure
- * the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running; {@link
+ * The Temporal worker of this process: registers the run, target, metrics and dry-run workflows and
+ * their activities on the task queue, and polls from start-up to shutdown. Once polling, it makes
+ * sure the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running; {@link
  * WorkflowReconciler} keeps it so.
  *
  * <p>The catalogue is published before polling starts, so the app never accepts a run for a
@@ -51,6 +53,7 @@ public class DriplineWorker {
   private final TargetPlanningActivitiesImpl targetPlanningActivities;
   private final LiveBatchActivitiesImpl liveBatchActivities;
   private final MetricsActivitiesImpl metricsActivities;
+  private final DryRunActivitiesImpl dryRunActivities;
   private final MetricsWorkflowStarter metricsWorkflow;
 
   public DriplineWorker(
@@ -65,6 +68,7 @@ public class DriplineWorker {
       TargetPlanningActivitiesImpl targetPlanningActivities,
       LiveBatchActivitiesImpl liveBatchActivities,
       MetricsActivitiesImpl metricsActivities,
+      DryRunActivitiesImpl dryRunActivities,
       MetricsWorkflowStarter metricsWorkflow) {
     this.factory = factory;
     this.config = config;
@@ -77,6 +81,7 @@ public class DriplineWorker {
     this.targetPlanningActivities = targetPlanningActivities;
     this.liveBatchActivities = liveBatchActivities;
     this.metricsActivities = metricsActivities;
+    this.dryRunActivities = dryRunActivities;
     this.metricsWorkflow = metricsWorkflow;
   }
 
@@ -93,7 +98,10 @@ public class DriplineWorker {
     catalogue.publish();
     Worker worker = factory.newWorker(temporal.taskQueue(), workerOptions(config));
     worker.registerWorkflowImplementationTypes(
-        BackfillRunWorkflowImpl.class, TargetWorkflowImpl.class, MetricsWorkflowImpl.class);
+        BackfillRunWorkflowImpl.class,
+        TargetWorkflowImpl.class,
+        MetricsWorkflowImpl.class,
+        DryRunWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         runActivities,
         planningActivities,
@@ -101,7 +109,8 @@ public class DriplineWorker {
         targetRecordActivities,
         targetPlanningActivities,
         liveBatchActivities,
-        metricsActivities);
+        metricsActivities,
+        dryRunActivities);
     factory.start();
     startMetricsWorkflow();
     LOG.info(

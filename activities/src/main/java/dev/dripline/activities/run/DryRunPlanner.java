@@ -6,18 +6,20 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.Key;
 import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.TimeWindows;
-import dev.dripline.store.dryrun.DryRunAnswer;
-import dev.dripline.store.dryrun.DryRunAnswer.SampleBatch;
-import dev.dripline.store.dryrun.DryRunRequest;
 import dev.dripline.store.keys.KeyJson;
+import dev.dripline.workflows.dryrun.DryRunAnswer;
+import dev.dripline.workflows.dryrun.DryRunAnswer.SampleBatch;
+import dev.dripline.workflows.dryrun.DryRunRequest;
+import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Plans a dry run (K5 in docs/spec.md) as planning would plan the run — the same keys, the same cut
- * into batches — but saves nothing: it counts the keys in pages, up to the request's bound, and
- * keeps only the first batches, the first and the last key.
+ * Plans a dry run (K5 in docs/spec.md) as planning would plan the run — the same keys, checked as
+ * planning checks them ({@code PlanningActivitiesImpl.checked}), the same cut into batches — but
+ * saves nothing: it counts the keys in pages, up to the request's bound, and keeps only the first
+ * batches, the first and the last key.
  */
 @Singleton
 public class DryRunPlanner {
@@ -40,7 +42,10 @@ public class DryRunPlanner {
     return registry.find(backfill).isPresent();
   }
 
-  /** Plans {@code request}; a definition's failure is the answer's error. */
+  /**
+   * Plans {@code request}; a definition's failure, and keys that planning would refuse, are the
+   * answer's error.
+   */
   public DryRunAnswer plan(DryRunRequest request) {
     try {
       KeyedBackfill definition = registry.require(request.backfill());
@@ -54,7 +59,11 @@ public class DryRunPlanner {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      return DryRunAnswer.failed(request.id(), ErrorText.of(e));
+      // Planning's own refusals (keys out of order, say) read as the run's error would.
+      return DryRunAnswer.failed(
+          e instanceof ApplicationFailure failure
+              ? ErrorText.truncate(failure.getOriginalMessage())
+              : ErrorText.of(e));
     }
   }
 
@@ -74,7 +83,9 @@ public class DryRunPlanner {
     boolean exhausted = false;
     while (counted < wanted) {
       int limit = (int) Math.min(PAGE, wanted - counted);
-      List<Key> page = definition.keysAfter(context, last, limit);
+      List<Key> page =
+          PlanningActivitiesImpl.checked(
+              definition, last, definition.keysAfter(context, last, limit), limit);
       for (Key key : page) {
         long index = counted++;
         if (first == null) {
@@ -110,14 +121,7 @@ public class DryRunPlanner {
     }
     long batches = (counted + request.batchSize() - 1) / request.batchSize();
     return new DryRunAnswer(
-        request.id(),
-        null,
-        counted,
-        exact,
-        batches,
-        KeyJson.toJson(first),
-        KeyJson.toJson(last),
-        samples);
+        null, counted, exact, batches, KeyJson.toJson(first), KeyJson.toJson(last), samples);
   }
 
   private static DryRunAnswer windows(
@@ -132,7 +136,6 @@ public class DryRunPlanner {
           new SampleBatch(KeyJson.toJson(span.startKey()), KeyJson.toJson(span.endKey()), 1));
     }
     return new DryRunAnswer(
-        request.id(),
         null,
         total,
         true,

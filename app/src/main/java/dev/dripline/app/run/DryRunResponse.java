@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.store.dryrun.DryRunAnswer;
+import dev.dripline.workflows.dryrun.DryRunAnswer;
 import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;
 
@@ -28,6 +28,36 @@ public record DryRunResponse(
     long batches,
     Object firstKey,
     Object lastKey,
-    List<DryRunAnswer.SampleBatch> sampleBatches,
+    List<SampleBatch> sampleBatches,
     int effectiveMaxParallelBatches,
-    int startingBatchSize) {}
+    int startingBatchSize) {
+
+  /**
+   * One batch the dry run planned.
+   *
+   * @param startKey first key
+   * @param endKey last key
+   * @param size keys in it
+   */
+  @Serdeable
+  public record SampleBatch(Object startKey, Object endKey, int size) {
+    static SampleBatch of(DryRunAnswer.SampleBatch batch) {
+      return new SampleBatch(batch.startKey(), batch.endKey(), batch.size());
+    }
+  }
+
+  /** The response to a dry run {@code answer}ed without error. */
+  static DryRunResponse of(
+      DryRunAnswer answer, int effectiveMaxParallelBatches, int startingBatchSize) {
+    return new DryRunResponse(
+        true,
+        answer.totalKeys(),
+        answer.totalKeysExact(),
+        answer.batches(),
+        answer.firstKey(),
+        answer.lastKey(),
+        answer.sampleBatches().stream().map(SampleBatch::of).toList(),
+        effectiveMaxParallelBatches,
+        startingBatchSize);
+  }
+}

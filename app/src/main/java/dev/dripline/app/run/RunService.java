@@ -14,10 +14,10 @@ import dev.dripline.spi.Key;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.dryrun.DryRunAnswer;
-import dev.dripline.store.dryrun.DryRunRequest;
 import dev.dripline.store.pool.PoolStore;
 import dev.dripline.store.run.BatchTuning;
+import dev.dripline.workflows.dryrun.DryRunAnswer;
+import dev.dripline.workflows.dryrun.DryRunRequest;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapPolicy;
@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,8 +193,8 @@ public class RunService {
 
   /**
    * A dry run (K5): validated exactly as {@link #create} validates — a 400, or a 409 while an
-   * identical run is active —, then planned by a worker that hosts the definition; nothing is saved
-   * and no workflow started.
+   * identical run is active —, then planned by a worker that hosts the definition ({@link
+   * DryRuns}); nothing is saved, no run's workflow is started.
    *
    * @throws UnprocessableProblem when the definition fails to plan
    */
@@ -214,7 +213,6 @@ public class RunService {
     DryRunAnswer answer =
         dryRuns.ask(
             new DryRunRequest(
-                UUID.randomUUID().toString(),
                 run.backfill(),
                 run.optionsJson(),
                 run.startingBatchSize(),
@@ -224,16 +222,7 @@ public class RunService {
       throw new UnprocessableProblem(
           "backfill " + run.backfill() + " could not plan this run: " + answer.error());
     }
-    return new DryRunResponse(
-        true,
-        answer.totalKeys(),
-        answer.totalKeysExact(),
-        answer.batches(),
-        answer.firstKey(),
-        answer.lastKey(),
-        answer.sampleBatches(),
-        run.maxParallelBatches(),
-        run.startingBatchSize());
+    return DryRunResponse.of(answer, run.maxParallelBatches(), run.startingBatchSize());
   }
 
   /** The run with its batch counts and progress. */

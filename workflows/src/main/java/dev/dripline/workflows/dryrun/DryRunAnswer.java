@@ -1,14 +1,12 @@
-package dev.dripline.store.dryrun;
+package dev.dripline.workflows.dryrun;
 
-import io.micronaut.core.annotation.Nullable;
-import io.micronaut.serde.annotation.Serdeable;
 import java.util.List;
 
 /**
- * A worker's answer to a {@link DryRunRequest}, sent on {@link DryRunChannel#ANSWERS}. Keys are as
- * the API shows them ({@code dev.dripline.store.keys.KeyJson}).
+ * What a worker that hosts the definition planned for a {@link DryRunRequest}: the result of {@link
+ * DryRunWorkflow}. Keys are as the API shows them ({@code dev.dripline.store.keys.KeyJson}: a
+ * number or a string, an array of them for a key of several columns).
  *
- * @param id the request's
  * @param error why planning failed (the run would fail planning), or {@code null}
  * @param totalKeys keys the run would plan, up to the request's bound
  * @param totalKeysExact false when counting stopped at the bound
@@ -17,15 +15,13 @@ import java.util.List;
  * @param lastKey the last key counted, or {@code null}
  * @param sampleBatches the first (at most five) batches
  */
-@Serdeable
 public record DryRunAnswer(
-    String id,
-    @Nullable String error,
+    String error,
     long totalKeys,
     boolean totalKeysExact,
     long batches,
-    @Nullable Object firstKey,
-    @Nullable Object lastKey,
+    Object firstKey,
+    Object lastKey,
     List<SampleBatch> sampleBatches) {
 
   /**
@@ -35,11 +31,10 @@ public record DryRunAnswer(
    * @param endKey last key
    * @param size keys in it
    */
-  @Serdeable
   public record SampleBatch(Object startKey, Object endKey, int size) {}
 
   /** A failed plan. */
-  public static DryRunAnswer failed(String id, String error) {
-    return new DryRunAnswer(id, error, 0, true, 0, null, null, List.of());
+  public static DryRunAnswer failed(String error) {
+    return new DryRunAnswer(error, 0, true, 0, null, null, List.of());
   }
 }
