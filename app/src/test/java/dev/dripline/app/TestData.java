@@ -17,7 +17,8 @@ public final class TestData {
   /**
    * The schema of a test definition: {@code items} (integer, required, ≥ 0), {@code sleepMs}
    * (integer, default 0), {@code faultTag} (string, optional), {@code mode} (enum fast/slow,
-   * default fast).
+   * default fast), {@code from} and {@code to} (dates, optional; {@code to} not before {@code
+   * from}).
    */
   public static final String SCHEMA =
       """
@@ -25,7 +26,9 @@ public final class TestData {
        {"name":"sleepMs","type":"integer","required":false,"defaultValue":0},
        {"name":"faultTag","type":"string","required":false},
        {"name":"mode","type":"enum","required":false,"defaultValue":"fast",
-        "allowedValues":["fast","slow"]}]
+        "allowedValues":["fast","slow"]},
+       {"name":"from","type":"date","required":false},
+       {"name":"to","type":"date","required":false,"notBefore":"from"}]
       """;
 
   private final Database database;
