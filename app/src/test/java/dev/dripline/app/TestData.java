@@ -63,6 +63,21 @@ public final class TestData {
         keyJson);
   }
 
+  /**
+   * A table definition whose key is {@code keyJson} ({@code [{name, type}]}), listed from table
+   * {@code keyTable}.
+   */
+  public void tableDefinition(String name, String keyJson, String keyTable) {
+    sql(
+        "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
+            + " max_parallel_batches, key, key_table) values (?, 'a test definition', ?::jsonb,"
+            + " 10, null, ?::jsonb, ?)",
+        name,
+        SCHEMA,
+        keyJson,
+        keyTable);
+  }
+
   /** Inserts a pending batch with keys of any type, as the engine writes them. */
   public void batch(long runId, int number, Key startKey, Key endKey, int size) {
     sql(
