@@ -153,8 +153,8 @@ public class RunRepository {
    * The batch of run {@code runId}, a run of {@code definition}, whose range holds {@code key}: the
    * last that starts at or before it, if it does not end before it — in the order planning cut the
    * batches in. For most keys that is the records' byte order, and one scan of their index finds
-   * it; a table definition's text key ordered in its column's collation (docs/keys.md), so that one
-   * is searched for by batch number, whose order is planning's.
+   * the batch; a table definition's text keys were ordered in their column's collation
+   * (docs/keys.md), so their batch is searched for by number, whose order is planning's.
    */
   Optional<BatchRow> batchHolding(long runId, Key key, BackfillDefinition definition) {
     PlanningKeyOrder order = PlanningKeyOrder.of(definition, batches);
