@@ -17,7 +17,8 @@ public final class TestData {
   /**
    * The schema of a test definition: {@code items} (integer, required, ≥ 0), {@code sleepMs}
    * (integer, default 0), {@code faultTag} (string, optional), {@code mode} (enum fast/slow,
-   * default fast).
+   * default fast), {@code from} and {@code to} (dates, optional; {@code to} not before {@code
+   * from}).
    */
   public static final String SCHEMA =
       """
@@ -25,7 +26,9 @@ public final class TestData {
        {"name":"sleepMs","type":"integer","required":false,"defaultValue":0},
        {"name":"faultTag","type":"string","required":false},
        {"name":"mode","type":"enum","required":false,"defaultValue":"fast",
-        "allowedValues":["fast","slow"]}]
+        "allowedValues":["fast","slow"]},
+       {"name":"from","type":"date","required":false},
+       {"name":"to","type":"date","required":false,"notBefore":"from"}]
       """;
 
   private final Database database;
@@ -58,6 +61,21 @@ public final class TestData {
         name,
         SCHEMA,
         keyJson);
+  }
+
+  /**
+   * A table definition whose key is {@code keyJson} ({@code [{name, type}]}), listed from table
+   * {@code keyTable}.
+   */
+  public void tableDefinition(String name, String keyJson, String keyTable) {
+    sql(
+        "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
+            + " max_parallel_batches, key, key_table) values (?, 'a test definition', ?::jsonb,"
+            + " 10, null, ?::jsonb, ?)",
+        name,
+        SCHEMA,
+        keyJson,
+        keyTable);
   }
 
   /** Inserts a pending batch with keys of any type, as the engine writes them. */

@@ -57,7 +57,8 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
   public List<OptionSpec> options() {
     return List.of(
         OptionSpec.required("from", OptionType.DATE, "First day to count (UTC)."),
-        OptionSpec.required("to", OptionType.DATE, "Last day to count (UTC), inclusive."),
+        OptionSpec.required("to", OptionType.DATE, "Last day to count (UTC), inclusive.")
+            .notBefore("from"),
         OptionSpec.withDefault(
             "window", OptionType.DURATION, "P1D", "Days per batch, e.g. P1D or P7D (whole days)."),
         FaultInjection.FAULT_TAG_SPEC);
@@ -78,9 +79,6 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
     faults.checkPlan(FaultInjection.tagOf(context));
     LocalDate from = context.options().requireDate("from");
     LocalDate to = context.options().requireDate("to");
-    if (to.isBefore(from)) {
-      throw new PermanentBackfillException("to (" + to + ") is before from (" + from + ")");
-    }
     Duration window = context.options().requireDuration("window");
     if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.getNano() != 0) {
       throw new PermanentBackfillException(

@@ -25,7 +25,13 @@ public interface Backfill {
   /** One sentence an operator reads in the catalogue. */
   String description();
 
-  /** Typed options a run may or must give. */
+  /**
+   * Typed options a run may or must give. They are published with the definition, and the app
+   * checks a run's, dry run's or target's options against them before anything is created — each
+   * option alone, and the rules over the options as a whole that they declare ({@link
+   * OptionSpec#notBefore(String)}: {@code to} not before {@code from}) —, since the app never loads
+   * this code: a rule only code can check is a {@link PermanentBackfillException} from planning.
+   */
   List<OptionSpec> options();
 
   /** Batch size used when a run gives none. */

@@ -230,6 +230,11 @@ class TypedKeysExamplesIT implements TestPropertyProvider {
             run("example.daily-views", 1, Map.of("from", "2026-13-01", "to", "2026-11-20")));
     Api.Response badFlag =
         api.post("/api/runs?dryRun=maybe", run("example.order-lines", 7, Map.of()));
+    Map<String, Object> inverted = Map.of("from", "2026-11-20", "to", "2026-11-01");
+    long runsBefore = TestDb.queryLong("select count(*) from runs");
+    Api.Response invertedDryRun =
+        api.post("/api/runs?dryRun=true", run("example.daily-views", 1, inverted));
+    Api.Response invertedRun = api.post("/api/runs", run("example.daily-views", 1, inverted));
 
     assertThat(unknown.status()).isEqualTo(400);
     assertThat(unknown.body().toString()).contains("\"field\":\"backfill\"");
@@ -237,5 +242,10 @@ class TypedKeysExamplesIT implements TestPropertyProvider {
     assertThat(badDate.body().toString()).contains("options.from");
     assertThat(badFlag.status()).isEqualTo(400);
     assertThat(badFlag.body().toString()).contains("dryRun");
+    for (Api.Response response : List.of(invertedDryRun, invertedRun)) {
+      assertThat(response.status()).as("%s", response.body()).isEqualTo(400);
+      assertThat(response.body().toString()).contains("\"field\":\"options.to\"");
+    }
+    assertThat(TestDb.queryLong("select count(*) from runs")).isEqualTo(runsBefore);
   }
 }

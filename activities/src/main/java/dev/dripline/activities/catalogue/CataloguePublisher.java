@@ -3,6 +3,7 @@ package dev.dripline.activities.catalogue;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.spi.Backfill;
+import dev.dripline.spi.TableBackfillDefinition;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import dev.dripline.store.run.BatchTuning;
 import io.micronaut.transaction.annotation.Transactional;
@@ -53,7 +54,8 @@ public class CataloguePublisher {
           definition.maxFailedBatchesPercent(),
           definition.pool(),
           definition.tables().toArray(String[]::new),
-          definition.niceRatio());
+          definition.niceRatio(),
+          definition instanceof TableBackfillDefinition table ? table.table() : null);
       published++;
     }
     LOG.info("Published {} backfill definitions to the catalogue", published);

@@ -1,6 +1,8 @@
 package dev.dripline.activities.registry;
 
 import dev.dripline.spi.Backfill;
+import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.workflows.run.DriplineFailure;
@@ -10,10 +12,12 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -29,6 +33,15 @@ import java.util.TreeMap;
  */
 @Singleton
 public class BackfillRegistry {
+  /** Option types whose values have an order: those {@code OptionSpec.notBefore} may relate. */
+  private static final Set<OptionType> ORDERED_OPTION_TYPES =
+      EnumSet.of(
+          OptionType.DATE,
+          OptionType.DATETIME,
+          OptionType.INTEGER,
+          OptionType.DECIMAL,
+          OptionType.DURATION);
+
   private final Map<String, KeyedBackfill> byName;
 
   /** Definitions whose keys are their own to list (a table definition needs a database). */
@@ -74,6 +87,7 @@ public class BackfillRegistry {
         throw new IllegalStateException("backfill " + name + " declares maxParallelBatches " + cap);
       }
       checkTuning(name, definition);
+      checkOptionRules(name, definition);
       Double budget = definition.maxFailedBatchesPercent();
       if (budget != null && !(budget >= 0 && budget <= 100)) {
         throw new IllegalStateException(
@@ -126,6 +140,34 @@ public class BackfillRegistry {
               + " and maxBatchSize "
               + max
               + "; each must be at least 1, and the least at most the largest");
+    }
+  }
+
+  /**
+   * An option that may not be below another ({@code OptionSpec.notBefore}) names an option of its
+   * own type, one with an order: the app compares the two from the catalogue.
+   */
+  private static void checkOptionRules(String name, Backfill definition) {
+    Map<String, OptionSpec> options = new TreeMap<>();
+    definition.options().forEach(option -> options.put(option.name(), option));
+    for (OptionSpec option : definition.options()) {
+      if (option.notBefore() == null) {
+        continue;
+      }
+      OptionSpec floor = options.get(option.notBefore());
+      if (floor == null
+          || floor.type() != option.type()
+          || !ORDERED_OPTION_TYPES.contains(option.type())) {
+        throw new IllegalStateException(
+            "backfill "
+                + name
+                + " declares option "
+                + option.name()
+                + " not before "
+                + option.notBefore()
+                + "; that must be another of its options of the same type, one of "
+                + ORDERED_OPTION_TYPES);
+      }
     }
   }
 

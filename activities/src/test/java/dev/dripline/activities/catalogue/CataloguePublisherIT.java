@@ -7,6 +7,7 @@ import dev.dripline.activities.testing.LiveBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.activities.testing.TupleRowsBackfill;
 import dev.dripline.spi.OptionSpec;
+import dev.dripline.store.catalogue.CatalogueEntry;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
@@ -111,5 +112,20 @@ class CataloguePublisherIT {
         .as("every definition's")
         .contains("test_tuple_rows")
         .doesNotContain("stale");
+  }
+
+  /** A table definition publishes the table its keys come from; no other definition has one. */
+  @Test
+  void publishesATableDefinitionsKeyTable() {
+    publisher.publish();
+
+    assertThat(catalogue.findByName(TupleRowsBackfill.NAME))
+        .get()
+        .extracting(CatalogueEntry::keyTable)
+        .isEqualTo("test_tuple_rows");
+    assertThat(catalogue.findByName(KeysBackfill.NAME))
+        .get()
+        .extracting(CatalogueEntry::keyTable)
+        .isNull();
   }
 }

@@ -9,6 +9,7 @@ import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -152,6 +153,64 @@ class BackfillRegistryTest {
     assertThat(registry.find("c.three")).isEmpty();
     assertThat(registry.require("a.one").definition().defaultBatchSize()).isEqualTo(5);
     assertThat(registry.require("a.one").key()).isEqualTo(KeySchema.LONG);
+  }
+
+  /** A definition with these options. */
+  private static BackfillDefinition withOptions(OptionSpec... options) {
+    BackfillDefinition plain = named("ranged", 10, null);
+    return new BackfillDefinition() {
+      @Override
+      public String name() {
+        return plain.name();
+      }
+
+      @Override
+      public String description() {
+        return plain.description();
+      }
+
+      @Override
+      public List<OptionSpec> options() {
+        return List.of(options);
+      }
+
+      @Override
+      public int defaultBatchSize() {
+        return plain.defaultBatchSize();
+      }
+
+      @Override
+      public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
+        return List.of();
+      }
+
+      @Override
+      public void processBatch(BackfillContext context, KeyRange range) {}
+    };
+  }
+
+  @Test
+  void rejectsAnOptionNotBeforeOneItCannotBeComparedToAtStartUp() {
+    OptionSpec from = OptionSpec.required("from", OptionType.DATE, "first day");
+    for (BackfillDefinition bad :
+        List.of(
+            withOptions(from, OptionSpec.required("to", OptionType.DATE, "").notBefore("since")),
+            withOptions(from, OptionSpec.required("to", OptionType.DATETIME, "").notBefore("from")),
+            withOptions(
+                OptionSpec.required("a", OptionType.STRING, ""),
+                OptionSpec.required("b", OptionType.STRING, "").notBefore("a")))) {
+      assertThatThrownBy(() -> new BackfillRegistry(List.of(bad)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("not before");
+    }
+    assertThat(
+            new BackfillRegistry(
+                    List.of(
+                        withOptions(
+                            from,
+                            OptionSpec.required("to", OptionType.DATE, "").notBefore("from"))))
+                .find("ranged"))
+        .isPresent();
   }
 
   @Test

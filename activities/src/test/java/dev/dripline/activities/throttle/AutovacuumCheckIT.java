@@ -189,7 +189,8 @@ class AutovacuumCheckIT {
         null,
         null,
         tables,
-        0);
+        0,
+        null);
   }
 
   private CheckRow evaluate(String name) {

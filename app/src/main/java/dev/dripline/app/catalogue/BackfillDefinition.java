@@ -21,6 +21,8 @@ import java.util.List;
  * @param pool the pool its runs draw from unless a run names one (P5), or {@code null}
  * @param niceRatio how much its runs' lanes rest between batches, times a batch's duration (0: not
  *     paced)
+ * @param keyTable the table a table definition's keys come from, whose key columns' collation
+ *     orders its text keys (docs/keys.md); {@code null} for other definitions
  */
 public record BackfillDefinition(
     String name,
@@ -34,4 +36,5 @@ public record BackfillDefinition(
     Integer maxBatchSize,
     Double maxFailedBatchesPercent,
     String pool,
-    double niceRatio) {}
+    double niceRatio,
+    String keyTable) {}

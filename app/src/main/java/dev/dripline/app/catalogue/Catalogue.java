@@ -67,7 +67,8 @@ public class Catalogue {
         entry.maxBatchSize(),
         entry.maxFailedBatchesPercent(),
         entry.pool(),
-        entry.niceRatio());
+        entry.niceRatio(),
+        entry.keyTable());
   }
 
   /**

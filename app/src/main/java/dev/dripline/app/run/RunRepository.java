@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.catalogue.BackfillDefinition;
 import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.spi.Key;
 import dev.dripline.store.keys.KeyCodec;
@@ -151,14 +152,47 @@ public class RunRepository {
   }
 
   /**
-   * The batch of run {@code runId} whose range holds {@code key}: the last that starts at or before
-   * it (in the records' key order, docs/keys.md), if it does not end before it.
+   * The batch of run {@code runId}, a run of {@code definition}, whose range holds {@code key}: the
+   * last that starts at or before it, if it does not end before it — in the order planning cut the
+   * batches in. For most keys that is the records' byte order, and one scan of their index finds
+   * the batch; a table definition's text keys were ordered in their column's collation
+   * (docs/keys.md), so their batch is searched for by number, whose order is planning's.
    */
-  Optional<BatchRow> batchHolding(long runId, Key key) {
-    return batches
-        .lastStartingAtOrBefore(runId, KeyCodec.encode(key))
-        .filter(batch -> batch.endKey().compareTo(key) >= 0)
+  Optional<BatchRow> batchHolding(long runId, Key key, BackfillDefinition definition) {
+    PlanningKeyOrder order = PlanningKeyOrder.of(definition, batches);
+    if (order == null) {
+      return batches
+          .lastStartingAtOrBefore(runId, KeyCodec.encode(key))
+          .filter(batch -> batch.endKey().compareTo(key) >= 0)
+          .map(RunRepository::batch);
+    }
+    return lastStartingAtOrBefore(runId, key, order)
+        .filter(batch -> order.compare(batch.endKey(), key) >= 0)
         .map(RunRepository::batch);
+  }
+
+  /**
+   * Run {@code runId}'s last batch that starts at or before {@code key} in {@code order}: a binary
+   * search over batch numbers (which may have gaps), one lookup by primary key and at most one
+   * comparison per text column per halving.
+   */
+  private Optional<BatchView> lastStartingAtOrBefore(long runId, Key key, PlanningKeyOrder order) {
+    long low = 0;
+    long high = batches.lastNumber(runId).orElse(-1);
+    BatchView found = null;
+    while (low <= high) {
+      long middle = (low + high) >>> 1;
+      Optional<BatchView> probe = batches.firstNumberedFrom(runId, (int) middle);
+      if (probe.isEmpty() || probe.get().number() > high) {
+        high = middle - 1;
+      } else if (order.compare(probe.get().startKey(), key) <= 0) {
+        found = probe.get();
+        low = found.number() + 1L;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return Optional.ofNullable(found);
   }
 
   /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */

@@ -254,16 +254,17 @@ public class RunService {
 
   /**
    * A page of the run's batches in number order; with a key, the batch that holds it (none or one,
-   * found by an index scan on the batches' keys).
+   * found with the batches' indexes, in the order planning cut them in).
    */
   PageResponse<BatchResponse> batches(long id, BatchQuery query) {
     RunRow run = find(id);
     PageRequest paging = query.paging();
     if (query.key() != null) {
       Key key = catalogue.parseKey(run.backfill(), query.key());
+      BackfillDefinition definition = catalogue.find(run.backfill()).orElseThrow();
       List<BatchResponse> items =
           runs
-              .batchHolding(id, key)
+              .batchHolding(id, key, definition)
               .filter(batch -> query.status() == null || batch.status() == query.status())
               .map(BatchResponse::of)
               .stream()

@@ -71,9 +71,12 @@ class BackfillCatalogueIT {
             org.assertj.core.groups.Tuple.tuple("items", "integer"),
             org.assertj.core.groups.Tuple.tuple("sleepMs", "integer"),
             org.assertj.core.groups.Tuple.tuple("faultTag", "string"),
-            org.assertj.core.groups.Tuple.tuple("mode", "enum"));
+            org.assertj.core.groups.Tuple.tuple("mode", "enum"),
+            org.assertj.core.groups.Tuple.tuple("from", "date"),
+            org.assertj.core.groups.Tuple.tuple("to", "date"));
     assertThat(options.get(0)).containsEntry("required", true).containsEntry("min", 0);
     assertThat(options.get(3)).containsEntry("allowedValues", List.of("fast", "slow"));
+    assertThat(options.get(5)).containsEntry("notBefore", "from");
   }
 
   private static Map<String, Object> byName(List<Map<String, Object>> list, String name) {

@@ -11,7 +11,10 @@ import io.micronaut.http.client.annotation.Client;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -221,6 +224,51 @@ class RunQueriesIT {
                             Map.of("name", "order_id", "type", "bigint"),
                             Map.of("name", "line_no", "type", "integer"))));
     data.cleanUp(tuples, uuids);
+  }
+
+  /**
+   * {@code ?key=} finds a text key's batch in the order planning cut the batches in, its column's
+   * collation, not in the records' byte order: in ICU's English collation {@code apple, Banana,
+   * cherry, Date} ascend, and batches of two hold {@code [apple, Banana]} and {@code [cherry,
+   * Date]}, though {@code "Banana"} is below {@code "apple"} as bytes.
+   */
+  @Test
+  void findsATextKeysBatchInItsColumnsCollation() {
+    String words = TestData.uniqueName();
+    String table = "run_queries_it_words";
+    data.sql("drop table if exists " + table);
+    data.sql("create table " + table + " (word text collate \"en-x-icu\" primary key)");
+    data.tableDefinition(words, "[{\"name\":\"word\",\"type\":\"text\"}]", table);
+    long id = data.run(words, "running", "{\"items\":30}");
+    data.batch(id, 1, Key.of("apple"), Key.of("Banana"), 2);
+    data.batch(id, 2, Key.of("cherry"), Key.of("Date"), 2);
+    Map<String, List<Object>> found = new LinkedHashMap<>();
+
+    for (String word :
+        List.of("apple", "avocado", "Banana", "cherry", "Cherry", "Date", "aa", "bz", "Zebra")) {
+      Api.Reply reply =
+          api.get(
+              "/api/runs/"
+                  + id
+                  + "/batches?key="
+                  + URLEncoder.encode("\"" + word + "\"", StandardCharsets.UTF_8));
+      assertThat(reply.status()).as(word).isEqualTo(200);
+      found.put(word, reply.items().stream().map(batch -> batch.get("number")).toList());
+    }
+
+    assertThat(found)
+        .containsEntry("apple", List.of(1))
+        .containsEntry("avocado", List.of(1))
+        .containsEntry("Banana", List.of(1))
+        .containsEntry("cherry", List.of(2))
+        .containsEntry("Cherry", List.of(2))
+        .containsEntry("Date", List.of(2))
+        .as("below the first batch, between two, above the last")
+        .containsEntry("aa", List.of())
+        .containsEntry("bz", List.of())
+        .containsEntry("Zebra", List.of());
+    data.cleanUp(words);
+    data.sql("drop table " + table);
   }
 
   @ParameterizedTest(name = "GET {0}")

@@ -53,6 +53,7 @@ class RunValidationIT {
         "missing required    | {'backfill':'@','options':{}}                      | options.items",
         "bad enum value      | {'backfill':'@','options':{'items':1,'mode':'warp'}} | options.mode",
         "options not object  | {'backfill':'@','options':[1]}                     | options",
+        "to before from      | {'backfill':'@','options':{'items':1,'from':'2026-12-01','to':'2026-11-30'}} | options.to",
         "missing backfill    | {'options':{'items':1}}                            | backfill",
         "backfill not string | {'backfill':7,'options':{'items':1}}               | backfill",
         "backfill an array   | {'backfill':['@'],'options':{'items':1}}           | backfill",
@@ -96,6 +97,28 @@ class RunValidationIT {
     assertThat(reply.contentType()).startsWith("application/problem+json");
     assertThat(reply.object()).containsEntry("status", 400).containsKeys("type", "title", "detail");
     assertThat(reply.errorFields()).containsExactly(field);
+    assertThat(runsOfTestBackfills()).isEqualTo(before);
+  }
+
+  /**
+   * A dry run is validated as a create is, the options as a whole included: a 400 naming the option
+   * before any worker is asked.
+   */
+  @Test
+  void rejectsADryRunWhoseOptionsDoNotHoldTogetherAndCreatesNothing() {
+    long before = runsOfTestBackfills();
+    String body =
+        """
+        {"backfill":"%s","options":{"items":1,"from":"2026-12-01","to":"2026-11-30"}}
+        """
+            .formatted(backfill);
+
+    Api.Reply reply = api.post("/api/runs?dryRun=true", body);
+
+    assertThat(reply.status()).isEqualTo(400);
+    assertThat(reply.contentType()).startsWith("application/problem+json");
+    assertThat(reply.errorFields()).containsExactly("options.to");
+    assertThat(reply.object().get("errors").toString()).contains("options.from (2026-12-01)");
     assertThat(runsOfTestBackfills()).isEqualTo(before);
   }
 

@@ -71,6 +71,7 @@ class TargetValidationIT {
         "missing required    | {'name':'#','backfill':'@','options':{}}                  | options.items",
         "bad enum value      | {'name':'#','backfill':'@','options':{'items':1,'mode':'warp'}} | options.mode",
         "options not object  | {'name':'#','backfill':'@','options':[1]}                 | options",
+        "to before from      | {'name':'#','backfill':'@','options':{'items':1,'from':'2026-12-01','to':'2026-11-30'}} | options.to",
         "group not string    | {'name':'#','backfill':'@','options':{'items':1},'group':1} | group",
         "group with colon    | {'name':'#','backfill':'@','options':{'items':1},'group':'a:b'} | group",
         "empty group         | {'name':'#','backfill':'@','options':{'items':1},'group':''} | group",

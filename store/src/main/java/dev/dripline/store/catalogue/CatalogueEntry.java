@@ -25,6 +25,9 @@ import java.time.Instant;
  * @param pool the pool its runs draw from unless a run names one (P5), or {@code null} for none
  * @param niceRatio how much its runs' lanes rest between batches, times a batch's duration (0: not
  *     paced)
+ * @param keyTable the table a {@code TableBackfillDefinition} scans for its keys, whose key
+ *     columns' collation orders its text keys; {@code null} for other definitions (and for one
+ *     published before migration V33)
  */
 @MappedEntity("backfill_definitions")
 public record CatalogueEntry(
@@ -40,4 +43,5 @@ public record CatalogueEntry(
     @Nullable Integer minBatchSize,
     @Nullable Integer maxBatchSize,
     @Nullable String pool,
-    double niceRatio) {}
+    double niceRatio,
+    @Nullable String keyTable) {}

@@ -20,17 +20,17 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
 
   /**
    * Publishes a definition: inserted, or its published fields replaced (its batch-size tuning, P4,
-   * the tables it declares, P1, and its pace, {@code nice_ratio}, included). Upserts only, so a
-   * definition hosted by another worker deployment stays published.
+   * the tables it declares, P1, its pace, {@code nice_ratio}, and its key table included). Upserts
+   * only, so a definition hosted by another worker deployment stays published.
    */
   @Query(
       "insert into backfill_definitions (name, description, options_schema, default_batch_size,"
           + " max_parallel_batches, key, target_batch_millis, min_batch_size, max_batch_size,"
-          + " max_failed_batches_percent, pool, tables, nice_ratio, published_at)"
+          + " max_failed_batches_percent, pool, tables, nice_ratio, key_table, published_at)"
           + " values (:name, :description, cast(:optionsSchema as jsonb), :defaultBatchSize,"
           + " :maxParallelBatches, cast(:key as jsonb), :targetBatchMillis, :minBatchSize,"
           + " :maxBatchSize, :maxFailedBatchesPercent, :pool, cast(:tables as text[]), :niceRatio,"
-          + " now())"
+          + " :keyTable, now())"
           + " on conflict (name) do update set description = excluded.description,"
           + " options_schema = excluded.options_schema,"
           + " default_batch_size = excluded.default_batch_size,"
@@ -39,6 +39,7 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
           + " min_batch_size = excluded.min_batch_size, max_batch_size = excluded.max_batch_size,"
           + " max_failed_batches_percent = excluded.max_failed_batches_percent,"
           + " pool = excluded.pool, tables = excluded.tables, nice_ratio = excluded.nice_ratio,"
+          + " key_table = excluded.key_table,"
           + " published_at = excluded.published_at")
   void publish(
       String name,
@@ -53,7 +54,8 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       @Nullable Double maxFailedBatchesPercent,
       @Nullable String pool,
       String[] tables,
-      double niceRatio);
+      double niceRatio,
+      @Nullable String keyTable);
 
   /**
    * The tables the definitions named {@code names} declare they write ({@code Backfill.tables()}),

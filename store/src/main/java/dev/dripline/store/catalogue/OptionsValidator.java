@@ -1,6 +1,7 @@
 package dev.dripline.store.catalogue;
 
 import dev.dripline.spi.OptionSpec;
+import dev.dripline.spi.OptionType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -16,8 +17,9 @@ import java.util.TreeMap;
 
 /**
  * Checks a run's options against a definition's schema (spec R1): known keys, right types, required
- * ones present, enum values allowed. Used by the app before anything is created and by the worker
- * when it reads options back.
+ * ones present, enum values allowed, and the rules over the options as a whole that the schema
+ * declares ({@link OptionSpec#notBefore()}). Used by the app before anything is created and by the
+ * worker when it reads options back.
  */
 public final class OptionsValidator {
   private OptionsValidator() {}
@@ -59,7 +61,36 @@ public final class OptionsValidator {
         errors.add(new FieldError(field, e.getMessage()));
       }
     }
+    for (OptionSpec spec : byName.values()) {
+      String other = spec.notBefore();
+      Object value = values.get(spec.name());
+      Object floor = other == null ? null : values.get(other);
+      // Only two valid values compare: an option with an error of its own has one already.
+      if (value != null && floor != null && order(spec.type(), value, floor) < 0) {
+        errors.add(
+            new FieldError(
+                fieldPrefix + spec.name(),
+                "must not be before " + fieldPrefix + other + " (" + floor + ")"));
+      }
+    }
     return new ValidatedOptions(values, List.copyOf(errors));
+  }
+
+  /**
+   * How two normalized values of {@code type} compare in the type's order.
+   *
+   * @throws IllegalStateException for a type without one: the definition's rule is wrong
+   */
+  private static int order(OptionType type, Object value, Object other) {
+    return switch (type) {
+      case DATE -> LocalDate.parse((String) value).compareTo(LocalDate.parse((String) other));
+      case DATETIME -> Instant.parse((String) value).compareTo(Instant.parse((String) other));
+      case INTEGER -> Long.compare((Long) value, (Long) other);
+      case DECIMAL -> ((BigDecimal) value).compareTo((BigDecimal) other);
+      case DURATION -> Duration.parse((String) value).compareTo(Duration.parse((String) other));
+      case STRING, BOOLEAN, ENUM ->
+          throw new IllegalStateException("options of type " + type + " have no order");
+    };
   }
 
   private static Object normalizeDefault(OptionSpec spec) {

@@ -109,6 +109,30 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
           + " desc limit 1")
   Optional<BatchView> lastStartingAtOrBefore(long runId, byte[] key);
 
+  /**
+   * Run {@code runId}'s first batch numbered {@code number} or above, by the primary key. Numbers
+   * follow planning's key order, whatever the key's type and collation: a search by number finds a
+   * key's batch in that order ({@code RunRepository.batchHolding}).
+   */
+  @Query(
+      "select number, "
+          + KEYS
+          + ", size, status, attempts, error, started_at, finished_at from batches b"
+          + " where run_id = :runId and number >= :number order by number limit 1")
+  Optional<BatchView> firstNumberedFrom(long runId, int number);
+
+  /** Run {@code runId}'s highest batch number, if it has a batch. */
+  @Query("select number from batches where run_id = :runId order by number desc limit 1")
+  Optional<Integer> lastNumber(long runId);
+
+  /**
+   * How text {@code a} compares with text {@code b} (-1, 0 or 1) in the collation of column {@code
+   * keyColumn} of table {@code keyTable}: the order a table definition's key scan lists them in
+   * (migration V33).
+   */
+  @Query("select dripline_key_text_order(:a, :b, :keyTable, :keyColumn)")
+  int keyTextOrder(String a, String b, String keyTable, String keyColumn);
+
   // --- a run's batches, written by its workflow's activities (RunActivities) ---------------
 
   /**

@@ -133,4 +133,67 @@ class OptionsValidatorTest {
         .isEqualTo("{\"items\":5,\"mode\":\"safe\",\"sleepMs\":0}");
     assertThat(validate(Map.of("items", 6)).canonicalJson()).isNotEqualTo(implicit);
   }
+
+  @Test
+  void anOptionBelowTheOneItMayNotBeBelowIsAnErrorOnIt() {
+    List<OptionSpec> ranges =
+        List.of(
+            OptionSpec.required("from", OptionType.DATE, "first day"),
+            OptionSpec.required("to", OptionType.DATE, "last day").notBefore("from"),
+            OptionSpec.optional("since", OptionType.DATETIME, "first instant"),
+            OptionSpec.optional("until", OptionType.DATETIME, "last instant").notBefore("since"),
+            OptionSpec.optional("least", OptionType.INTEGER, "fewest"),
+            OptionSpec.optional("most", OptionType.INTEGER, "most").notBefore("least"),
+            OptionSpec.optional("low", OptionType.DECIMAL, "low"),
+            OptionSpec.optional("high", OptionType.DECIMAL, "high").notBefore("low"),
+            OptionSpec.optional("short", OptionType.DURATION, "short"),
+            OptionSpec.optional("long", OptionType.DURATION, "long").notBefore("short"));
+    Map<String, Object> inverted = new HashMap<>();
+    inverted.put("from", "2026-12-01");
+    inverted.put("to", "2026-11-30");
+    inverted.put("since", "2026-12-01T00:00:00+01:00");
+    inverted.put("until", "2026-11-30T22:30:00Z");
+    inverted.put("least", 5);
+    inverted.put("most", 4);
+    inverted.put("low", 1.5);
+    inverted.put("high", 1.25);
+    inverted.put("short", "P1D");
+    inverted.put("long", "PT23H");
+
+    ValidatedOptions bad = OptionsValidator.validate(ranges, inverted, "options.");
+    ValidatedOptions equal =
+        OptionsValidator.validate(
+            ranges,
+            Map.of("from", "2026-11-30", "to", "2026-11-30", "short", "P1D", "long", "PT24H"),
+            "options.");
+    ValidatedOptions halfGiven =
+        OptionsValidator.validate(
+            ranges,
+            Map.of("from", "2026-11-30", "to", "2026-12-01", "until", "2026-11-30T00:00:00Z"),
+            "");
+
+    assertThat(bad.errors())
+        .containsExactlyInAnyOrder(
+            new FieldError("options.to", "must not be before options.from (2026-12-01)"),
+            new FieldError(
+                "options.until", "must not be before options.since (2026-11-30T23:00:00Z)"),
+            new FieldError("options.most", "must not be before options.least (5)"),
+            new FieldError("options.high", "must not be before options.low (1.5)"),
+            new FieldError("options.long", "must not be before options.short (P1D)"));
+    assertThat(equal.errors()).isEmpty();
+    assertThat(halfGiven.errors()).isEmpty();
+  }
+
+  @Test
+  void anOptionWithAnErrorOfItsOwnIsNotComparedToAnother() {
+    List<OptionSpec> ranges =
+        List.of(
+            OptionSpec.required("from", OptionType.DATE, "first day"),
+            OptionSpec.required("to", OptionType.DATE, "last day").notBefore("from"));
+
+    assertThat(
+            OptionsValidator.validate(ranges, Map.of("from", "soon", "to", "2026-11-30"), "")
+                .errors())
+        .containsExactly(new FieldError("from", "must be an ISO-8601 date such as 2026-01-31"));
+  }
 }
