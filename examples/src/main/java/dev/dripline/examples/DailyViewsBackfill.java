@@ -82,7 +82,7 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
       throw new PermanentBackfillException("to (" + to + ") is before from (" + from + ")");
     }
     Duration window = context.options().requireDuration("window");
-    if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.getNano() != 0) {
+    if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.toNanosPart() != 0) {
       throw new PermanentBackfillException(
           "window (" + window + ") is not a whole number of days: the key is a date");
     }

@@ -423,7 +423,7 @@ public class BatchExecution {
    *     the batch was recorded
    */
   private Recorded runAndRecord(
-      KeyedBackfill definition, long runId, Started batch, BatchAttempt attempt, Record record)
+      KeyedBackfill definition, long runId, Started batch, BatchAttempt attempt, Recording record)
       throws Exception {
     BackfillContext context =
         optionsReader.context(runId, definition.definition(), batch.options(), batch.pool());
@@ -447,7 +447,8 @@ public class BatchExecution {
               definition.processBatch(context, batch.range(), connection);
               requireNotFenced(attempt);
             } catch (Exception e) {
-              throw inside[0] = new DefinitionFailed(e);
+              inside[0] = new DefinitionFailed(e);
+              throw inside[0];
             } finally {
               attempt.statementConnection(null);
             }
@@ -455,7 +456,8 @@ public class BatchExecution {
             try {
               return record.run(connection);
             } catch (RuntimeException e) {
-              throw inside[0] = e;
+              inside[0] = e;
+              throw e;
             }
           });
     } catch (RuntimeException e) {
@@ -519,7 +521,7 @@ public class BatchExecution {
 
   /** A batch's record statement. */
   @FunctionalInterface
-  private interface Record {
+  private interface Recording {
     /**
      * Records the batch: in auto-commit when {@code transaction} is null, else on it and with its
      * COMMIT in the same round trip.

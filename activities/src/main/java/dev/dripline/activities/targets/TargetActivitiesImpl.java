@@ -871,7 +871,7 @@ public class TargetActivitiesImpl implements TargetActivities {
               }
               TargetSnapshot t = row.snapshot(settings());
               if (t.state() != TargetState.BACKFILLING
-                  || attempt != null && !Objects.equals(attempt, row.attemptId())) {
+                  || (attempt != null && !Objects.equals(attempt, row.attemptId()))) {
                 return null;
               }
               TargetSnapshot after =

@@ -303,7 +303,7 @@ final class FakeTargetStore implements TargetActivities {
       return new CapacityResult(true, decorate(t));
     }
     if (t.state() != TargetState.PENDING_BACKFILL
-        || t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now)) {
+        || (t.nextAttemptAt() != null && t.nextAttemptAt().isAfter(now))) {
       return new CapacityResult(false, decorate(t));
     }
     if (!firstInLine(t, now)) {
