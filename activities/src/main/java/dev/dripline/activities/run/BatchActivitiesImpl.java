@@ -80,7 +80,7 @@ public class BatchActivitiesImpl implements BatchActivities {
         new BatchAttempt(
             info.getWorkflowId()
                 + "/"
-                + info.getRunId()
+                + info.getWorkflowRunId()
                 + "/"
                 + info.getActivityId()
                 + "#"
