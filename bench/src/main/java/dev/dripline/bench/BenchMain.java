@@ -491,7 +491,7 @@ public final class BenchMain {
         if (response.status() != 202) {
           throw new IllegalStateException("stop answered " + response.status());
         }
-        String status = awaitTerminal(services, id, Duration.ofSeconds(120), 10);
+        String status = awaitTerminal(services, id, Duration.ofMinutes(2), 10);
         Instant observedAt = Instant.now();
         if (!"stopped".equals(status)) {
           throw new IllegalStateException("W5 run " + id + " ended " + status + ", not stopped");

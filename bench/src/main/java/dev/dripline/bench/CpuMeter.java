@@ -1,5 +1,7 @@
 package dev.dripline.bench;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -207,7 +209,7 @@ final class CpuMeter {
 
   private static String commandLine(long pid) {
     try {
-      return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")))
+      return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")), UTF_8)
           .replace('\0', ' ');
     } catch (IOException | RuntimeException e) {
       return "";

@@ -136,7 +136,7 @@ final class Services implements AutoCloseable {
     }
     dripline =
         spawn("dripline", java(options, "dev.dripline.standalone.StandaloneApplication"), env);
-    awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofSeconds(180));
+    awaitHealthy(dripline, "Dripline", baseUrl() + "/health", Duration.ofMinutes(3));
   }
 
   /**
@@ -260,7 +260,7 @@ final class Services implements AutoCloseable {
             Map.of());
     bareWorker = process;
     Path log = config.logDir().resolve("bench-bare-worker.log");
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("the baseline worker JVM exited; see " + log);

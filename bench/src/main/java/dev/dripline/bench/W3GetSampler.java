@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * decile, their times not kept. {@link #paused} holds the requests back while the caller measures
  * something that would disturb them (the forced full GC of a heap sample).
  */
+@SuppressWarnings("try") // close waits for the sampling thread and says so
 final class W3GetSampler implements AutoCloseable {
   static final int DECILES = 10;
 

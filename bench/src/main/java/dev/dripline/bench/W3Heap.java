@@ -46,6 +46,7 @@ final class W3Heap implements AutoCloseable {
   }
 
   /** Attaches to the JVM {@code pid} (same user) and connects to its platform MBeans. */
+  @SuppressWarnings("BanJNDI") // the JMX address is the benchmark's own local JVM agent
   static W3Heap attach(long pid) throws Exception {
     VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
     String address;

@@ -191,10 +191,9 @@ final class W3Workload {
     jvm = services.spawn(ownApi ? "w3-worker" : "w3-dripline", command, env);
     WorkflowServiceStubs stubs = null;
     try {
-      services.awaitHealthy(jvm, "W3 Dripline", health, Duration.ofSeconds(180));
+      services.awaitHealthy(jvm, "W3 Dripline", health, Duration.ofMinutes(3));
       if (app != null) {
-        services.awaitHealthy(
-            app, "W3 API", services.baseUrl() + "/health", Duration.ofSeconds(180));
+        services.awaitHealthy(app, "W3 API", services.baseUrl() + "/health", Duration.ofMinutes(3));
       }
       heap = W3Heap.attach(jvm.pid());
       System.out.println(
@@ -219,6 +218,7 @@ final class W3Workload {
     }
   }
 
+  @SuppressWarnings("try") // the sampler's close waits for its thread
   private String measure() throws Exception {
     warmUp();
     Instant w3Start = Instant.now();
@@ -611,7 +611,7 @@ final class W3Workload {
         throw new IllegalStateException(
             "cannot stop run " + id + " left active in the bench database: " + response.body());
       }
-      BenchMain.awaitTerminal(services, id, Duration.ofSeconds(120), 500);
+      BenchMain.awaitTerminal(services, id, Duration.ofMinutes(2), 500);
     }
   }
 }

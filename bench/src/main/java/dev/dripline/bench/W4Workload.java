@@ -155,7 +155,7 @@ final class W4Workload {
             WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress()).build());
     history = new W3History(stubs, "default");
     try {
-      services.awaitHealthy(app, "W4 app", services.baseUrl() + "/health", Duration.ofSeconds(180));
+      services.awaitHealthy(app, "W4 app", services.baseUrl() + "/health", Duration.ofMinutes(3));
       List<Result> results = new ArrayList<>();
       System.out.println(
           "rep  workers  run  wall_s  wall_b/s  steady_b/s  ideal_b/s   eff  max_seen  expected"
@@ -307,7 +307,7 @@ final class W4Workload {
           worker,
           "W4 worker " + index,
           "http://127.0.0.1:" + port(index) + "/health",
-          Duration.ofSeconds(180));
+          Duration.ofMinutes(3));
     }
     awaitPollers();
   }

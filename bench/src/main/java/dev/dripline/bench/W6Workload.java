@@ -1,6 +1,7 @@
 package dev.dripline.bench;
 
 import static dev.dripline.bench.BenchMain.f;
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -267,13 +268,15 @@ final class W6Workload {
         config.dbUrl().replaceFirst("//([^/:]+)(:\\d+)?/", "//127.0.0.1:" + port + "/");
     String check =
         f(
-            "      lag:\n"
-                + "        kind: replica-lag\n"
-                + "        url: \"%s\"\n"
-                + "        user: %s\n"
-                + "        password: %s\n"
-                + "        threshold: %d\n"
-                + "        interval: %ds\n",
+            """
+                  lag:
+                    kind: replica-lag
+                    url: "%s"
+                    user: %s
+                    password: %s
+                    threshold: %d
+                    interval: %ds
+            """,
             replicaUrl, config.dbUser(), config.dbPassword(), lagThreshold, interval);
     System.out.println(
         "-- replica: pgbench beside a run held on replay lag > " + lagThreshold + " s");
@@ -422,11 +425,13 @@ final class W6Workload {
 
   private String activeCheck() {
     return f(
-        "      load:\n"
-            + "        kind: active-queries\n"
-            + "        threshold: %d\n"
-            + "        resume-below: %d\n"
-            + "        interval: %ds\n",
+        """
+              load:
+                kind: active-queries
+                threshold: %d
+                resume-below: %d
+                interval: %ds
+        """,
         config.intOption("w6-active-threshold", 6),
         config.intOption("w6-active-resume", 3),
         interval);
@@ -783,7 +788,7 @@ final class W6Workload {
     builder.environment().put("PGPASSWORD", config.dbPassword());
     builder.redirectErrorStream(true);
     Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes());
+    String output = new String(process.getInputStream().readAllBytes(), UTF_8);
     if (!process.waitFor(seconds + 600L, TimeUnit.SECONDS) || process.exitValue() != 0) {
       throw new IllegalStateException("pgbench (" + what + ") failed:\n" + output);
     }
@@ -795,7 +800,7 @@ final class W6Workload {
     List<String> command = new ArrayList<>(List.of("bin/dripline-replica"));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes());
+    String output = new String(process.getInputStream().readAllBytes(), UTF_8);
     if (process.waitFor() != 0) {
       throw new IllegalStateException(
           "bin/dripline-replica " + String.join(" ", args) + ":\n" + output);

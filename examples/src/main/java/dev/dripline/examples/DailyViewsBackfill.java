@@ -80,7 +80,7 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
     LocalDate from = context.options().requireDate("from");
     LocalDate to = context.options().requireDate("to");
     Duration window = context.options().requireDuration("window");
-    if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.getNano() != 0) {
+    if (window.toSeconds() % ONE_DAY.toSeconds() != 0 || window.toNanosPart() != 0) {
       throw new PermanentBackfillException(
           "window (" + window + ") is not a whole number of days: the key is a date");
     }

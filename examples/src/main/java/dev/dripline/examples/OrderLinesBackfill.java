@@ -84,6 +84,7 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
   }
 
   @Override
+  @SuppressWarnings("try") // the cap's witness is held for the batch
   public void processBatch(BackfillContext context, TableBatch batch, Connection transaction)
       throws SQLException {
     faults.checkBatch(FaultInjection.tagOf(context), KEY, batch.span());

@@ -69,7 +69,7 @@ public class SleepBackfill implements BackfillDefinition {
     faults.checkPlan(FaultInjection.tagOf(context));
     long items = context.options().requireInteger("items");
     long start = afterKey == null ? 1 : Math.max(1, afterKey + 1);
-    if (limit <= 0 || afterKey != null && afterKey == Long.MAX_VALUE || start > items) {
+    if (limit <= 0 || (afterKey != null && afterKey == Long.MAX_VALUE) || start > items) {
       return List.of();
     }
     // Written to avoid overflow near Long.MAX_VALUE; never produces more than limit keys.

@@ -153,7 +153,7 @@ public final class Key implements Comparable<Key> {
       Object a = values[i];
       Object b = key.values[i];
       boolean same =
-          a instanceof Number x && b instanceof Number y
+          (a instanceof Number x && b instanceof Number y)
               ? x.longValue() == y.longValue()
               : a.equals(b);
       if (!same) {

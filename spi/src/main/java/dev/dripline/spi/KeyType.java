@@ -59,12 +59,12 @@ public enum KeyType {
       throw new IllegalArgumentException("a " + wire() + " key value may not be null");
     }
     switch (this) {
-      case BIGINT:
+      case BIGINT -> {
         if (value instanceof Long || value instanceof Integer || value instanceof Short) {
           return ((Number) value).longValue();
         }
-        break;
-      case INTEGER:
+      }
+      case INTEGER -> {
         if (value instanceof Integer || value instanceof Short) {
           return ((Number) value).intValue();
         }
@@ -73,19 +73,20 @@ public enum KeyType {
             && number <= Integer.MAX_VALUE) {
           return number.intValue();
         }
-        break;
-      case TIMESTAMPTZ:
+      }
+      case TIMESTAMPTZ -> {
         if (value instanceof Instant instant) {
           return instant.truncatedTo(ChronoUnit.MICROS);
         }
         if (value instanceof OffsetDateTime time) {
           return time.toInstant().truncatedTo(ChronoUnit.MICROS);
         }
-        break;
-      default:
+      }
+      default -> {
         if (javaType.isInstance(value)) {
           return value;
         }
+      }
     }
     throw new IllegalArgumentException(
         "not a " + wire() + " key value: " + value + " (" + value.getClass().getSimpleName() + ")");

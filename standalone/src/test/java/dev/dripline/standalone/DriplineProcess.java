@@ -118,7 +118,7 @@ final class DriplineProcess implements AutoCloseable {
     try {
       Files.writeString(
           log,
-          "=== start " + (++starts) + " of " + name + "\n",
+          "=== start " + ++starts + " of " + name + "\n",
           java.nio.file.StandardOpenOption.APPEND);
       process = builder.start();
     } catch (IOException e) {

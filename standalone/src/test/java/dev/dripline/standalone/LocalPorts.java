@@ -64,7 +64,7 @@ public final class LocalPorts {
 
   private static boolean bindable(int port) {
     try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-      return true;
+      return socket.isBound();
     } catch (IOException e) {
       return false;
     }

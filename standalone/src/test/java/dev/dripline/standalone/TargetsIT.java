@@ -200,8 +200,9 @@ class TargetsIT implements TestPropertyProvider {
               thread.setDaemon(true);
               return thread;
             });
-    sampler.scheduleWithFixedDelay(
-        () -> sampleDelay(c, delaysByStreak), 0, 100, TimeUnit.MILLISECONDS);
+    var unused =
+        sampler.scheduleWithFixedDelay(
+            () -> sampleDelay(c, delaysByStreak), 0, 100, TimeUnit.MILLISECONDS);
 
     for (String name : List.of(a, b, c)) {
       register(name);

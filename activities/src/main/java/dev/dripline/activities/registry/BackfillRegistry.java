@@ -129,9 +129,9 @@ public class BackfillRegistry {
     }
     Integer min = definition.minBatchSize();
     Integer max = definition.maxBatchSize();
-    if (min != null && min < 1
-        || max != null && max < 1
-        || min != null && max != null && min > max) {
+    if ((min != null && min < 1)
+        || (max != null && max < 1)
+        || (min != null && max != null && min > max)) {
       throw new IllegalStateException(
           "backfill "
               + name

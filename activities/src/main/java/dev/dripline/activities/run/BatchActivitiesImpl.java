@@ -79,7 +79,7 @@ public class BatchActivitiesImpl implements BatchActivities {
         new BatchAttempt(
             info.getWorkflowId()
                 + "/"
-                + info.getRunId()
+                + info.getWorkflowRunId()
                 + "/"
                 + info.getActivityId()
                 + "#"

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +48,7 @@ public final class BatchAttempt {
   private Connection statementConnection;
   private boolean awaitingDatabase;
   private volatile Fence fenced;
-  private volatile int holderWaits;
+  private final AtomicInteger holderWaits = new AtomicInteger();
 
   /**
    * @param holder names the attempt in the slot records; unique per attempt
@@ -112,11 +113,11 @@ public final class BatchAttempt {
 
   /** How often this attempt found its batch held by another, live attempt and waited. */
   public int holderWaits() {
-    return holderWaits;
+    return holderWaits.get();
   }
 
   void waitedForHolder() {
-    holderWaits++;
+    holderWaits.incrementAndGet();
   }
 
   /**

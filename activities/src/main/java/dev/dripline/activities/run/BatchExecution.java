@@ -334,7 +334,7 @@ public class BatchExecution {
       StartedBatch batch,
       BatchAttempt attempt,
       Reruns reruns,
-      BatchRecorder.Record record)
+      BatchRecorder.Recording record)
       throws Exception {
     while (true) {
       try {

@@ -44,7 +44,7 @@ class BatchRecorder {
 
   /** A batch's record statement. */
   @FunctionalInterface
-  interface Record {
+  interface Recording {
     /**
      * Records the batch: in auto-commit when {@code transaction} is null, else on it and with its
      * COMMIT in the same round trip.
@@ -65,7 +65,11 @@ class BatchRecorder {
    * @throws Exception what the definition threw, or the record; nothing of the batch was recorded
    */
   Recorded runAndRecord(
-      KeyedBackfill definition, long runId, StartedBatch batch, BatchAttempt attempt, Record record)
+      KeyedBackfill definition,
+      long runId,
+      StartedBatch batch,
+      BatchAttempt attempt,
+      Recording record)
       throws Exception {
     BackfillContext context =
         optionsReader.context(runId, definition.definition(), batch.options(), batch.pool());

@@ -53,7 +53,7 @@ public class DryRunPlanner {
           optionsReader.context(0, definition.definition(), request.options());
       long cap = request.maxRecords() == null ? Long.MAX_VALUE : request.maxRecords();
       return definition instanceof KeyedBackfill.Windows windows
-          ? windows(request, windows, context, cap)
+          ? windows(windows, context, cap)
           : keys(request, definition, context, cap);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
@@ -125,8 +125,7 @@ public class DryRunPlanner {
   }
 
   private static DryRunAnswer windows(
-      DryRunRequest request, KeyedBackfill.Windows windows, BackfillContext context, long cap)
-      throws Exception {
+      KeyedBackfill.Windows windows, BackfillContext context, long cap) throws Exception {
     TimeWindows all = windows.windows(context);
     long total = Math.min(all.count(), cap);
     List<SampleBatch> samples = new ArrayList<>();

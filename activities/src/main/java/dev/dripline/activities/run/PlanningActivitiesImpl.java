@@ -471,6 +471,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
    * repeated, or more than asked would make batches overlap or planning loop forever; that is a bug
    * no retry fixes.
    */
+  @SuppressWarnings("ReferenceEquality") // conform answers the key itself when it already fits
   static List<Key> checked(KeyedBackfill definition, Key afterKey, List<Key> keys, int limit) {
     String problem = null;
     // Made only once a key is not conformed as itself: the keys before it, then each conformed.

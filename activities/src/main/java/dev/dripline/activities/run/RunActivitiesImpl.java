@@ -34,7 +34,6 @@ import dev.dripline.workflows.run.StartResult;
 import dev.dripline.workflows.run.StatusChange;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -384,10 +383,10 @@ public class RunActivitiesImpl implements RunActivities {
 
   @Override
   public FinishResult finish(FinishRequest request) {
-    return transactions.inTransaction(connection -> finish(connection, request));
+    return transactions.inTransaction(connection -> finishLocked(request));
   }
 
-  private FinishResult finish(Connection connection, FinishRequest request) throws SQLException {
+  private FinishResult finishLocked(FinishRequest request) throws SQLException {
     // The row lock serialises finish against requeue (API retry) and a racing execution.
     Optional<RunState> locked = runs.lock(request.runId());
     if (locked.isEmpty()) {

@@ -200,7 +200,7 @@ public class TargetRecordActivitiesImpl implements TargetRecordActivities {
               }
               TargetSnapshot t = row.snapshot(settings());
               if (t.state() != TargetState.BACKFILLING
-                  || attempt != null && !Objects.equals(attempt, row.attemptId())) {
+                  || (attempt != null && !Objects.equals(attempt, row.attemptId()))) {
                 return null;
               }
               TargetSnapshot after =

@@ -219,7 +219,7 @@ public class CheckReader {
           return CheckReading.unknown(
               "none of the watched tables exists in the database read: " + missing);
         }
-        return CheckReading.of(workers);
+        return CheckReading.of((double) workers);
       }
     }
   }

@@ -61,7 +61,7 @@ class KeyCodecIT {
               (long) random.nextInt(5) - 2,
               random.nextInt(5) - 2,
               new UUID(random.nextLong(), random.nextLong()),
-              Instant.ofEpochSecond(random.nextInt(3) - 1, random.nextInt(3) * 1_000),
+              Instant.ofEpochSecond(random.nextInt(3) - 1, random.nextInt(3) * 1_000L),
               LocalDate.ofEpochDay(random.nextInt(3) - 1)));
     }
 

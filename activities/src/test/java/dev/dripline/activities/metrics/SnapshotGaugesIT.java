@@ -37,12 +37,12 @@ class SnapshotGaugesIT {
   }
 
   /** A process with its own registry and a monotonic clock the test moves. */
-  private static final class Process {
+  private static final class GaugeProcess {
     final AtomicLong nanos;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final SnapshotGauges gauges;
 
-    Process(BeanProvider<MetricSnapshotRepository> snapshots, long clockOrigin) {
+    GaugeProcess(BeanProvider<MetricSnapshotRepository> snapshots, long clockOrigin) {
       nanos = new AtomicLong(clockOrigin);
       gauges = new SnapshotGauges(snapshots, nanos::get);
       gauges.bindTo(registry);
@@ -96,7 +96,7 @@ class SnapshotGaugesIT {
   @Test
   void exportsTheAgeOfTheSnapshotItReadMeasuredOnTheDatabaseClock() {
     snapshotAnHourOld();
-    Process process = new Process(reachable(), 0);
+    GaugeProcess process = new GaugeProcess(reachable(), 0);
     double before = databaseAge();
 
     process.gauges.refresh();
@@ -112,8 +112,8 @@ class SnapshotGaugesIT {
   void theAgeKeepsGrowingWhileTheProcessCannotReadAgain() {
     snapshotAnHourOld();
     AtomicBoolean reachable = new AtomicBoolean(true);
-    Process process =
-        new Process(
+    GaugeProcess process =
+        new GaugeProcess(
             () -> {
               if (!reachable.get()) {
                 throw new IllegalStateException("PostgreSQL is not reachable");
@@ -139,8 +139,8 @@ class SnapshotGaugesIT {
   @Test
   void twoProcessesServeTheSameAgeWhateverTheirClocks() {
     snapshotAnHourOld();
-    Process one = new Process(reachable(), 0);
-    Process other = new Process(reachable(), 7_000_000_000_000_000L);
+    GaugeProcess one = new GaugeProcess(reachable(), 0);
+    GaugeProcess other = new GaugeProcess(reachable(), 7_000_000_000_000_000L);
     double before = databaseAge();
 
     one.gauges.refresh();
@@ -154,7 +154,7 @@ class SnapshotGaugesIT {
   @Test
   void aTableWithoutASnapshotIsInfinitelyOldAndExportsNoFigures() {
     fixtures.update("delete from metric_snapshots");
-    Process process = new Process(reachable(), 0);
+    GaugeProcess process = new GaugeProcess(reachable(), 0);
 
     process.gauges.refresh();
 
@@ -166,7 +166,7 @@ class SnapshotGaugesIT {
   @Test
   void theSnapshotsSeriesAppearWithTheFirstRead() {
     metrics.snapshot();
-    Process process = new Process(reachable(), 0);
+    GaugeProcess process = new GaugeProcess(reachable(), 0);
     assertThat(process.sample("dripline_stuck_targets")).isNull();
     assertThat(process.sample(AGE)).isNull();
 

@@ -90,6 +90,7 @@ class BatchChainIT {
    * deadlock's victim is recorded again by the chain: no failed attempt, no hand-off.
    */
   @Test
+  @SuppressWarnings("try") // the injected deadlock is held for the block
   void aChainedRecordRolledBackAsADeadlocksVictimIsRecordedAgainInTheChain() {
     long runId = runWithBatches("{\"items\":30}", 3, 1);
 

@@ -353,6 +353,7 @@ class BatchExecutionIT {
    * batch's attempts and a round trip through Temporal on it.
    */
   @Test
+  @SuppressWarnings("try") // the injected deadlock is held for the block
   void aRecordRolledBackAsADeadlocksVictimIsRecordedAgainInTheSameAttempt() {
     long runId = fixtures.runningRun(30, 10);
     fixtures.batches(runId, 3, 10, "enqueued");

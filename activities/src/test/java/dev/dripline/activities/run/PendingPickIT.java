@@ -80,6 +80,7 @@ class PendingPickIT {
   }
 
   @Test
+  @SuppressWarnings("try") // the snapshot is held for the block
   void theNextPendingBatchIsPickedFromAReadOfBoundedLengthWhateverTheBatchesTaken()
       throws Exception {
     try (AutoCloseable snapshot = holdSnapshot()) {

@@ -57,6 +57,7 @@ class PlanningKeysTest {
   }
 
   @Test
+  @SuppressWarnings("JdkObsolete") // a list without indexed access is the case under test
   void keysInAListWithoutIndexedAccessAreCheckedIntoOneWithIt() {
     List<Key> keys = new LinkedList<>(List.of(Key.of(1L), Key.of(2L)));
 

@@ -196,11 +196,11 @@ class PoolClaimsIT {
     pool(POOL, 1);
     long a = pooledRun(POOL, 10);
     ClaimResult held = claim(a, 1);
-    long paused = waiterBehind(a);
-    long stopping = waiterBehind(a);
-    long deleted = waiterBehind(a);
-    long ended = waiterBehind(a);
-    long drained = waiterBehind(a);
+    long paused = waiterBehind();
+    long stopping = waiterBehind();
+    long deleted = waiterBehind();
+    long ended = waiterBehind();
+    long drained = waiterBehind();
     fixtures.setRunStatus(paused, "paused");
     fixtures.update("update runs set stop_requested_at = now() where id = ?", stopping);
     fixtures.update("delete from runs where id = ?", deleted);
@@ -214,10 +214,8 @@ class PoolClaimsIT {
     assertThat(again.batches()).hasSize(1);
   }
 
-  /**
-   * A run of the pool that waits in line, its claim refused while {@code holder} holds the slot.
-   */
-  private long waiterBehind(long holder) {
+  /** A run of the pool that waits in line, its claim refused while another run holds the slot. */
+  private long waiterBehind() {
     long runId = pooledRun(POOL, 3);
     assertThat(claim(runId, 1).held()).isTrue();
     return runId;

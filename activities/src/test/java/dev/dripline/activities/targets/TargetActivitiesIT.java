@@ -98,10 +98,6 @@ class TargetActivitiesIT {
       TargetRecordActivitiesImpl records,
       TargetPlanningActivitiesImpl planning,
       LiveBatchActivitiesImpl live) {
-    TargetSnapshot load(TargetRef target) {
-      return records.load(target);
-    }
-
     CapacityResult acquireCapacity(TargetRef target) {
       return records.acquireCapacity(target);
     }
@@ -112,10 +108,6 @@ class TargetActivitiesIT {
 
     TargetSnapshot observeRun(RunObservation observation) {
       return records.observeRun(observation);
-    }
-
-    ReplanResult replan(TargetRef target) {
-      return records.replan(target);
     }
 
     PlannedRun plan(TargetRef target) {

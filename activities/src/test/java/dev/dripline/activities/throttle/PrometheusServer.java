@@ -21,6 +21,7 @@ import java.util.stream.Stream;
  * and names in {@code PROMETHEUS_BIN}; else {@code prometheus} on the PATH) on 127.0.0.1 and a free
  * port, with no scrape targets and its data in a temporary directory.
  */
+@SuppressWarnings("try") // close waits for the process and says so
 final class PrometheusServer implements AutoCloseable {
   private static final Duration READY_WITHIN = Duration.ofSeconds(90);
 
@@ -115,7 +116,7 @@ final class PrometheusServer implements AutoCloseable {
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
       try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        return port;
+        return socket.getLocalPort();
       } catch (IOException e) {
         // taken: try another
       }

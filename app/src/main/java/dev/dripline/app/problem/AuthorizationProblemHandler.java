@@ -46,7 +46,7 @@ public class AuthorizationProblemHandler
               + request.getMethodName()
               + " needs the operator token (DRIPLINE_OPERATOR_TOKEN)");
     }
-    boolean tokenSent = tokens.resolveToken(request).filter(token -> !token.isBlank()).isPresent();
+    boolean tokenSent = tokens.resolveTokens(request).stream().anyMatch(token -> !token.isBlank());
     WwwAuthenticateChallenge.Builder challenge =
         WwwAuthenticateChallenge.builder().authScheme("Bearer").param("realm", REALM);
     String detail;

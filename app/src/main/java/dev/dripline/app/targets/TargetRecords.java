@@ -150,7 +150,7 @@ public class TargetRecords {
     Long oldestAge =
         t.oldestQueuedAt() == null
             ? null
-            : Math.max(0, Duration.between(t.oldestQueuedAt(), t.dbNow()).getSeconds());
+            : Math.max(0, Duration.between(t.oldestQueuedAt(), t.dbNow()).toSeconds());
     return new TargetRow(
         t.name(),
         t.backfill(),

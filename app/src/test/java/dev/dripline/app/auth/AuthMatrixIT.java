@@ -22,6 +22,7 @@ import io.micronaut.web.router.Router;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -160,7 +161,7 @@ class AuthMatrixIT {
             "Bearer not-a-token",
             "Bearer dev-operator2",
             "Bearer dev-operato",
-            "Bearer " + "dev-operator".toUpperCase())) {
+            "Bearer " + "dev-operator".toUpperCase(Locale.ROOT))) {
       Reply reply = send(endpoint, authorization);
 
       assertUnauthorized(reply);

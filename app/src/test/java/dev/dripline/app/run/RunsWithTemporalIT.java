@@ -22,11 +22,11 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowTargetOptions;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -148,7 +148,7 @@ class RunsWithTemporalIT {
     assertThat(
             workflows
                 .newUntypedWorkflowStub(
-                    foreign.getWorkflowId(), Optional.of(foreign.getRunId()), Optional.empty())
+                    WorkflowTargetOptions.newBuilder().setWorkflowExecution(foreign).build())
                 .describe()
                 .getStatus())
         .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -366,12 +367,12 @@ class F5ConcurrentControlIT {
       client.start();
       clients.add(client);
     }
-    Map<String, Object>[] figures = new Map[1];
+    AtomicReference<Map<String, Object>> figures = new AtomicReference<>();
     Thread monitor =
         new Thread(
             () -> {
               try {
-                figures[0] = monitor(id, done);
+                figures.set(monitor(id, done));
               } catch (Exception e) {
                 violation("monitor failed: " + e);
               }
@@ -493,11 +494,11 @@ class F5ConcurrentControlIT {
         processedAfterChaos,
         driveMillis,
         driveActions,
-        figures[0].get("samples"),
-        figures[0].get("reopenings"),
+        figures.get().get("samples"),
+        figures.get().get("reopenings"),
         acceptedRetries.size(),
-        figures[0].get("terminalSamples"),
-        figures[0].get("maxExecuting"),
+        figures.get().get("terminalSamples"),
+        figures.get().get("maxExecuting"),
         maxSeen,
         largestAcceptedCap,
         finished.path("batchCounts").path("completed").asLong(),

@@ -1,5 +1,6 @@
 package dev.dripline.standalone.faults;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -208,7 +209,7 @@ class ReadLoadIT {
     AtomicInteger errors = new AtomicInteger();
     AtomicInteger serverErrors = new AtomicInteger();
     AtomicInteger otherStatuses = new AtomicInteger();
-    AtomicInteger mostInFlight = new AtomicInteger();
+    int mostInFlight = 0;
     List<String> errorSamples = new ArrayList<>();
     AtomicLong lastAnswer = new AtomicLong();
     Random random = new Random(42);
@@ -266,7 +267,7 @@ class ReadLoadIT {
                 if (status != 200) {
                   synchronized (errorSamples) {
                     if (errorSamples.size() < 10) {
-                      errorSamples.add(path + ": " + status + " " + new String(body));
+                      errorSamples.add(path + ": " + status + " " + new String(body, UTF_8));
                     }
                   }
                 }
@@ -275,7 +276,7 @@ class ReadLoadIT {
         skipped++;
         continue;
       }
-      mostInFlight.accumulateAndGet(client.inFlight(), Math::max);
+      mostInFlight = Math.max(mostInFlight, client.inFlight());
       sent++;
     }
     long scheduleEnd = System.nanoTime();
@@ -328,7 +329,7 @@ class ReadLoadIT {
             skipped,
             late,
             maxLateNanos / 1e6,
-            mostInFlight.get(),
+            mostInFlight,
             achieved,
             scheduleSeconds,
             rate,

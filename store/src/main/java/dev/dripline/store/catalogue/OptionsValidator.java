@@ -194,7 +194,8 @@ public final class OptionsValidator {
         throw new IllegalArgumentException("is out of range");
       }
     }
-    if (value instanceof Double d && d.isInfinite() || value instanceof Float f && f.isInfinite()) {
+    if ((value instanceof Double d && d.isInfinite())
+        || (value instanceof Float f && f.isInfinite())) {
       // 1e309 and the like: beyond a double, read as infinity.
       throw new IllegalArgumentException("is out of range");
     }

@@ -132,7 +132,8 @@ public final class KeyCodec {
     while (in.get() != 0) {
       // up to the terminator
     }
-    return new String(in.array(), start, in.position() - 1 - start, StandardCharsets.UTF_8);
+    return new String(
+        in.array(), in.arrayOffset() + start, in.position() - 1 - start, StandardCharsets.UTF_8);
   }
 
   private static void writeLong(ByteArrayOutputStream out, long value) {

@@ -50,7 +50,7 @@ class KeyCodecTest {
               TEXTS[random.nextInt(TEXTS.length)],
               (long) random.nextInt(7) - 3,
               new UUID(random.nextLong(), random.nextLong()),
-              Instant.ofEpochSecond(random.nextInt(5) - 2, random.nextInt(3) * 1_000),
+              Instant.ofEpochSecond(random.nextInt(5) - 2, random.nextInt(3) * 1_000L),
               LocalDate.ofEpochDay(random.nextInt(5) - 2),
               random.nextInt(5) - 2));
     }

@@ -73,7 +73,7 @@ class SchemaMigrationIT {
   void stopDripline() throws Exception {
     migrationLog.detach();
     if (startUp != null) {
-      startUp.thenAccept(ApplicationContext::close);
+      var unused = startUp.thenAccept(ApplicationContext::close);
     }
     startUps.shutdown();
     assertThat(startUps.awaitTermination(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();

@@ -60,8 +60,9 @@ public class CheckSchedule {
               return thread;
             });
     for (ThrottleCheck check : checks.all()) {
-      executor.scheduleAtFixedRate(
-          () -> evaluate(check), 0, check.interval().toMillis(), TimeUnit.MILLISECONDS);
+      var unused =
+          executor.scheduleAtFixedRate(
+              () -> evaluate(check), 0, check.interval().toMillis(), TimeUnit.MILLISECONDS);
     }
     LOG.info("Evaluating {} health check(s)", checks.all().size());
   }

@@ -49,8 +49,8 @@ public final class DryRunStart {
    */
   public static boolean timedOut(WorkflowFailedException failure) {
     return failure.getCause() instanceof TimeoutFailure
-        || failure.getCause() instanceof ActivityFailure activity
+        || (failure.getCause() instanceof ActivityFailure activity
             && (activity.getRetryState() == RetryState.RETRY_STATE_TIMEOUT
-                || activity.getCause() instanceof TimeoutFailure);
+                || activity.getCause() instanceof TimeoutFailure));
   }
 }

@@ -204,7 +204,7 @@ final class LoopRules {
     if (!s.slots().isEmpty() || s.window().underWay()) {
       return RunTransitions.Move.WAIT;
     }
-    if (s.stopping() || s.window().over() && !s.counts().mayHavePending() && !s.paused()) {
+    if (s.stopping() || (s.window().over() && !s.counts().mayHavePending() && !s.paused())) {
       return RunTransitions.Move.FINISH;
     }
     return s.continueAsNewDue(f.continueAsNewSuggested())

@@ -213,7 +213,7 @@ final class RequestRules {
     RetryAnswer answer;
     if (requeue.status() == null) {
       answer = RetryAnswer.gone();
-    } else if (requeue.requeued() > 0 || before.isTerminal() && requeue.status().isActive()) {
+    } else if (requeue.requeued() > 0 || (before.isTerminal() && requeue.status().isActive())) {
       answer = RetryAnswer.requeued(requeue.requeued());
     } else {
       answer = RetryAnswer.refused(RunControl.nothingToRequeue(s.runId(), requeue.status()));
@@ -278,7 +278,7 @@ final class RequestRules {
    * write. Null if that depends on {@link RunWorkflowVersions#PAUSE_RECONCILED}, not yet known.
    */
   static Boolean pauseUnrecorded(RunState s) {
-    if (s.stopping() || !s.pauseToggled() && s.paused() == s.pauseRecorded()) {
+    if (s.stopping() || (!s.pauseToggled() && s.paused() == s.pauseRecorded())) {
       return false;
     }
     return s.paused() != s.pauseRecorded() ? Boolean.TRUE : s.versions().get(PAUSE_RECONCILED);

@@ -147,7 +147,7 @@ final class RunEngine {
    */
   CapAnswer changeCap(int maxParallelBatches) {
     Workflow.await(
-        () -> run.state.window() != null || run.settings() != null && !run.state.found());
+        () -> run.state.window() != null || (run.settings() != null && !run.state.found()));
     capLock.lock();
     try {
       capAnswer = null;

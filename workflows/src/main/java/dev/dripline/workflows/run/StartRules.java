@@ -145,7 +145,7 @@ final class StartRules {
       // run (at the continue-as-new boundary, or while loadRun waited for the database). The
       // record's stop counts for a live run only: a stopped run's record keeps it until a retry.
       if (carried.stopRequested()
-          || carried.endedStatus() == null && s.settings().stopRequested()) {
+          || (carried.endedStatus() == null && s.settings().stopRequested())) {
         e.hold(RunState.STOPPING, true);
       }
       e.retryAsked |= carried.retryRequested();

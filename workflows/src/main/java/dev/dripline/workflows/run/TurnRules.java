@@ -114,7 +114,7 @@ final class TurnRules {
    * applied first; a live run's slots held by no live holder are recovered, and the loop begins.
    */
   static Step enter(RunState s) {
-    if (s.status() == RunStatus.PENDING || s.paused() && s.settings().startedAt() == null) {
+    if (s.status() == RunStatus.PENDING || (s.paused() && s.settings().startedAt() == null)) {
       return Step.to(s.in(RunPhase.PENDING), new PublishStatus());
     }
     if (s.status().isTerminal()) {
@@ -323,7 +323,7 @@ final class TurnRules {
   static boolean woken(Until until, RunState s, Facts f) {
     return switch (until) {
       case START ->
-          s.stopping() || f.retryAnswersOwed() || pausable(s) && s.later().pause() != null;
+          s.stopping() || f.retryAnswersOwed() || (pausable(s) && s.later().pause() != null);
       case HANDLERS, HANDLERS_WHILE_ENDED -> s.retryAsked() || f.everyHandlerFinished();
       case RETRY -> s.retryAsked();
       case LAST_ANSWERS -> f.retryAnswersOwed() || f.everyHandlerFinished();

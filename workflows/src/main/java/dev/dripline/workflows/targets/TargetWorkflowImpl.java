@@ -141,7 +141,7 @@ public class TargetWorkflowImpl implements TargetWorkflow {
     Workflow.setCurrentDetails("starting");
     for (int iteration = 0; ; iteration++) {
       if (iteration >= MAX_ITERATIONS_PER_EXECUTION
-          || iteration > 0 && Workflow.getInfo().isContinueAsNewSuggested()) {
+          || (iteration > 0 && Workflow.getInfo().isContinueAsNewSuggested())) {
         continueAsNew(target, iteration);
       }
       if (replanRequested) {
@@ -350,10 +350,10 @@ public class TargetWorkflowImpl implements TargetWorkflow {
    */
   private static boolean movedOn(TargetSnapshot t, boolean failedBefore) {
     return !t.found()
-        || failedBefore
+        || (failedBefore
             && t.state() == TargetState.PENDING_BACKFILL
             && t.consecutiveFailures() == 0
-            && t.nextAttemptAt() == null;
+            && t.nextAttemptAt() == null);
   }
 
   /**

@@ -37,7 +37,7 @@ class BackfillRunWorkflowTest {
 
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
-  private FakeRunStore store;
+  private final FakeRunStore store = new FakeRunStore();
 
   @BeforeEach
   void setUp() {
@@ -45,7 +45,6 @@ class BackfillRunWorkflowTest {
     for (String name : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
       env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
-    store = new FakeRunStore();
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
     worker.registerActivitiesImplementations(store);

@@ -3,23 +3,23 @@ package dev.dripline.workflows.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.util.function.DoubleToIntFunction;
 import org.junit.jupiter.api.Test;
 
 class ChainPaceTest {
   /** The workflow's window: 200 batches, or two seconds of what the chains take if more. */
-  private static final DoubleToIntFunction WINDOW =
-      takenPerMilli -> (int) Math.max(200, Math.ceil(takenPerMilli * 2_000));
+  private static int window(double takenPerMilli) {
+    return (int) Math.max(200, Math.ceil(takenPerMilli * 2_000));
+  }
 
   /**
    * The planner's first four reports of a W2 run (docs/benchmarks.md): pages of 25, 50, 100 and 100
    * batches while four chains of 12 ms batches start taking them.
    */
   private static ChainPace firstReportsOfW2(ChainPace pace) {
-    return pace.report(55, 25, 25, WINDOW)
-        .report(136, 66, 50, WINDOW)
-        .report(259, 133, 100, WINDOW)
-        .report(404, 202, 100, WINDOW);
+    return pace.report(55, 25, 25, ChainPaceTest::window)
+        .report(136, 66, 50, ChainPaceTest::window)
+        .report(259, 133, 100, ChainPaceTest::window)
+        .report(404, 202, 100, ChainPaceTest::window);
   }
 
   @Test
@@ -30,7 +30,7 @@ class ChainPaceTest {
 
     // 9 + 33 taken from 55 to 259 ms; the report at 404 ms starts the next measurement.
     assertThat(pace.takenPerMilli()).isCloseTo(42 / 204.0, within(1e-9));
-    assertThat(WINDOW.applyAsInt(pace.takenPerMilli())).isGreaterThan(400);
+    assertThat(window(pace.takenPerMilli())).isGreaterThan(400);
     assertThat(pace.lookEveryMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
   }
 
@@ -43,15 +43,15 @@ class ChainPaceTest {
     pace = firstReportsOfW2(pace);
 
     assertThat(pace.takenPerMilli()).isZero();
-    assertThat(WINDOW.applyAsInt(pace.takenPerMilli())).isEqualTo(200);
+    assertThat(window(pace.takenPerMilli())).isEqualTo(200);
   }
 
   @Test
   void reportsMomentsApartGiveNoPace() {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
 
-    pace = pace.report(1_000, 100, 100, WINDOW);
-    pace = pace.report(1_050, 150, 100, WINDOW);
+    pace = pace.report(1_000, 100, 100, ChainPaceTest::window);
+    pace = pace.report(1_050, 150, 100, ChainPaceTest::window);
 
     assertThat(pace.takenPerMilli()).isZero();
   }
@@ -61,7 +61,7 @@ class ChainPaceTest {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
 
     // Two batches a second out of a window of 32: a quarter lasts four seconds.
-    pace = pace.report(0, 32, 32, WINDOW);
+    pace = pace.report(0, 32, 32, ChainPaceTest::window);
     pace = pace.report(5_000, 32, 10, x -> 32);
 
     assertThat(pace.takenPerMilli()).isCloseTo(0.002, within(1e-9));
@@ -75,7 +75,7 @@ class ChainPaceTest {
   @Test
   void restartForgetsThePaceAndLooksSoon() {
     ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
-    pace = pace.report(0, 32, 32, WINDOW);
+    pace = pace.report(0, 32, 32, ChainPaceTest::window);
     pace = pace.report(5_000, 32, 10, x -> 32);
 
     pace = pace.restart();
@@ -83,7 +83,7 @@ class ChainPaceTest {
     assertThat(pace.takenPerMilli()).isZero();
     assertThat(pace.lookEveryMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
     // The next report starts a new measurement rather than counting from the old one.
-    pace = pace.report(5_100, 20, 0, WINDOW);
+    pace = pace.report(5_100, 20, 0, ChainPaceTest::window);
     assertThat(pace.takenPerMilli()).isZero();
   }
 }

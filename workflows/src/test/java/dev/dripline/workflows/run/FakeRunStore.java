@@ -388,7 +388,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   private boolean started() {
     return startedAt != null
         || status == RunStatus.RUNNING
-        || status == RunStatus.PAUSED && !pausedBeforeStart;
+        || (status == RunStatus.PAUSED && !pausedBeforeStart);
   }
 
   @Override

@@ -272,7 +272,7 @@ class PlanWindowTest {
     Planner p = planner(100, 10_000, 4);
     p.call(0, 50, 150);
 
-    p.next().orElseThrow();
+    assertThat(p.next()).isPresent();
     p.on(new RunEvent.Planned(new PlanPage(10, true, 1_000L, 160), null, 1));
 
     assertThat(p.window().done()).isTrue();
@@ -298,7 +298,7 @@ class PlanWindowTest {
   void aFailedCallStopsPlanningUntilARetryReQueues() {
     Planner p = planner(100, 10_000, 4);
     p.call(0, 50, 150);
-    p.next().orElseThrow();
+    assertThat(p.next()).isPresent();
 
     p.on(new RunEvent.Planned(null, "scope query failed", 1));
 

@@ -40,16 +40,16 @@ class RecordedRunHistoriesReplayTest {
           .as("%s holds the %s signal or Update it was recorded for", file, message)
           .anyMatch(
               e ->
-                  e.hasWorkflowExecutionSignaledEventAttributes()
+                  (e.hasWorkflowExecutionSignaledEventAttributes()
                           && e.getWorkflowExecutionSignaledEventAttributes()
                               .getSignalName()
-                              .equals(message)
-                      || e.hasWorkflowExecutionUpdateAcceptedEventAttributes()
+                              .equals(message))
+                      || (e.hasWorkflowExecutionUpdateAcceptedEventAttributes()
                           && e.getWorkflowExecutionUpdateAcceptedEventAttributes()
                               .getAcceptedRequest()
                               .getInput()
                               .getName()
-                              .equals(message));
+                              .equals(message)));
     }
 
     Replays.replay(history);
