@@ -1,8 +1,8 @@
 package dev.dripline.bench;
 
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import jakarta.inject.Singleton;
@@ -16,7 +16,7 @@ import java.util.stream.LongStream;
  * (two serialised PostgreSQL transactions per batch on one row per run).
  */
 @Singleton
-public class NoopBackfill implements BackfillDefinition {
+public class NoopBackfill implements LongKeyBackfillDefinition {
   public static final String NAME = "bench.noop";
 
   @Override

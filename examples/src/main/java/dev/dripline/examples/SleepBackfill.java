@@ -1,8 +1,8 @@
 package dev.dripline.examples;
 
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import jakarta.inject.Singleton;
@@ -17,7 +17,7 @@ import java.util.stream.LongStream;
  * same moment.
  */
 @Singleton
-public class SleepBackfill implements BackfillDefinition {
+public class SleepBackfill implements LongKeyBackfillDefinition {
   public static final String NAME = "example.sleep";
 
   private final ConcurrencyWitness witness;

@@ -52,7 +52,7 @@ public final class Key implements Comparable<Key> {
     return new Key(copy);
   }
 
-  /** The key of a {@link BackfillDefinition}: one bigint. */
+  /** The key of a {@link LongKeyBackfillDefinition}: one bigint. */
   public static Key ofLong(long value) {
     return new Key(new Object[] {value});
   }

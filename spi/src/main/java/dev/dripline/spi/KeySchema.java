@@ -13,7 +13,7 @@ import java.util.Set;
  * @param columns at least one, names distinct
  */
 public record KeySchema(List<KeyColumn> columns) {
-  /** The key of {@link BackfillDefinition}s: one bigint. */
+  /** The key of {@link LongKeyBackfillDefinition}s: one bigint. */
   public static final KeySchema LONG = of(KeyColumn.of("id", KeyType.BIGINT));
 
   public KeySchema {

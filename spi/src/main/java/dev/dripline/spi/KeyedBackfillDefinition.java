@@ -11,7 +11,7 @@ import java.util.List;
  * <p>A backfill over a table in Dripline's database need not list its keys: {@link
  * TableBackfillDefinition}.
  */
-public interface KeyedBackfillDefinition extends Backfill {
+public interface KeyedBackfillDefinition extends BackfillDefinition {
 
   /** The key's columns and types; every key this definition returns has them. */
   KeySchema key();

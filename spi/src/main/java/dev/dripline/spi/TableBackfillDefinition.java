@@ -18,7 +18,7 @@ import java.util.List;
  * TableBatch#where()} selects the batch's rows still in scope, so processing it twice changes
  * nothing more.
  */
-public interface TableBackfillDefinition extends Backfill {
+public interface TableBackfillDefinition extends BackfillDefinition {
 
   /** The table, optionally schema-qualified: lower-case SQL identifiers. */
   String table();

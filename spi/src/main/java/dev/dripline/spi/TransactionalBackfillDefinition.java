@@ -15,11 +15,11 @@ import java.sql.Connection;
  * <p>{@link #processBatch(BackfillContext, KeyRange, Connection)} must do all its writes through
  * {@code transaction} and must neither commit, roll back nor change its auto-commit or isolation;
  * it should not hold the transaction open on slow work outside the database (row locks are held
- * until the batch is recorded). {@link BackfillDefinition#processBatch(BackfillContext, KeyRange)}
- * is still used by callers outside a batch attempt (tests, tools) and should run the same work in a
- * transaction of its own.
+ * until the batch is recorded). {@link LongKeyBackfillDefinition#processBatch(BackfillContext,
+ * KeyRange)} is still used by callers outside a batch attempt (tests, tools) and should run the
+ * same work in a transaction of its own.
  */
-public interface TransactionalBackfillDefinition extends BackfillDefinition {
+public interface TransactionalBackfillDefinition extends LongKeyBackfillDefinition {
 
   /**
    * Processes the keys in scope within {@code range} inside {@code transaction}, which Dripline

@@ -13,7 +13,7 @@ import java.sql.Connection;
  * completion (as for a {@link TableBackfillDefinition}); processing a window twice must be harmless
  * (an upsert, say).
  */
-public interface WindowedBackfillDefinition extends Backfill {
+public interface WindowedBackfillDefinition extends BackfillDefinition {
 
   /** The key: one timestamptz or date column, whose values the windows cover. */
   KeyColumn key();

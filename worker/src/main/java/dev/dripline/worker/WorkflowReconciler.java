@@ -2,8 +2,8 @@ package dev.dripline.worker;
 
 import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.run.ActiveRunRef;
-import dev.dripline.store.run.RunStore;
-import dev.dripline.store.targets.TargetStore;
+import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
@@ -52,15 +52,15 @@ import org.slf4j.LoggerFactory;
 public class WorkflowReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(WorkflowReconciler.class);
 
-  private final RunStore runs;
-  private final TargetStore targets;
+  private final RunRepository runs;
+  private final TargetRepository targets;
   private final WorkflowClient client;
   private final TemporalConfig temporal;
   private final MetricsWorkflowStarter metrics;
 
   public WorkflowReconciler(
-      RunStore runs,
-      TargetStore targets,
+      RunRepository runs,
+      TargetRepository targets,
       WorkflowClient client,
       TemporalConfig temporal,
       MetricsWorkflowStarter metrics) {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dripline.store.config.TargetConfig;
 import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.run.RunStore;
-import dev.dripline.store.targets.TargetStore;
+import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.workflows.metrics.MetricsInput;
 import dev.dripline.workflows.metrics.MetricsWorkflow;
 import dev.dripline.workflows.run.RunWorkflowIds;
@@ -65,8 +65,8 @@ class WorkflowReconcilerIT {
     TemporalConfig temporal = context.getBean(TemporalConfig.class);
     reconciler =
         new WorkflowReconciler(
-            context.getBean(RunStore.class),
-            context.getBean(TargetStore.class),
+            context.getBean(RunRepository.class),
+            context.getBean(TargetRepository.class),
             client,
             temporal,
             new MetricsWorkflowStarter(client, temporal, context.getBean(TargetConfig.class)));
@@ -206,8 +206,8 @@ class WorkflowReconcilerIT {
       TemporalConfig temporal = unreachable.getBean(TemporalConfig.class);
       WorkflowReconciler cutOff =
           new WorkflowReconciler(
-              context.getBean(RunStore.class),
-              context.getBean(TargetStore.class),
+              context.getBean(RunRepository.class),
+              context.getBean(TargetRepository.class),
               nowhere,
               temporal,
               new MetricsWorkflowStarter(

@@ -2,7 +2,7 @@ package dev.dripline.activities.catalogue;
 
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
-import dev.dripline.spi.Backfill;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.TableBackfillDefinition;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import dev.dripline.store.run.BatchTuning;
@@ -38,7 +38,7 @@ public class CataloguePublisher {
   public int publish() {
     int published = 0;
     for (KeyedBackfill keyed : registry.all()) {
-      Backfill definition = keyed.definition();
+      BackfillDefinition definition = keyed.definition();
       catalogue.publish(
           definition.name(),
           definition.description(),

@@ -1,23 +1,23 @@
 package dev.dripline.activities.metrics;
 
-import dev.dripline.store.counters.BatchOutcomeCounterStore;
-import dev.dripline.store.counters.DriplineCounterStore;
+import dev.dripline.store.counters.BatchOutcomeCounterRepository;
+import dev.dripline.store.counters.DriplineCounterRepository;
 import dev.dripline.store.counters.OutcomeCount;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.metrics.GroupCount;
 import dev.dripline.store.metrics.MetricSnapshotRepository;
 import dev.dripline.store.metrics.SnapshotGauges;
 import dev.dripline.store.metrics.SnapshotSeries;
-import dev.dripline.store.pool.PoolStore;
+import dev.dripline.store.pool.PoolRepository;
 import dev.dripline.store.pool.PoolView;
 import dev.dripline.store.run.BackfillInflight;
 import dev.dripline.store.run.BackfillThrottle;
-import dev.dripline.store.run.BatchStore;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.BatchRepository;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.BlockedBacklog;
-import dev.dripline.store.targets.LiveBatchStore;
+import dev.dripline.store.targets.LiveBatchRepository;
 import dev.dripline.store.targets.StuckTargets;
-import dev.dripline.store.targets.TargetStore;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.workflows.metrics.MetricsActivities;
 import dev.dripline.workflows.targets.FailureStreak;
 import jakarta.inject.Singleton;
@@ -34,7 +34,7 @@ import java.util.Map;
  * Each read is its table's repository's, and joins that transaction: it reads one snapshot of the
  * tables.
  *
- * <p>"Failing" is decided in SQL ({@link TargetStore#FAILING}) with the same rule as {@link
+ * <p>"Failing" is decided in SQL ({@link TargetRepository#FAILING}) with the same rule as {@link
  * FailureStreak#isFailing} (T6): not primed, and a streak of at least {@link
  * FailureStreak#FAILING_THRESHOLD} or needs_resync. Live batches blocked behind failing targets are
  * counted apart from those behind healthy ones, so the pageable gauges ({@code dripline_blocked_*})
@@ -49,25 +49,25 @@ public class MetricsActivitiesImpl implements MetricsActivities {
   static final long SNAPSHOT_LOCK = 0x4452_4950_4d45_5401L;
 
   private final MetricSnapshotRepository snapshots;
-  private final TargetStore targets;
-  private final RunStore runs;
-  private final BatchStore batches;
-  private final LiveBatchStore liveBatches;
-  private final DriplineCounterStore counters;
-  private final BatchOutcomeCounterStore outcomes;
+  private final TargetRepository targets;
+  private final RunRepository runs;
+  private final BatchRepository batches;
+  private final LiveBatchRepository liveBatches;
+  private final DriplineCounterRepository counters;
+  private final BatchOutcomeCounterRepository outcomes;
   private final DataTransactions transactions;
-  private final PoolStore poolStore;
+  private final PoolRepository poolStore;
 
   public MetricsActivitiesImpl(
       MetricSnapshotRepository snapshots,
-      TargetStore targets,
-      RunStore runs,
-      BatchStore batches,
-      LiveBatchStore liveBatches,
-      DriplineCounterStore counters,
-      BatchOutcomeCounterStore outcomes,
+      TargetRepository targets,
+      RunRepository runs,
+      BatchRepository batches,
+      LiveBatchRepository liveBatches,
+      DriplineCounterRepository counters,
+      BatchOutcomeCounterRepository outcomes,
       DataTransactions transactions,
-      PoolStore poolStore) {
+      PoolRepository poolStore) {
     this.poolStore = poolStore;
     this.snapshots = snapshots;
     this.targets = targets;

@@ -1,6 +1,6 @@
 package dev.dripline.activities.registry;
 
-import dev.dripline.spi.Backfill;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.store.db.Database;
@@ -22,10 +22,10 @@ import java.util.TreeMap;
 
 /**
  * The backfill definitions this process hosts, by name, each as the engine drives it ({@link
- * KeyedBackfill}): the {@link Backfill} beans of its application context, and the plain Java
- * classes its classpath lists in {@code META-INF/services/dev.dripline.spi.Backfill} ({@link
- * ServiceLoader}), which is how a jar of one's own definitions joins a worker without a Micronaut
- * build of its own.
+ * KeyedBackfill}): the {@link BackfillDefinition} beans of its application context, and the plain
+ * Java classes its classpath lists in {@code META-INF/services/dev.dripline.spi.BackfillDefinition}
+ * ({@link ServiceLoader}), which is how a jar of one's own definitions joins a worker without a
+ * Micronaut build of its own.
  *
  * <p>Invariant: names are unique and every definition's declared caps, key and table are valid; a
  * worker that would host two definitions under one name, or a definition with a batch size or cap
@@ -45,8 +45,8 @@ public class BackfillRegistry {
   private final Map<String, KeyedBackfill> byName;
 
   /** Definitions whose keys are their own to list (a table definition needs a database). */
-  public BackfillRegistry(List<? extends Backfill> definitions) {
-    this((Collection<? extends Backfill>) definitions, null);
+  public BackfillRegistry(List<? extends BackfillDefinition> definitions) {
+    this((Collection<? extends BackfillDefinition>) definitions, null);
   }
 
   /**
@@ -54,14 +54,14 @@ public class BackfillRegistry {
    * keys of table definitions (K3).
    */
   @Inject
-  public BackfillRegistry(List<Backfill> beans, Database database) {
-    this(withServiceLoaded(beans, ServiceLoader.load(Backfill.class)), database);
+  public BackfillRegistry(List<BackfillDefinition> beans, Database database) {
+    this(withServiceLoaded(beans, ServiceLoader.load(BackfillDefinition.class)), database);
   }
 
   /** {@code database} lists the keys of table definitions (K3). */
-  public BackfillRegistry(Collection<? extends Backfill> definitions, Database database) {
+  public BackfillRegistry(Collection<? extends BackfillDefinition> definitions, Database database) {
     Map<String, KeyedBackfill> map = new TreeMap<>();
-    for (Backfill definition : definitions) {
+    for (BackfillDefinition definition : definitions) {
       String name = definition.name();
       if (name == null || name.isBlank()) {
         throw new IllegalStateException(
@@ -105,15 +105,15 @@ public class BackfillRegistry {
   }
 
   /** {@code beans} and then every definition {@code serviceLoaded} lists. */
-  static Collection<Backfill> withServiceLoaded(
-      List<Backfill> beans, Iterable<Backfill> serviceLoaded) {
-    List<Backfill> all = new ArrayList<>(beans);
+  static Collection<BackfillDefinition> withServiceLoaded(
+      List<BackfillDefinition> beans, Iterable<BackfillDefinition> serviceLoaded) {
+    List<BackfillDefinition> all = new ArrayList<>(beans);
     serviceLoaded.forEach(all::add);
     return all;
   }
 
   /** A definition's batch-size tuning (P4) must be one a run could be given. */
-  private static void checkTuning(String name, Backfill definition) {
+  private static void checkTuning(String name, BackfillDefinition definition) {
     if (definition.targetBatchDuration() != null) {
       try {
         BatchTuning.targetMillis(definition.targetBatchDuration());
@@ -147,7 +147,7 @@ public class BackfillRegistry {
    * An option that may not be below another ({@code OptionSpec.notBefore}) names an option of its
    * own type, one with an order: the app compares the two from the catalogue.
    */
-  private static void checkOptionRules(String name, Backfill definition) {
+  private static void checkOptionRules(String name, BackfillDefinition definition) {
     Map<String, OptionSpec> options = new TreeMap<>();
     definition.options().forEach(option -> options.put(option.name(), option));
     for (OptionSpec option : definition.options()) {

@@ -1,6 +1,5 @@
 package dev.dripline.activities.registry;
 
-import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.Key;
@@ -10,6 +9,7 @@ import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.KeyType;
 import dev.dripline.spi.KeyedBackfillDefinition;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.spi.TableBackfillDefinition;
 import dev.dripline.spi.TableBatch;
@@ -39,7 +39,7 @@ import java.util.regex.Pattern;
 public sealed interface KeyedBackfill {
 
   /** The definition as its author wrote it. */
-  Backfill definition();
+  BackfillDefinition definition();
 
   default String name() {
     return definition().name();
@@ -87,8 +87,8 @@ public sealed interface KeyedBackfill {
   void processBatch(BackfillContext context, KeySpan span, Connection transaction) throws Exception;
 
   /** The engine's view of {@code definition}; {@code database} lists a table definition's keys. */
-  static KeyedBackfill of(Backfill definition, Database database) {
-    if (definition instanceof BackfillDefinition longs) {
+  static KeyedBackfill of(BackfillDefinition definition, Database database) {
+    if (definition instanceof LongKeyBackfillDefinition longs) {
       return new LongKeys(longs);
     }
     if (definition instanceof KeyedBackfillDefinition keyed) {
@@ -105,7 +105,7 @@ public sealed interface KeyedBackfill {
             + definition.name()
             + " ("
             + definition.getClass().getName()
-            + ") implements none of BackfillDefinition, KeyedBackfillDefinition,"
+            + ") implements none of LongKeyBackfillDefinition, KeyedBackfillDefinition,"
             + " TableBackfillDefinition and WindowedBackfillDefinition");
   }
 
@@ -125,8 +125,8 @@ public sealed interface KeyedBackfill {
     }
   }
 
-  /** A {@link BackfillDefinition}: one bigint key. */
-  record LongKeys(BackfillDefinition definition) implements KeyedBackfill {
+  /** A {@link LongKeyBackfillDefinition}: one bigint key. */
+  record LongKeys(LongKeyBackfillDefinition definition) implements KeyedBackfill {
     @Override
     public KeySchema key() {
       return KeySchema.LONG;

@@ -8,8 +8,8 @@ import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchProgress;
-import dev.dripline.store.run.BatchStore;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.BatchRepository;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.workflows.run.BatchOutcome;
 import dev.dripline.workflows.run.BatchPolicy;
 import dev.dripline.workflows.run.BatchRef;
@@ -68,8 +68,8 @@ public class BatchExecution {
   /** How often an attempt looks whether another attempt's live lease on its batch has run out. */
   private static final long HOLDER_POLL_MILLIS = 200;
 
-  private final BatchStore batches;
-  private final RunStore runs;
+  private final BatchRepository batches;
+  private final RunRepository runs;
   private final BackfillRegistry registry;
   private final BatchMetrics metrics;
   private final Duration defaultLease;
@@ -80,8 +80,8 @@ public class BatchExecution {
   private final BatchRecorder recorder;
 
   BatchExecution(
-      BatchStore batches,
-      RunStore runs,
+      BatchRepository batches,
+      RunRepository runs,
       BackfillRegistry registry,
       BatchMetrics metrics,
       EngineConfig engine,
@@ -465,9 +465,9 @@ public class BatchExecution {
    * The lane's rest after a batch whose run and record took {@code batchNanos}, at the run's {@code
    * niceRatio} ({@link LaneRest#restNanos}): sleeps in slices of at most a second and, after each
    * that leaves more to rest, asks whether the run may still start a batch ({@link
-   * RunStore#mayStartBatches}), so a stop, pause, hold or spent failure budget ends the rest within
-   * a second, and a fence (cancel, deadline, lost lease: it interrupts the sleep) at once. The
-   * attempt holds no batch while it rests; its heartbeats go on.
+   * RunRepository#mayStartBatches}), so a stop, pause, hold or spent failure budget ends the rest
+   * within a second, and a fence (cancel, deadline, lost lease: it interrupts the sleep) at once.
+   * The attempt holds no batch while it rests; its heartbeats go on.
    *
    * @return whether the lane may take another batch: the rest ran its course (or there was none);
    *     false when it was cut short

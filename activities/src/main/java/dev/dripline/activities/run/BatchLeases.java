@@ -1,6 +1,6 @@
 package dev.dripline.activities.run;
 
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The statements by which an attempt takes, keeps and gives back batches under its lease (spec
  * R5b): a batch runs under one holder at a time, whose lease its ticker renews; another attempt
- * takes the batch over only once that lease has run out. Each is a single {@link BatchStore}
+ * takes the batch over only once that lease has run out. Each is a single {@link BatchRepository}
  * statement in auto-commit, with no outage handling of its own ({@link OutageWait} adds it).
  */
 @Singleton
@@ -18,9 +18,9 @@ class BatchLeases {
   /** No batch's number (batches are numbered from 1): {@link #releaseHeld} keeps none. */
   static final int NO_BATCH = 0;
 
-  private final BatchStore batches;
+  private final BatchRepository batches;
 
-  BatchLeases(BatchStore batches) {
+  BatchLeases(BatchRepository batches) {
     this.batches = batches;
   }
 
@@ -54,8 +54,8 @@ class BatchLeases {
   /**
    * Takes the run's lowest pending batch into the chain (pending → running in one step), if the run
    * is running, not stopping, its cap covers {@code lane} and its slot holders are fewer than its
-   * cap; null otherwise ({@link BatchStore#claimNext}). It adds a slot holder, so it counts them
-   * under the run row's lock, as every claim that adds one does (R5b): one call.
+   * cap; null otherwise ({@link BatchRepository#claimNext}). It adds a slot holder, so it counts
+   * them under the run row's lock, as every claim that adds one does (R5b): one call.
    */
   StartedBatch claimNext(long runId, int headNumber, int lane, BatchAttempt attempt) {
     return StartedBatch.of(

@@ -5,7 +5,7 @@ import dev.dripline.spi.BackfillContext;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchDone;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.ChainStep;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -23,10 +23,11 @@ class BatchRecorder {
   static final String SLOT_LOST = "DL001";
 
   private final DataTransactions transactions;
-  private final BatchStore batches;
+  private final BatchRepository batches;
   private final RunOptionsReader optionsReader;
 
-  BatchRecorder(DataTransactions transactions, BatchStore batches, RunOptionsReader optionsReader) {
+  BatchRecorder(
+      DataTransactions transactions, BatchRepository batches, RunOptionsReader optionsReader) {
     this.transactions = transactions;
     this.batches = batches;
     this.optionsReader = optionsReader;
@@ -130,7 +131,7 @@ class BatchRecorder {
   }
 
   /**
-   * Records batch {@code number} completed ({@link BatchStore#complete}); fails with {@link
+   * Records batch {@code number} completed ({@link BatchRepository#complete}); fails with {@link
    * #SLOT_LOST} if it was not running under this attempt any more.
    */
   Recorded complete(Connection transaction, long runId, int number, BatchAttempt attempt)
@@ -145,8 +146,8 @@ class BatchRecorder {
 
   /**
    * {@link #complete} and, only if it recorded the batch, the claim of the chain's next one — one
-   * statement ({@link BatchStore#completeAndClaimNext}), so a chained batch costs one round trip of
-   * bookkeeping.
+   * statement ({@link BatchRepository#completeAndClaimNext}), so a chained batch costs one round
+   * trip of bookkeeping.
    */
   Recorded completeAndClaimNext(
       Connection transaction,

@@ -2,7 +2,7 @@ package dev.dripline.activities.run;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import jakarta.inject.Singleton;
 import java.util.concurrent.TimeUnit;
 
@@ -22,13 +22,13 @@ public class LaneRest {
 
   private static final int CACHED_RUNS = 256;
 
-  private final RunStore runs;
+  private final RunRepository runs;
 
   /** Evicts on the calling thread, not in the shared ForkJoinPool: removing an entry is cheap. */
   private final Cache<Long, Double> ratios =
       Caffeine.newBuilder().maximumSize(CACHED_RUNS).executor(Runnable::run).build();
 
-  public LaneRest(RunStore runs) {
+  public LaneRest(RunRepository runs) {
     this.runs = runs;
   }
 

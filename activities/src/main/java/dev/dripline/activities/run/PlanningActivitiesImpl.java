@@ -13,11 +13,11 @@ import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
 import dev.dripline.store.keys.KeyCodec;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.PlanCursor;
 import dev.dripline.store.run.RecentBatches;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.workflows.run.BatchPolicy;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
@@ -57,8 +57,8 @@ import org.slf4j.LoggerFactory;
  * costs the run's workflow a round trip through Temporal, and a call that runs on for long holds up
  * a stop and leaves the workflow without the reports that size its window.
  *
- * <p>The run's cursor is {@link RunStore}'s, the batches {@link BatchStore}'s; a page's save is one
- * transaction of both ({@link DataTransactions}).
+ * <p>The run's cursor is {@link RunRepository}'s, the batches {@link BatchRepository}'s; a page's
+ * save is one transaction of both ({@link DataTransactions}).
  *
  * <p>A call that loses its connection to PostgreSQL ({@link DatabaseOutage}) waits for it to answer
  * (up to {@code database-outage-wait}) and plans again from the persisted cursor, which the
@@ -82,8 +82,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private static final Logger LOG = LoggerFactory.getLogger(PlanningActivitiesImpl.class);
 
   private final Database database;
-  private final RunStore runs;
-  private final BatchStore batchStore;
+  private final RunRepository runs;
+  private final BatchRepository batchStore;
   private final DataTransactions transactions;
   private final BackfillRegistry registry;
   private final RunOptionsReader optionsReader;
@@ -95,8 +95,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   @Inject
   public PlanningActivitiesImpl(
       Database database,
-      RunStore runs,
-      BatchStore batches,
+      RunRepository runs,
+      BatchRepository batches,
       DataTransactions transactions,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
@@ -117,8 +117,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   /** With a call's time other than {@link #CALL_MILLIS} (tests). */
   PlanningActivitiesImpl(
       Database database,
-      RunStore runs,
-      BatchStore batches,
+      RunRepository runs,
+      BatchRepository batches,
       DataTransactions transactions,
       BackfillRegistry registry,
       RunOptionsReader optionsReader,
@@ -362,8 +362,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   /**
    * The size this page's batches are cut to if the run is tuned (P4), else {@code null}: on a
    * call's first page the next step from the size its last page was cut to, by the moving average
-   * of its last completed batches (a bounded read: {@link BatchStore#recentBatches}); on a later
-   * page of the same call that size again, since no batch was measured at it yet.
+   * of its last completed batches (a bounded read: {@link BatchRepository#recentBatches}); on a
+   * later page of the same call that size again, since no batch was measured at it yet.
    */
   private Integer tunedBatchSize(PlanRequest request, Cursor cursor, boolean firstPageOfCall) {
     BatchTuning tuning = cursor.tuning();
@@ -571,8 +571,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   }
 
   /**
-   * Inserts a page's batches as one statement ({@link BatchStore#insertPage}: arrays unnested), not
-   * one per batch.
+   * Inserts a page's batches as one statement ({@link BatchRepository#insertPage}: arrays
+   * unnested), not one per batch.
    */
   private void insert(long runId, List<PlannedBatch> page) {
     if (page.isEmpty()) {

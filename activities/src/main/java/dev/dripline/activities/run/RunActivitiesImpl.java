@@ -1,19 +1,19 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.counters.BatchOutcomeCounterStore;
+import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchDone;
 import dev.dripline.store.run.BatchRange;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchRequeue;
-import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.BatchTally;
 import dev.dripline.store.run.ClaimRow;
 import dev.dripline.store.run.ReleasedBatch;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
-import dev.dripline.store.run.RunStore;
 import dev.dripline.store.throttle.ThrottleChecks;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
@@ -48,10 +48,10 @@ import java.util.Optional;
  * #finish}) are counted in {@code dripline_batches_finished_total} inside the transaction of the
  * compare-and-set that records them, by the rows it actually changed.
  *
- * <p>A run's lifecycle statements are {@link RunStore}'s and {@link BatchStore}'s, in Micronaut
- * Data transactions ({@link DataTransactions}, programmatic: no AOP on an activity implementation)
- * whose connection also carries the outcome counters' statements; the claim and a batch's failure,
- * the hot path, too.
+ * <p>A run's lifecycle statements are {@link RunRepository}'s and {@link BatchRepository}'s, in
+ * Micronaut Data transactions ({@link DataTransactions}, programmatic: no AOP on an activity
+ * implementation) whose connection also carries the outcome counters' statements; the claim and a
+ * batch's failure, the hot path, too.
  */
 @Singleton
 public class RunActivitiesImpl implements RunActivities {
@@ -67,23 +67,23 @@ public class RunActivitiesImpl implements RunActivities {
    */
   static final String POOL_HOLD = "pool:";
 
-  private final RunStore runs;
-  private final BatchStore batches;
+  private final RunRepository runs;
+  private final BatchRepository batches;
   private final BatchRequeue requeues;
   private final DataTransactions transactions;
   private final EngineConfig engine;
   private final BatchMetrics metrics;
-  private final BatchOutcomeCounterStore counters;
+  private final BatchOutcomeCounterRepository counters;
   private final ThrottleChecks checks;
 
   public RunActivitiesImpl(
-      RunStore runs,
-      BatchStore batches,
+      RunRepository runs,
+      BatchRepository batches,
       BatchRequeue requeues,
       DataTransactions transactions,
       EngineConfig engine,
       BatchMetrics metrics,
-      BatchOutcomeCounterStore counters,
+      BatchOutcomeCounterRepository counters,
       ThrottleChecks checks) {
     this.runs = runs;
     this.batches = batches;
@@ -294,7 +294,7 @@ public class RunActivitiesImpl implements RunActivities {
 
   /**
    * Counts failed batch {@code number} in {@code dripline_batches_finished_total}, in its shard, in
-   * the transaction that failed it ({@link BatchOutcomeCounterStore#addOutcomes}).
+   * the transaction that failed it ({@link BatchOutcomeCounterRepository#addOutcomes}).
    */
   private void countFailed(BatchMetrics.Outcome outcome, int number) {
     counters.addOutcomes(outcome.backfill(), "failed", ShardedCounters.shardOf(number), 1);

@@ -2,8 +2,8 @@ package dev.dripline.activities.run;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.OptionsValidator;
@@ -51,18 +51,20 @@ public class RunOptionsReader {
    * @param pool the run's pool, null if it draws from none
    * @throws PermanentBackfillException if the options are not JSON or do not fit the definition
    */
-  public BackfillContext context(long runId, Backfill definition, String optionsJson, String pool) {
+  public BackfillContext context(
+      long runId, BackfillDefinition definition, String optionsJson, String pool) {
     return recent.get(
         new Key(runId, definition.name(), optionsJson, pool),
         key -> parse(runId, definition, optionsJson, pool));
   }
 
-  /** {@link #context(long, Backfill, String, String)} of a run without a pool. */
-  public BackfillContext context(long runId, Backfill definition, String optionsJson) {
+  /** {@link #context(long, BackfillDefinition, String, String)} of a run without a pool. */
+  public BackfillContext context(long runId, BackfillDefinition definition, String optionsJson) {
     return context(runId, definition, optionsJson, null);
   }
 
-  private BackfillContext parse(long runId, Backfill definition, String optionsJson, String pool) {
+  private BackfillContext parse(
+      long runId, BackfillDefinition definition, String optionsJson, String pool) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);

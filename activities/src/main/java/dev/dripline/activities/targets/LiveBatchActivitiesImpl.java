@@ -3,13 +3,13 @@ package dev.dripline.activities.targets;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.ErrorText;
-import dev.dripline.spi.Backfill;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.db.DataTransactions;
-import dev.dripline.store.targets.LiveBatchStore;
-import dev.dripline.store.targets.TargetStore;
+import dev.dripline.store.targets.LiveBatchRepository;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.targets.LiveBatchActivities;
 import dev.dripline.workflows.targets.LiveDrain;
@@ -30,23 +30,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Live batches are applied at least once</b>: a live batch is applied by the definition in
  * the definition's own transaction and marked applied in a second one, so a crash between the two
- * applies it again. Definitions must make {@link Backfill#applyLive} idempotent, as the SPI
- * requires.
+ * applies it again. Definitions must make {@link BackfillDefinition#applyLive} idempotent, as the
+ * SPI requires.
  */
 @Singleton
 public class LiveBatchActivitiesImpl implements LiveBatchActivities {
   private static final Logger LOG = LoggerFactory.getLogger(LiveBatchActivitiesImpl.class);
 
-  private final TargetStore records;
-  private final LiveBatchStore liveBatches;
+  private final TargetRepository records;
+  private final LiveBatchRepository liveBatches;
   private final DataTransactions transactions;
   private final BackfillRegistry registry;
   private final TargetOptions options;
   private final TargetRecordActivitiesImpl targetRecords;
 
   public LiveBatchActivitiesImpl(
-      TargetStore records,
-      LiveBatchStore liveBatches,
+      TargetRepository records,
+      LiveBatchRepository liveBatches,
       DataTransactions transactions,
       BackfillRegistry registry,
       TargetOptions options,
@@ -77,7 +77,7 @@ public class LiveBatchActivitiesImpl implements LiveBatchActivities {
   public LiveDrain applyLiveBatches(LiveDrainRequest request) {
     String name = request.name();
     int applied = 0;
-    Backfill definition = null;
+    BackfillDefinition definition = null;
     BackfillOptions definitionOptions = null;
     while (applied < request.max()) {
       NextLive next = transactions.inTransaction(connection -> nextLive(name));
@@ -140,7 +140,7 @@ public class LiveBatchActivitiesImpl implements LiveBatchActivities {
         .orElseGet(() -> new NextLive(t, row.options(), null, null));
   }
 
-  private Backfill liveDefinition(TargetSnapshot target) {
+  private BackfillDefinition liveDefinition(TargetSnapshot target) {
     return registry
         .find(target.backfill())
         .map(KeyedBackfill::definition)

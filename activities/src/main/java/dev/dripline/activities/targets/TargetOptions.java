@@ -1,6 +1,6 @@
 package dev.dripline.activities.targets;
 
-import dev.dripline.spi.Backfill;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.store.catalogue.OptionsValidator;
 import dev.dripline.store.catalogue.ValidatedOptions;
@@ -45,7 +45,8 @@ class TargetOptions {
    *
    * @throws ApplicationFailure non-retryable, {@code TARGET_PLANNING_PERMANENT}, if they do not fit
    */
-  ValidatedOptions effectiveOptions(Backfill definition, String target, String optionsJson) {
+  ValidatedOptions effectiveOptions(
+      BackfillDefinition definition, String target, String optionsJson) {
     Map<String, Object> raw;
     try {
       raw = optionsJson == null ? Map.of() : objectMapper.readValue(optionsJson, OPTIONS);

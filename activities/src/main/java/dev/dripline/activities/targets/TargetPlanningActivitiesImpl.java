@@ -4,8 +4,8 @@ import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.targets.TargetRecordActivitiesImpl.Recorded;
-import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.ValidatedOptions;
@@ -13,10 +13,10 @@ import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.run.BatchTuning;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSummary;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetRunStops;
-import dev.dripline.store.targets.TargetStore;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.RetryAnswer;
@@ -69,8 +69,8 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
 
   private static final Logger LOG = LoggerFactory.getLogger(TargetPlanningActivitiesImpl.class);
 
-  private final TargetStore records;
-  private final RunStore runs;
+  private final TargetRepository records;
+  private final RunRepository runs;
   private final DataTransactions transactions;
   private final BackfillRegistry registry;
   private final TargetOptions targetOptions;
@@ -84,8 +84,8 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
   private final HeartbeatTicker ticker;
 
   public TargetPlanningActivitiesImpl(
-      TargetStore records,
-      RunStore runs,
+      TargetRepository records,
+      RunRepository runs,
       DataTransactions transactions,
       BackfillRegistry registry,
       TargetOptions targetOptions,
@@ -286,7 +286,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
       // run, which does not reset the streak (TargetTransitions.planned).
     }
     KeyedBackfill keyed = keyed(snapshot.backfill(), name);
-    Backfill definition = keyed.definition();
+    BackfillDefinition definition = keyed.definition();
     ValidatedOptions options = targetOptions.effectiveOptions(definition, name, row.options());
     BackfillContext context =
         new BackfillContext(0, definition.name(), new BackfillOptions(options.asMap()));
@@ -469,7 +469,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
     return Decision.of(run);
   }
 
-  private Decision saveRun(String name, Backfill definition, ValidatedOptions options) {
+  private Decision saveRun(String name, BackfillDefinition definition, ValidatedOptions options) {
     TargetWithQueue row = records.lock(name).orElse(null);
     if (row == null) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -529,7 +529,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
         tuning == null ? null : tuning.maxBatchSize(),
         tuning == null ? null : tuning.startingSize(batchSize),
         null,
-        RunStore.DEFAULT_FAILURE_BUDGET_MIN_BATCHES,
+        RunRepository.DEFAULT_FAILURE_BUDGET_MIN_BATCHES,
         definition.pool(),
         null,
         name,

@@ -4,15 +4,15 @@ import dev.dripline.activities.run.ErrorText;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.config.TargetConfig;
 import dev.dripline.store.config.TemporalConfig;
-import dev.dripline.store.counters.DriplineCounterStore;
+import dev.dripline.store.counters.DriplineCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.metrics.SnapshotSeries;
-import dev.dripline.store.run.RunOutcome;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.ObservedRun;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.store.targets.TargetReplan;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetRunStops;
-import dev.dripline.store.targets.TargetStore;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.targets.CapacityResult;
 import dev.dripline.workflows.targets.PlanningFailure;
@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * ({@code for update}), checks the state the caller expects, applies one of the pure {@link
  * TargetTransitions} and writes the result with a compare-and-set on that state. The streak and
  * backoff arithmetic therefore lives in one place, shared with the workflow tests. The statements
- * are the repositories' of their tables — {@link TargetStore}, {@link RunStore}, {@link
- * DriplineCounterStore} — and a transaction's calls join it ({@link DataTransactions},
+ * are the repositories' of their tables — {@link TargetRepository}, {@link RunRepository}, {@link
+ * DriplineCounterRepository} — and a transaction's calls join it ({@link DataTransactions},
  * programmatic: no AOP on an activity implementation).
  *
  * <p><b>Capacity goes to the target that has waited longest</b> ({@link TargetLine}): a target is
@@ -54,13 +54,13 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class TargetRecordActivitiesImpl implements TargetRecordActivities {
   /** Key of the transaction-scoped advisory lock that serialises capacity decisions (T2). */
-  static final long CAPACITY_LOCK = TargetStore.CAPACITY_LOCK;
+  static final long CAPACITY_LOCK = TargetRepository.CAPACITY_LOCK;
 
   private static final Logger LOG = LoggerFactory.getLogger(TargetRecordActivitiesImpl.class);
 
-  private final TargetStore records;
-  private final RunStore runs;
-  private final DriplineCounterStore counters;
+  private final TargetRepository records;
+  private final RunRepository runs;
+  private final DriplineCounterRepository counters;
   private final TargetLine line;
   private final TargetReplan replans;
   private final DataTransactions transactions;
@@ -71,9 +71,9 @@ public class TargetRecordActivitiesImpl implements TargetRecordActivities {
   private final TargetWakeups wakeups;
 
   public TargetRecordActivitiesImpl(
-      TargetStore records,
-      RunStore runs,
-      DriplineCounterStore counters,
+      TargetRepository records,
+      RunRepository runs,
+      DriplineCounterRepository counters,
       TargetLine line,
       TargetReplan replans,
       DataTransactions transactions,
@@ -258,7 +258,7 @@ public class TargetRecordActivitiesImpl implements TargetRecordActivities {
       return t;
     }
     before[0] = t;
-    RunOutcome outcome = runs.findOutcome(observation.runId()).orElse(null);
+    ObservedRun outcome = runs.findOutcome(observation.runId()).orElse(null);
     if (outcome == null) {
       // Deleted by an operator: streak-neutral (T8).
       return save(t, TargetTransitions.neutral(t), null, false);

@@ -102,7 +102,7 @@ public class CheckReader {
       List<String> tables = check.kind() == CheckKind.AUTOVACUUM ? watchedTables(check) : List.of();
       if (check.kind() == CheckKind.AUTOVACUUM && tables.isEmpty()) {
         return CheckReading.unknown(
-            "no table to watch: the backfills it applies to declare none (Backfill.tables())"
+            "no table to watch: the backfills it applies to declare none (BackfillDefinition.tables())"
                 + " and the check names none (tables)");
       }
       try (Connection connection = connect(check)) {

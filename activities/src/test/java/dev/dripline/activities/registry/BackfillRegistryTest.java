@@ -3,11 +3,11 @@ package dev.dripline.activities.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.KeySchema;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.workflows.run.DriplineFailure;
@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BackfillRegistryTest {
 
-  private static BackfillDefinition named(String name, int batchSize, Integer cap) {
-    return new BackfillDefinition() {
+  private static LongKeyBackfillDefinition named(String name, int batchSize, Integer cap) {
+    return new LongKeyBackfillDefinition() {
       @Override
       public String name() {
         return name;
@@ -70,7 +70,7 @@ class BackfillRegistryTest {
   }
 
   /** {@link #named}'s definition as a class a service file can name. */
-  public abstract static class SimpleDefinition implements BackfillDefinition {
+  public abstract static class SimpleDefinition implements LongKeyBackfillDefinition {
     private final String name;
 
     SimpleDefinition(String name) {
@@ -106,20 +106,25 @@ class BackfillRegistryTest {
     public void processBatch(BackfillContext context, KeyRange range) {}
   }
 
-  /** The definitions a directory's {@code META-INF/services/dev.dripline.spi.Backfill} lists. */
-  private static ServiceLoader<Backfill> serviceFile(Path directory, String... classes)
+  /**
+   * The definitions a directory's {@code META-INF/services/dev.dripline.spi.BackfillDefinition}
+   * lists.
+   */
+  private static ServiceLoader<BackfillDefinition> serviceFile(Path directory, String... classes)
       throws IOException {
     Path services = Files.createDirectories(directory.resolve("META-INF/services"));
-    Files.writeString(services.resolve(Backfill.class.getName()), String.join("\n", classes));
+    Files.writeString(
+        services.resolve(BackfillDefinition.class.getName()), String.join("\n", classes));
     URL[] root = {directory.toUri().toURL()};
     return ServiceLoader.load(
-        Backfill.class, new URLClassLoader(root, BackfillRegistryTest.class.getClassLoader()));
+        BackfillDefinition.class,
+        new URLClassLoader(root, BackfillRegistryTest.class.getClassLoader()));
   }
 
   @Test
   void hostsTheClasspathsServiceLoadedDefinitionsBesideTheBeans(@TempDir Path directory)
       throws IOException {
-    ServiceLoader<Backfill> listed =
+    ServiceLoader<BackfillDefinition> listed =
         serviceFile(directory, ServiceLoadedDefinition.class.getName());
 
     BackfillRegistry registry =
@@ -133,9 +138,9 @@ class BackfillRegistryTest {
 
   @Test
   void refusesAServiceLoadedDefinitionUnderABeansName(@TempDir Path directory) throws IOException {
-    ServiceLoader<Backfill> listed =
+    ServiceLoader<BackfillDefinition> listed =
         serviceFile(directory, ServiceLoadedDefinition.class.getName());
-    List<Backfill> beans = List.of(named("own.service-loaded", 5, null));
+    List<BackfillDefinition> beans = List.of(named("own.service-loaded", 5, null));
 
     assertThatThrownBy(
             () -> new BackfillRegistry(BackfillRegistry.withServiceLoaded(beans, listed), null))
@@ -156,9 +161,9 @@ class BackfillRegistryTest {
   }
 
   /** A definition with these options. */
-  private static BackfillDefinition withOptions(OptionSpec... options) {
-    BackfillDefinition plain = named("ranged", 10, null);
-    return new BackfillDefinition() {
+  private static LongKeyBackfillDefinition withOptions(OptionSpec... options) {
+    LongKeyBackfillDefinition plain = named("ranged", 10, null);
+    return new LongKeyBackfillDefinition() {
       @Override
       public String name() {
         return plain.name();
@@ -192,7 +197,7 @@ class BackfillRegistryTest {
   @Test
   void rejectsAnOptionNotBeforeOneItCannotBeComparedToAtStartUp() {
     OptionSpec from = OptionSpec.required("from", OptionType.DATE, "first day");
-    for (BackfillDefinition bad :
+    for (LongKeyBackfillDefinition bad :
         List.of(
             withOptions(from, OptionSpec.required("to", OptionType.DATE, "").notBefore("since")),
             withOptions(from, OptionSpec.required("to", OptionType.DATETIME, "").notBefore("from")),
@@ -223,9 +228,9 @@ class BackfillRegistryTest {
   }
 
   /** A definition tuned to {@code target} within {@code min}..{@code max} (P4). */
-  private static BackfillDefinition tuned(Duration target, Integer min, Integer max) {
-    BackfillDefinition plain = named("tuned", 10, null);
-    return new BackfillDefinition() {
+  private static LongKeyBackfillDefinition tuned(Duration target, Integer min, Integer max) {
+    LongKeyBackfillDefinition plain = named("tuned", 10, null);
+    return new LongKeyBackfillDefinition() {
       @Override
       public String name() {
         return plain.name();
@@ -280,7 +285,7 @@ class BackfillRegistryTest {
 
   @Test
   void rejectsATuningNoRunCouldBeGivenAtStartUp() {
-    for (BackfillDefinition bad :
+    for (LongKeyBackfillDefinition bad :
         List.of(
             tuned(Duration.ZERO, null, null),
             tuned(Duration.ofSeconds(-1), null, null),
@@ -303,9 +308,9 @@ class BackfillRegistryTest {
   }
 
   /** A definition whose runs' lanes rest {@code ratio} times each batch's duration. */
-  private static BackfillDefinition paced(double ratio) {
-    BackfillDefinition plain = named("paced", 10, null);
-    return new BackfillDefinition() {
+  private static LongKeyBackfillDefinition paced(double ratio) {
+    LongKeyBackfillDefinition plain = named("paced", 10, null);
+    return new LongKeyBackfillDefinition() {
       @Override
       public String name() {
         return plain.name();

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchOutcome;
 import dev.dripline.workflows.run.BatchRef;
@@ -37,7 +37,7 @@ class BatchExecutionIT {
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject RunActivitiesImpl runActivities;
-  @Inject BatchStore batches;
+  @Inject BatchRepository batches;
 
   @AfterEach
   void cleanUp() {

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.Key;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.workflows.dryrun.DryRunAnswer;
 import dev.dripline.workflows.dryrun.DryRunRequest;
@@ -93,7 +93,7 @@ class DryRunPlannerTest {
   }
 
   /** A {@code long} definition that lists {@code keys}, whatever it is asked for. */
-  private record Listed(String name, List<Long> keys) implements BackfillDefinition {
+  private record Listed(String name, List<Long> keys) implements LongKeyBackfillDefinition {
     @Override
     public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
       return afterKey == null ? keys : List.of();

@@ -6,7 +6,7 @@ import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.ShardedCounters;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.ChainStep;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchOutcome;
@@ -45,7 +45,7 @@ class HolderCountIT {
 
   @Inject RunActivitiesImpl activities;
   @Inject BatchExecution execution;
-  @Inject BatchStore batches;
+  @Inject BatchRepository batches;
   @Inject RunFixtures fixtures;
   @Inject Database database;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.ShardedCounters;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.ChainStep;
 import dev.dripline.workflows.run.ClaimRequest;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -43,7 +43,7 @@ class PendingPickIT {
   private static final long BOUND = 64;
 
   @Inject RunActivitiesImpl activities;
-  @Inject BatchStore batches;
+  @Inject BatchRepository batches;
   @Inject RunFixtures fixtures;
   @Inject Database database;
 

@@ -11,10 +11,10 @@ import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.config.EngineConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.RecentBatches;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.workflows.run.DriplineFailure;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
@@ -48,8 +48,8 @@ class PlanningActivitiesIT {
   @Inject RunFixtures fixtures;
   @Inject KeysBackfill keysBackfill;
   @Inject Database database;
-  @Inject RunStore runs;
-  @Inject BatchStore batchStore;
+  @Inject RunRepository runs;
+  @Inject BatchRepository batchStore;
   @Inject DataTransactions transactions;
   @Inject BackfillRegistry registry;
   @Inject RunOptionsReader optionsReader;
@@ -167,11 +167,11 @@ class PlanningActivitiesIT {
   void aPageWhoseConnectionIsLostIsPlannedAgainAfterTheOutage() {
     long runId = fixtures.runningRun(25, 10);
     AtomicInteger terminated = new AtomicInteger();
-    RunStore losingItsConnectionOnce =
-        (RunStore)
+    RunRepository losingItsConnectionOnce =
+        (RunRepository)
             Proxy.newProxyInstance(
-                RunStore.class.getClassLoader(),
-                new Class<?>[] {RunStore.class},
+                RunRepository.class.getClassLoader(),
+                new Class<?>[] {RunRepository.class},
                 (proxy, method, args) -> {
                   if (method.getName().equals("advancePlan") && terminated.get() == 0) {
                     int pid =
@@ -618,7 +618,7 @@ class PlanningActivitiesIT {
         runId);
     fixtures.update("analyze batches");
     String statement =
-        BatchStore.class
+        BatchRepository.class
             .getMethod("recentBatches", long.class, int.class)
             .getAnnotation(Query.class)
             .value()

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.run.PlanningActivitiesImpl.PlannedBatch;
-import dev.dripline.spi.Backfill;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.Key;
@@ -15,6 +14,7 @@ import dev.dripline.spi.KeySchema;
 import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.KeyType;
 import dev.dripline.spi.KeyedBackfillDefinition;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.workflows.run.DriplineFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -91,7 +91,7 @@ class PlanningKeysTest {
   }
 
   /** What a definition must say of itself that these tests do not use. */
-  private interface Fixture extends Backfill {
+  private interface Fixture extends BackfillDefinition {
     @Override
     default String description() {
       return "keys for the test";
@@ -109,7 +109,7 @@ class PlanningKeysTest {
   }
 
   /** A {@code long} definition over keys 1..{@code items}. */
-  private record Longs(long items) implements BackfillDefinition, Fixture {
+  private record Longs(long items) implements LongKeyBackfillDefinition, Fixture {
     @Override
     public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
       long from = afterKey == null ? 1 : afterKey + 1;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.catalogue.CataloguePublisher;
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchStart;
-import dev.dripline.store.run.BatchStore;
 import dev.dripline.store.run.ChainStep;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.ClaimRequest;
@@ -38,7 +38,7 @@ class PoolClaimsIT {
   @Inject RunActivitiesImpl activities;
   @Inject RunFixtures fixtures;
   @Inject CataloguePublisher catalogue;
-  @Inject BatchStore batches;
+  @Inject BatchRepository batches;
 
   private final AtomicLong tokens = new AtomicLong(1);
 

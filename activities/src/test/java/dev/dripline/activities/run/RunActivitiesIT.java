@@ -6,12 +6,12 @@ import dev.dripline.activities.catalogue.CataloguePublisher;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.counters.BatchOutcomeCounterStore;
+import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchStart;
-import dev.dripline.store.run.BatchStore;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.throttle.BrakeRepository;
 import dev.dripline.store.throttle.CheckRowRepository;
 import dev.dripline.store.throttle.ThrottleChecks;
@@ -49,13 +49,13 @@ class RunActivitiesIT {
   @Inject RunActivitiesImpl activities;
   @Inject RunFixtures fixtures;
   @Inject CataloguePublisher catalogue;
-  @Inject RunStore runs;
-  @Inject BatchStore batches;
+  @Inject RunRepository runs;
+  @Inject BatchRepository batches;
   @Inject BatchRequeue requeues;
   @Inject DataTransactions transactions;
   @Inject EngineConfig engine;
   @Inject BatchMetrics metrics;
-  @Inject BatchOutcomeCounterStore counters;
+  @Inject BatchOutcomeCounterRepository counters;
   @Inject ThrottleChecks checks;
   @Inject BrakeRepository brake;
   @Inject CheckRowRepository checkRows;
@@ -182,9 +182,9 @@ class RunActivitiesIT {
   }
 
   /**
-   * The run's record holds {@code cap}: what GET /api/runs/{id} shows ({@link RunStore#find}) and
-   * what a chain's claim of its next batch reads ({@link BatchStore#claimNext}), which takes
-   * nothing in a lane above it.
+   * The run's record holds {@code cap}: what GET /api/runs/{id} shows ({@link RunRepository#find})
+   * and what a chain's claim of its next batch reads ({@link BatchRepository#claimNext}), which
+   * takes nothing in a lane above it.
    */
   private void assertRecordedCap(long runId, int cap) {
     assertThat(fixtures.runRow(runId)).containsEntry("max_parallel_batches", cap);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
@@ -65,7 +65,7 @@ class RunOptionsReaderTest {
   }
 
   /** A definition that counts how often its options are read, i.e. how often a run is parsed. */
-  private static final class CountingDefinition implements BackfillDefinition {
+  private static final class CountingDefinition implements LongKeyBackfillDefinition {
     final AtomicInteger parses = new AtomicInteger();
 
     @Override

@@ -1,8 +1,8 @@
 package dev.dripline.activities.testing;
 
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * processed. Counts its calls so tests can tell whether code ran again.
  */
 @Singleton
-public class KeysBackfill implements BackfillDefinition {
+public class KeysBackfill implements LongKeyBackfillDefinition {
   public static final String NAME = "test.keys";
 
   private final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();

@@ -1,9 +1,9 @@
 package dev.dripline.activities.testing;
 
 import dev.dripline.spi.BackfillContext;
-import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LiveContext;
+import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
@@ -21,7 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * keys up (P4).
  */
 @Singleton
-public class LiveBackfill implements BackfillDefinition {
+public class LiveBackfill implements LongKeyBackfillDefinition {
   public static final String NAME = "test.live";
 
   private final Map<String, List<Long>> applied = new ConcurrentHashMap<>();

@@ -42,7 +42,7 @@ public record BackfillResponse(
     String pool,
     double niceRatio) {
 
-  static BackfillResponse of(BackfillDefinition definition) {
+  static BackfillResponse of(PublishedBackfill definition) {
     return new BackfillResponse(
         definition.name(),
         definition.description(),

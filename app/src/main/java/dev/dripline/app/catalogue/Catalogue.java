@@ -45,17 +45,17 @@ public class Catalogue {
   }
 
   /** Every published definition, by name. */
-  public List<BackfillDefinition> all() {
+  public List<PublishedBackfill> all() {
     return entries.findAllOrderByName().stream().map(this::definition).toList();
   }
 
   /** The definition named {@code name}, if a worker has published it. */
-  public Optional<BackfillDefinition> find(String name) {
+  public Optional<PublishedBackfill> find(String name) {
     return entries.findByName(name).map(this::definition);
   }
 
-  private BackfillDefinition definition(CatalogueEntry entry) {
-    return new BackfillDefinition(
+  private PublishedBackfill definition(CatalogueEntry entry) {
+    return new PublishedBackfill(
         entry.name(),
         entry.description(),
         schema(entry.name(), entry.optionsSchema()),
@@ -79,7 +79,7 @@ public class Catalogue {
    *     backfill is not in the catalogue
    */
   public Key parseKey(String backfill, String text) {
-    BackfillDefinition definition =
+    PublishedBackfill definition =
         find(backfill)
             .orElseThrow(
                 () ->
@@ -130,7 +130,7 @@ public class Catalogue {
    * @param definition the definition, or {@code null} if unknown or absent
    * @param options the validated options, or {@code null} if they could not be checked
    */
-  public record Checked(BackfillDefinition definition, ValidatedOptions options) {}
+  public record Checked(PublishedBackfill definition, ValidatedOptions options) {}
 
   /**
    * Checks a request's backfill name and options (spec R1), adding one error per bad field to
@@ -143,11 +143,11 @@ public class Catalogue {
       Map<String, Object> options,
       boolean optionsMalformed,
       List<FieldError> errors) {
-    BackfillDefinition definition = null;
+    PublishedBackfill definition = null;
     if (backfill != null) {
       definition = find(backfill).orElse(null);
       if (definition == null) {
-        List<String> known = all().stream().map(BackfillDefinition::name).toList();
+        List<String> known = all().stream().map(PublishedBackfill::name).toList();
         errors.add(new FieldError("backfill", "unknown backfill; known backfills: " + known));
       }
     }

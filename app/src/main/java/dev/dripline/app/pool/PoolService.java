@@ -4,7 +4,7 @@ import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.BodyReader;
 import dev.dripline.app.request.BoundBody;
 import dev.dripline.store.catalogue.FieldError;
-import dev.dripline.store.pool.PoolStore;
+import dev.dripline.store.pool.PoolRepository;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -18,10 +18,10 @@ public class PoolService {
   /** A pool's name: what a definition's {@code pool()} or a run's {@code pool} says. */
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
-  private final PoolStore pools;
+  private final PoolRepository pools;
   private final BodyReader bodies;
 
-  public PoolService(PoolStore pools, BodyReader bodies) {
+  public PoolService(PoolRepository pools, BodyReader bodies) {
     this.pools = pools;
     this.bodies = bodies;
   }

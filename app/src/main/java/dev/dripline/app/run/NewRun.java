@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import dev.dripline.store.run.BatchTuning;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import java.time.Instant;
 
 /**
@@ -40,7 +40,8 @@ record NewRun(
     Double niceRatio) {
 
   /** Batches that must finish before a failure budget applies, unless the run says otherwise. */
-  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES = RunStore.DEFAULT_FAILURE_BUDGET_MIN_BATCHES;
+  static final int DEFAULT_FAILURE_BUDGET_MIN_BATCHES =
+      RunRepository.DEFAULT_FAILURE_BUDGET_MIN_BATCHES;
 
   /** The size the run's first batches are cut to: its batch size, within a tuned run's bounds. */
   int startingBatchSize() {

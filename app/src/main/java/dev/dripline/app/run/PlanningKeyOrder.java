@@ -1,10 +1,10 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.catalogue.BackfillDefinition;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.spi.Key;
 import dev.dripline.spi.KeyColumn;
 import dev.dripline.spi.KeyType;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import java.util.Comparator;
 import java.util.List;
 
@@ -15,11 +15,11 @@ import java.util.List;
  * there now; two equal strings are equal without asking.
  */
 final class PlanningKeyOrder implements Comparator<Key> {
-  private final BatchStore batches;
+  private final BatchRepository batches;
   private final String keyTable;
   private final List<KeyColumn> columns;
 
-  private PlanningKeyOrder(BatchStore batches, String keyTable, List<KeyColumn> columns) {
+  private PlanningKeyOrder(BatchRepository batches, String keyTable, List<KeyColumn> columns) {
     this.batches = batches;
     this.keyTable = keyTable;
     this.columns = columns;
@@ -29,7 +29,7 @@ final class PlanningKeyOrder implements Comparator<Key> {
    * The order of {@code definition}'s keys where it is not the records' byte order: for a table
    * definition with a text key column; {@code null} for any other.
    */
-  static PlanningKeyOrder of(BackfillDefinition definition, BatchStore batches) {
+  static PlanningKeyOrder of(PublishedBackfill definition, BatchRepository batches) {
     boolean text = definition.key().stream().anyMatch(column -> column.type() == KeyType.TEXT);
     return text && definition.keyTable() != null
         ? new PlanningKeyOrder(batches, definition.keyTable(), definition.key())

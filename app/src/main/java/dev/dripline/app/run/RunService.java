@@ -1,20 +1,20 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.catalogue.BackfillDefinition;
 import dev.dripline.app.catalogue.Catalogue;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.problem.ConflictProblem;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.app.problem.UnprocessableProblem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.BoundBody;
-import dev.dripline.app.run.RunRepository.Insertion;
+import dev.dripline.app.run.RunRecords.Insertion;
 import dev.dripline.app.run.RunWorkflows.Signal;
 import dev.dripline.spi.Key;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.pool.PoolStore;
+import dev.dripline.store.pool.PoolRepository;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.workflows.dryrun.DryRunAnswer;
 import dev.dripline.workflows.dryrun.DryRunRequest;
@@ -44,22 +44,22 @@ import org.slf4j.LoggerFactory;
 public class RunService {
   private static final Logger log = LoggerFactory.getLogger(RunService.class);
 
-  private final RunRepository runs;
+  private final RunRecords runs;
   private final Catalogue catalogue;
   private final RunWorkflows workflows;
   private final DryRuns dryRuns;
   private final EngineConfig engine;
   private final RunHolds holds;
-  private final PoolStore pools;
+  private final PoolRepository pools;
 
   public RunService(
-      RunRepository runs,
+      RunRecords runs,
       Catalogue catalogue,
       RunWorkflows workflows,
       DryRuns dryRuns,
       EngineConfig engine,
       RunHolds holds,
-      PoolStore pools) {
+      PoolRepository pools) {
     this.runs = runs;
     this.pools = pools;
     this.holds = holds;
@@ -138,7 +138,7 @@ public class RunService {
     List<FieldError> errors = new ArrayList<>(bound.errors());
     Catalogue.Checked checked =
         catalogue.check(request.backfill(), request.options(), bound.hasError("options"), errors);
-    BackfillDefinition definition = checked.definition();
+    PublishedBackfill definition = checked.definition();
     ValidatedOptions options = checked.options();
     // Within int: the request's constraints bound it.
     int batchSize =
@@ -261,7 +261,7 @@ public class RunService {
     PageRequest paging = query.paging();
     if (query.key() != null) {
       Key key = catalogue.parseKey(run.backfill(), query.key());
-      BackfillDefinition definition = catalogue.find(run.backfill()).orElseThrow();
+      PublishedBackfill definition = catalogue.find(run.backfill()).orElseThrow();
       List<BatchResponse> items =
           runs
               .batchHolding(id, key, definition)

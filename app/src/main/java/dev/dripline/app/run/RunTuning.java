@@ -1,6 +1,6 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.catalogue.BackfillDefinition;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.request.BoundBody;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.run.BatchTuning;
@@ -32,7 +32,7 @@ final class RunTuning {
    */
   static BatchTuning resolve(
       BoundBody<CreateRunRequest> bound,
-      BackfillDefinition definition,
+      PublishedBackfill definition,
       int batchSize,
       List<FieldError> errors) {
     CreateRunRequest request = bound.body();

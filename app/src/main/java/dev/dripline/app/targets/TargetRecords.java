@@ -2,11 +2,11 @@ package dev.dripline.app.targets;
 
 import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.store.db.DataTransactions;
-import dev.dripline.store.run.RunStore;
-import dev.dripline.store.targets.LiveBatchStore;
+import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.targets.LiveBatchRepository;
 import dev.dripline.store.targets.TargetReplan;
+import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetRunStops;
-import dev.dripline.store.targets.TargetStore;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetState;
@@ -25,17 +25,17 @@ import java.util.Optional;
  */
 @Singleton
 public class TargetRecords {
-  private final TargetStore targets;
-  private final RunStore runs;
-  private final LiveBatchStore liveBatches;
+  private final TargetRepository targets;
+  private final RunRepository runs;
+  private final LiveBatchRepository liveBatches;
   private final TargetReplan replans;
   private final DataTransactions transactions;
   private final StoredOptions options;
 
   public TargetRecords(
-      TargetStore targets,
-      RunStore runs,
-      LiveBatchStore liveBatches,
+      TargetRepository targets,
+      RunRepository runs,
+      LiveBatchRepository liveBatches,
       TargetReplan replans,
       DataTransactions transactions,
       StoredOptions options) {

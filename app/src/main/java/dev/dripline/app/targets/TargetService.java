@@ -1,7 +1,7 @@
 package dev.dripline.app.targets;
 
-import dev.dripline.app.catalogue.BackfillDefinition;
 import dev.dripline.app.catalogue.Catalogue;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.problem.ConflictProblem;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.UnavailableProblem;
@@ -67,7 +67,7 @@ public class TargetService {
     List<FieldError> errors = new ArrayList<>(bound.errors());
     Catalogue.Checked checked =
         catalogue.check(request.backfill(), request.options(), bound.hasError("options"), errors);
-    BackfillDefinition definition = checked.definition();
+    PublishedBackfill definition = checked.definition();
     ValidatedOptions options = checked.options();
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);

@@ -20,7 +20,7 @@ import java.util.List;
  * scope, so a batch run twice changes nothing the second time.
  *
  * <p>Plain Java against {@code dripline-spi}: the worker finds it through {@code
- * META-INF/services/dev.dripline.spi.Backfill}.
+ * META-INF/services/dev.dripline.spi.BackfillDefinition}.
  */
 public class UpperCaseCountriesBackfill implements TableBackfillDefinition {
   public static final String NAME = "sample.upper-case-countries";

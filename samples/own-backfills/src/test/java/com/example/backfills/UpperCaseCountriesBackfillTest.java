@@ -3,7 +3,7 @@ package com.example.backfills;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dripline.spi.Backfill;
+import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.Key;
 import dev.dripline.spi.KeySpan;
@@ -71,7 +71,7 @@ class UpperCaseCountriesBackfillTest {
   @Test
   void theWorkerFindsItThroughItsServiceFile() {
     List<String> names = new ArrayList<>();
-    ServiceLoader.load(Backfill.class).forEach(found -> names.add(found.name()));
+    ServiceLoader.load(BackfillDefinition.class).forEach(found -> names.add(found.name()));
 
     assertTrue(names.contains(UpperCaseCountriesBackfill.NAME), names.toString());
   }

@@ -58,9 +58,9 @@ public interface CatalogueRepository extends GenericRepository<CatalogueEntry, S
       @Nullable String keyTable);
 
   /**
-   * The tables the definitions named {@code names} declare they write ({@code Backfill.tables()}),
-   * each once, by name; every published definition's when {@code names} is empty. Read by the
-   * {@code autovacuum} health check.
+   * The tables the definitions named {@code names} declare they write ({@code
+   * BackfillDefinition.tables()}), each once, by name; every published definition's when {@code
+   * names} is empty. Read by the {@code autovacuum} health check.
    */
   @Query(
       """

@@ -8,8 +8,8 @@ package dev.dripline.store.db;
  * transaction's shard ({@code dripline_session_shard()}: a completion's batch's {@link #shardOf},
  * migration V26, else the backend pid's), so a transaction writes one row of them; outcomes go to
  * the shard of their batch. A completion writes both counters in the same statement as its
- * compare-and-set ({@code BatchStore.complete}); a failed or stopped batch's outcome goes through
- * {@code BatchOutcomeCounterStore.addOutcomes}.
+ * compare-and-set ({@code BatchRepository.complete}); a failed or stopped batch's outcome goes
+ * through {@code BatchOutcomeCounterRepository.addOutcomes}.
  */
 public final class ShardedCounters {
   /** Shards per counter: enough that a cap of 50 rarely puts two completions on one row. */

@@ -11,11 +11,12 @@ import org.flywaydb.core.api.callback.Event;
 
 /**
  * Before each versioned migration, locks {@code runs} and then {@code batches} in the migration's
- * own transaction, in the order the engine takes them (a run's row first, {@code RunStore.lockRow},
- * then its batches). A migration altering both in the other order (V13: batches, then runs) would
- * otherwise hold {@code batches} while it waits for a transaction that holds a run's row and goes
- * on to {@code batches}: a deadlock. Waiting for {@code runs} first, the migration holds nothing
- * the engine needs, and {@code lock_timeout} bounds how long traffic queues behind it.
+ * own transaction, in the order the engine takes them (a run's row first, {@code
+ * RunRepository.lockRow}, then its batches). A migration altering both in the other order (V13:
+ * batches, then runs) would otherwise hold {@code batches} while it waits for a transaction that
+ * holds a run's row and goes on to {@code batches}: a deadlock. Waiting for {@code runs} first, the
+ * migration holds nothing the engine needs, and {@code lock_timeout} bounds how long traffic queues
+ * behind it.
  *
  * <p>Flyway (10.x, {@code DbMigrate.doMigrateGroup}) raises {@code beforeEachMigrate} on the
  * migration's connection inside the migration's transaction, so the locks last until it commits or

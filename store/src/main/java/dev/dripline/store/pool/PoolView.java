@@ -3,7 +3,7 @@ package dev.dripline.store.pool;
 import io.micronaut.core.annotation.Introspected;
 
 /**
- * A pool with what draws from it now ({@link PoolStore#list}).
+ * A pool with what draws from it now ({@link PoolRepository#list}).
  *
  * @param name the pool's name
  * @param size most batches of its runs that may hold a slot at once

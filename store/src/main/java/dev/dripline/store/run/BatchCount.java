@@ -3,7 +3,7 @@ package dev.dripline.store.run;
 import io.micronaut.core.annotation.Introspected;
 
 /**
- * How many of a run's batches are in one status ({@link BatchStore#counts}).
+ * How many of a run's batches are in one status ({@link BatchRepository#counts}).
  *
  * @param runId the run
  * @param status the status, as stored

@@ -4,7 +4,8 @@ import dev.dripline.spi.Key;
 import io.micronaut.core.annotation.Introspected;
 
 /**
- * A batch's number and key range, as the workflow's claim hands it out ({@link BatchStore#claim}).
+ * A batch's number and key range, as the workflow's claim hands it out ({@link
+ * BatchRepository#claim}).
  *
  * @param number its number in the run
  * @param startKey first key of its range

@@ -15,16 +15,16 @@ import java.util.Optional;
  * alike: failed batches — and, for a stopped run, stopped batches — go back to pending with their
  * error cleared; a failed or stopped run with anything to do again is re-opened as running; a
  * completed run is never touched, nor is a live run being stopped ({@code stop_requested_at} set),
- * which a retry is refused for until it has stopped. Its statements are {@link RunStore}'s and
- * {@link BatchStore}'s, in one transaction ({@link DataTransactions}).
+ * which a retry is refused for until it has stopped. Its statements are {@link RunRepository}'s and
+ * {@link BatchRepository}'s, in one transaction ({@link DataTransactions}).
  */
 @Singleton
 public class BatchRequeue {
-  private final RunStore runs;
-  private final BatchStore batches;
+  private final RunRepository runs;
+  private final BatchRepository batches;
   private final DataTransactions transactions;
 
-  public BatchRequeue(RunStore runs, BatchStore batches, DataTransactions transactions) {
+  public BatchRequeue(RunRepository runs, BatchRepository batches, DataTransactions transactions) {
     this.runs = runs;
     this.batches = batches;
     this.transactions = transactions;
@@ -56,8 +56,8 @@ public class BatchRequeue {
 
   /**
    * Applies a retry of run {@code runId} in one transaction — the caller's, if it has one — that
-   * locks the run row ({@link RunStore#lock}): the lock serialises a retry against the stop being
-   * recorded and the run's finish.
+   * locks the run row ({@link RunRepository#lock}): the lock serialises a retry against the stop
+   * being recorded and the run's finish.
    */
   public Outcome requeue(long runId) {
     return requeue(runId, null);

@@ -5,8 +5,8 @@ import io.micronaut.core.annotation.Introspected;
 import io.micronaut.core.annotation.Nullable;
 
 /**
- * A batch an attempt marked running, with what it needs to run it ({@link BatchStore#startHead} and
- * the chain's claims).
+ * A batch an attempt marked running, with what it needs to run it ({@link
+ * BatchRepository#startHead} and the chain's claims).
  *
  * @param number its number in the run
  * @param startKey first key of its range

@@ -6,7 +6,7 @@ import io.micronaut.core.annotation.Nullable;
 import java.time.Instant;
 
 /**
- * A batch as a page of a run's batches shows it ({@link BatchStore#page}).
+ * A batch as a page of a run's batches shows it ({@link BatchRepository#page}).
  *
  * @param number its number in the run
  * @param startKey first key of the range

@@ -6,7 +6,7 @@ import io.micronaut.core.annotation.Nullable;
 
 /**
  * A chained batch's completion and the chain's next batch, from one statement ({@link
- * BatchStore#completeAndClaimNext}).
+ * BatchRepository#completeAndClaimNext}).
  *
  * @param backfill the run's definition
  * @param slotSeconds seconds the completed batch held its slot (null if unknown)

@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A row of the workflow's claim ({@link BatchStore#claim}): a batch it claimed, or no batch (number
- * null), with what the claim found.
+ * A row of the workflow's claim ({@link BatchRepository#claim}): a batch it claimed, or no batch
+ * (number null), with what the claim found.
  *
  * @param number the batch's number; null in the row of a claim that took none
  * @param startKey first key of its range

@@ -4,7 +4,7 @@ import io.micronaut.core.annotation.Introspected;
 
 /**
  * A run's last completed batches, as the moving average of batch-size tuning reads them ({@link
- * BatchStore#recentBatches}).
+ * BatchRepository#recentBatches}).
  *
  * @param batches how many there were (at most the number asked for)
  * @param keys their keys, summed

@@ -5,7 +5,7 @@ import io.micronaut.core.annotation.Nullable;
 
 /**
  * A batch a failed chain held, put back to pending or failed ({@link
- * BatchStore#releaseChainOfFailed}).
+ * BatchRepository#releaseChainOfFailed}).
  *
  * @param number its number in the run
  * @param status {@code pending} or {@code failed}

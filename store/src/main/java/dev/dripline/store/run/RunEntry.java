@@ -13,7 +13,7 @@ import java.time.Instant;
  * planner's cursor columns belong to the run's workflow activities. Reads that need the run's
  * computed columns (processed keys, whether it is stopping) use {@link RunView}.
  *
- * @param id the run's id, drawn by {@link RunStore#nextId} before its insert
+ * @param id the run's id, drawn by {@link RunRepository#nextId} before its insert
  * @param backfill the definition's name
  * @param options normalized options, JSON
  * @param optionsKey the canonical JSON of the options: identical runs have identical keys (R3)

@@ -5,9 +5,9 @@ import io.micronaut.core.annotation.Nullable;
 import java.time.Instant;
 
 /**
- * A {@code runs} row as the run's workflow loads it ({@link RunStore#findSettings}): what it needs
- * to go on running the run, with the definition's cap and the run's processed keys read in the same
- * statement.
+ * A {@code runs} row as the run's workflow loads it ({@link RunRepository#findSettings}): what it
+ * needs to go on running the run, with the definition's cap and the run's processed keys read in
+ * the same statement.
  *
  * @param backfill the definition's name
  * @param status its status, as stored

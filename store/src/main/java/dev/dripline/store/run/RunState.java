@@ -5,7 +5,7 @@ import io.micronaut.core.annotation.Nullable;
 import java.time.Instant;
 
 /**
- * A run's lifecycle columns, read under the run row's lock ({@link RunStore#lock}) by the
+ * A run's lifecycle columns, read under the run row's lock ({@link RunRepository#lock}) by the
  * statements that decide how a run ends or is retried, so nothing changes them until they commit.
  *
  * @param status its status, as stored

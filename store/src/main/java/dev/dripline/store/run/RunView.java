@@ -5,8 +5,8 @@ import io.micronaut.core.annotation.Nullable;
 import java.time.Instant;
 
 /**
- * A {@code runs} row as the API reads it ({@link RunStore#RUN}): its stored columns with the ones
- * computed in the same statement, so a run's progress and its stop are read at one instant.
+ * A {@code runs} row as the API reads it ({@link RunRepository#RUN}): its stored columns with the
+ * ones computed in the same statement, so a run's progress and its stop are read at one instant.
  *
  * @param id the run's id
  * @param backfill the definition's name

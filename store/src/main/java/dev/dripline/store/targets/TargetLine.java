@@ -11,19 +11,19 @@ import java.util.Map;
  * The line of pending targets for capacity (spec T1, T2): capacity goes to the eligible target that
  * has waited longest. A pending target's place is when it became eligible — the later of when it
  * entered pending_backfill ({@code waiting_since}) and when its backoff ends ({@code
- * next_attempt_at}) — then its name ({@link TargetStore#PLACE}). Free capacity serves the line from
- * its head: a target whose group is full is passed over (it takes nothing), every other one takes a
- * slot, until no slot is left.
+ * next_attempt_at}) — then its name ({@link TargetRepository#PLACE}). Free capacity serves the line
+ * from its head: a target whose group is full is passed over (it takes nothing), every other one
+ * takes a slot, until no slot is left.
  *
  * <p>These are reads; a caller that acts on them re-reads under the capacity lock ({@link
- * TargetStore#lockCapacity}) in the same transaction. A lost capacity race writes nothing, so a
- * target keeps its place while it waits.
+ * TargetRepository#lockCapacity}) in the same transaction. A lost capacity race writes nothing, so
+ * a target keeps its place while it waits.
  */
 @Singleton
 public class TargetLine {
-  private final TargetStore targets;
+  private final TargetRepository targets;
 
-  public TargetLine(TargetStore targets) {
+  public TargetLine(TargetRepository targets) {
     this.targets = targets;
   }
 

@@ -1,7 +1,7 @@
 package dev.dripline.store.targets;
 
 import dev.dripline.store.db.DataTransactions;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetSnapshot;
 import dev.dripline.workflows.targets.TargetTransitions;
@@ -19,16 +19,16 @@ import java.util.Optional;
  * that no run is stopped by a decision that could still roll back. A run whose stop could not be
  * sent is still the target's: its next planning attempt sends it again and waits for it to end.
  *
- * <p>The target's row goes through {@link TargetStore}, its runs through {@link RunStore}, both in
- * one transaction ({@link DataTransactions}).
+ * <p>The target's row goes through {@link TargetRepository}, its runs through {@link
+ * RunRepository}, both in one transaction ({@link DataTransactions}).
  */
 @Singleton
 public class TargetReplan {
-  private final TargetStore targets;
-  private final RunStore runs;
+  private final TargetRepository targets;
+  private final RunRepository runs;
   private final DataTransactions transactions;
 
-  public TargetReplan(TargetStore targets, RunStore runs, DataTransactions transactions) {
+  public TargetReplan(TargetRepository targets, RunRepository runs, DataTransactions transactions) {
     this.targets = targets;
     this.runs = runs;
     this.transactions = transactions;

@@ -1,6 +1,6 @@
 package dev.dripline.store.targets;
 
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RetryRequest;
@@ -43,11 +43,11 @@ public final class TargetRunStops {
   /**
    * The active runs of target {@code target} — those recorded for it, and {@code currentRunId} (its
    * current run, whatever it is recorded for) — except {@code keep}: the runs to {@link #deliver
-   * stop} once the caller's transaction has committed ({@link RunStore#findActiveOfTarget}, in the
-   * caller's transaction if it has one).
+   * stop} once the caller's transaction has committed ({@link RunRepository#findActiveOfTarget}, in
+   * the caller's transaction if it has one).
    */
   public static List<RunToStop> activeRuns(
-      RunStore runs, String target, Long currentRunId, Long keep) {
+      RunRepository runs, String target, Long currentRunId, Long keep) {
     return runs.findActiveOfTarget(target, currentRunId, keep);
   }
 

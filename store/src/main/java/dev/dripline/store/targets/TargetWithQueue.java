@@ -9,8 +9,8 @@ import java.time.Instant;
 
 /**
  * A {@code targets} row with its queue of live batches and the database's clock, read in one
- * statement ({@link TargetStore}), so the worker's activities and the API see the same columns and
- * every process measures time by PostgreSQL's {@code now()}.
+ * statement ({@link TargetRepository}), so the worker's activities and the API see the same columns
+ * and every process measures time by PostgreSQL's {@code now()}.
  *
  * @param name the target's name
  * @param backfill the definition's name

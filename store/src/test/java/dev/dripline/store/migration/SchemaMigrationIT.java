@@ -187,7 +187,7 @@ class SchemaMigrationIT {
     return run;
   }
 
-  /** As {@code RunStore.lockRow}: the run's row, locked until the transaction ends. */
+  /** As {@code RunRepository.lockRow}: the run's row, locked until the transaction ends. */
   private static void lockRunRow(Connection c, long run) throws SQLException {
     try (PreparedStatement s = c.prepareStatement("select id from runs where id = ? for update")) {
       s.setLong(1, run);

@@ -368,7 +368,7 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   }
 
   private synchronized void writeStatus(StatusChange change) {
-    // As RunStore.recordStatus: running or paused once started; pending or paused before.
+    // As RunRepository.recordStatus: running or paused once started; pending or paused before.
     boolean started = started();
     List<RunStatus> fits =
         started

@@ -11,7 +11,7 @@ import java.util.Optional;
  * the event it counts, so a rolled-back event is not counted.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface DriplineCounterStore extends GenericRepository<DriplineCounter, String> {
+public interface DriplineCounterRepository extends GenericRepository<DriplineCounter, String> {
   /** Adds one to counter {@code name}, creating it at 1 if it does not exist yet (an upsert). */
   @Query(
       "insert into dripline_counters (name, value) values (:name, 1)"

@@ -1,13 +1,13 @@
 package dev.dripline.app.run;
 
-import dev.dripline.app.catalogue.BackfillDefinition;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.catalogue.StoredOptions;
 import dev.dripline.spi.Key;
 import dev.dripline.store.keys.KeyCodec;
 import dev.dripline.store.run.BatchCount;
-import dev.dripline.store.run.BatchStore;
+import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.BatchView;
-import dev.dripline.store.run.RunStore;
+import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunView;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RunStatus;
@@ -22,17 +22,17 @@ import java.util.Optional;
 import org.postgresql.util.PSQLException;
 
 /**
- * The API's runs and batches, over {@link RunStore} and {@link BatchStore}: maps their rows to the
- * API's ({@link RunRow}, {@link BatchRow}) and an insert's unique violations to an {@link
- * Insertion}. The SQL lives in the stores.
+ * The API's runs and batches, over {@link RunRepository} and {@link BatchRepository}: maps their
+ * rows to the API's ({@link RunRow}, {@link BatchRow}) and an insert's unique violations to an
+ * {@link Insertion}. The SQL lives in the stores.
  */
 @Singleton
-public class RunRepository {
-  private final RunStore runs;
-  private final BatchStore batches;
+public class RunRecords {
+  private final RunRepository runs;
+  private final BatchRepository batches;
   private final StoredOptions options;
 
-  public RunRepository(RunStore runs, BatchStore batches, StoredOptions options) {
+  public RunRecords(RunRepository runs, BatchRepository batches, StoredOptions options) {
     this.runs = runs;
     this.batches = batches;
     this.options = options;
@@ -128,7 +128,7 @@ public class RunRepository {
 
   /**
    * Batches per status of each of the given runs; absent statuses are absent ({@link
-   * BatchStore#counts}).
+   * BatchRepository#counts}).
    */
   Map<Long, Map<BatchStatus, Long>> batchCounts(List<Long> runIds) {
     if (runIds.isEmpty()) {
@@ -148,7 +148,7 @@ public class RunRepository {
     var found =
         batches.page(runId, status == null ? null : status.wire(), Pageable.from(page, size));
     return new Page<>(
-        found.getContent().stream().map(RunRepository::batch).toList(), found.getTotalSize());
+        found.getContent().stream().map(RunRecords::batch).toList(), found.getTotalSize());
   }
 
   /**
@@ -158,17 +158,17 @@ public class RunRepository {
    * the batch; a table definition's text keys were ordered in their column's collation
    * (docs/keys.md), so their batch is searched for by number, whose order is planning's.
    */
-  Optional<BatchRow> batchHolding(long runId, Key key, BackfillDefinition definition) {
+  Optional<BatchRow> batchHolding(long runId, Key key, PublishedBackfill definition) {
     PlanningKeyOrder order = PlanningKeyOrder.of(definition, batches);
     if (order == null) {
       return batches
           .lastStartingAtOrBefore(runId, KeyCodec.encode(key))
           .filter(batch -> batch.endKey().compareTo(key) >= 0)
-          .map(RunRepository::batch);
+          .map(RunRecords::batch);
     }
     return lastStartingAtOrBefore(runId, key, order)
         .filter(batch -> order.compare(batch.endKey(), key) >= 0)
-        .map(RunRepository::batch);
+        .map(RunRecords::batch);
   }
 
   /**

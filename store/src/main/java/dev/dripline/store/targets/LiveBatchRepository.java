@@ -12,7 +12,7 @@ import java.util.Optional;
  * that status.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface LiveBatchStore extends GenericRepository<LiveBatchEntry, Long> {
+public interface LiveBatchRepository extends GenericRepository<LiveBatchEntry, Long> {
 
   /** A fresh live batch id, drawn ahead of {@link #queue} (ids give the arrival order). */
   @Query("select nextval(pg_get_serial_sequence('live_batches', 'id'))")
@@ -57,19 +57,19 @@ public interface LiveBatchStore extends GenericRepository<LiveBatchEntry, Long> 
 
   /**
    * Queued live batches blocked behind targets that are not primed, apart by whether their target
-   * is failing ({@link TargetStore#FAILING} with a streak of {@code threshold}), with the age of
-   * the oldest behind a healthy one. Reads {@code targets} too; it is here because what it counts
-   * is live batches.
+   * is failing ({@link TargetRepository#FAILING} with a streak of {@code threshold}), with the age
+   * of the oldest behind a healthy one. Reads {@code targets} too; it is here because what it
+   * counts is live batches.
    */
   @Query(
       "select count(*) filter (where not "
-          + TargetStore.FAILING
+          + TargetRepository.FAILING
           + ") as healthy,"
           + " cast(coalesce(extract(epoch from now() - min(l.created_at) filter (where not "
-          + TargetStore.FAILING
+          + TargetRepository.FAILING
           + ")), 0) as float8) as healthy_age,"
           + " count(*) filter (where "
-          + TargetStore.FAILING
+          + TargetRepository.FAILING
           + ") as failing"
           + " from live_batches l join targets t on t.name = l.target_name"
           + " where l.status = 'queued' and t.state <> 'primed'")

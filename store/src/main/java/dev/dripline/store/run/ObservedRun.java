@@ -11,4 +11,4 @@ import io.micronaut.core.annotation.Nullable;
  * @param processedKeys sum of completed batch sizes, from the run's sharded counters
  */
 @Introspected
-public record RunOutcome(String status, @Nullable String error, long processedKeys) {}
+public record ObservedRun(String status, @Nullable String error, long processedKeys) {}

@@ -14,7 +14,7 @@ import java.util.Optional;
  * run in {@code pool_waiters} that still counts ({@code dripline_pool_waiters}).
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface PoolStore extends GenericRepository<PoolEntry, String> {
+public interface PoolRepository extends GenericRepository<PoolEntry, String> {
   /** A pool with its slots in use and its waiters, over the row {@code p}. */
   String POOL =
       "select p.name, p.size, dripline_pool_holders(p.name) as in_use,"

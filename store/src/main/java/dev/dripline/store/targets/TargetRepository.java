@@ -21,7 +21,7 @@ import java.util.Optional;
  * state the caller read, under the row lock of {@link #lock}.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface TargetStore extends GenericRepository<TargetEntry, String> {
+public interface TargetRepository extends GenericRepository<TargetEntry, String> {
   /**
    * A target with its queue of live batches and the statement's clock ({@link TargetWithQueue}).
    */

@@ -24,7 +24,7 @@ import java.util.List;
  * @param keyTable the table a table definition's keys come from, whose key columns' collation
  *     orders its text keys (docs/keys.md); {@code null} for other definitions
  */
-public record BackfillDefinition(
+public record PublishedBackfill(
     String name,
     String description,
     List<OptionSpec> options,

@@ -22,7 +22,7 @@ import java.util.Optional;
  * and its chain, its outcome.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key> {
+public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntry.Key> {
   /**
    * The first and last keys of {@code batches} as {@link dev.dripline.spi.Key}s (bytes that {@link
    * dev.dripline.store.keys.KeyConverters} reads), in a statement where the table is {@code b}: the
@@ -112,7 +112,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
   /**
    * Run {@code runId}'s first batch numbered {@code number} or above, by the primary key. Numbers
    * follow planning's key order, whatever the key's type and collation: a search by number finds a
-   * key's batch in that order ({@code RunRepository.batchHolding}).
+   * key's batch in that order ({@code RunRecords.batchHolding}).
    */
   @Query(
       "select number, "
@@ -217,7 +217,7 @@ public interface BatchStore extends GenericRepository<BatchEntry, BatchEntry.Key
    * Inserts a page of run {@code runId}'s batches as one statement (the arrays, one element per
    * batch, are unnested), not one per batch: a page of 100 batches is one statement for PostgreSQL
    * to parse, plan and run instead of 100. A batch whose number exists is left as it is; the
-   * planner's compare-and-set on the run's cursor ({@link RunStore#advancePlan}) in the same
+   * planner's compare-and-set on the run's cursor ({@link RunRepository#advancePlan}) in the same
    * transaction is what keeps two attempts from inserting the same page.
    *
    * @return the batches inserted

@@ -3,7 +3,7 @@ package dev.dripline.app.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.app.TestData;
-import dev.dripline.app.run.RunRepository.Insertion;
+import dev.dripline.app.run.RunRecords.Insertion;
 import dev.dripline.store.db.Database;
 import dev.dripline.workflows.run.RunStatus;
 import io.micronaut.context.annotation.Property;
@@ -14,14 +14,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A run's insert over {@code RunStore}: its id, workflow id and status, and the unique violations
- * it maps to an {@link Insertion}, including the idempotency key's, which the API meets only when
- * two requests race.
+ * A run's insert over {@code RunRepository}: its id, workflow id and status, and the unique
+ * violations it maps to an {@link Insertion}, including the idempotency key's, which the API meets
+ * only when two requests race.
  */
 @MicronautTest(transactional = false)
 @Property(name = "dripline.temporal.address", value = "127.0.0.1:1")
-class RunRepositoryIT {
-  @Inject RunRepository runs;
+class RunRecordsIT {
+  @Inject RunRecords runs;
   @Inject Database database;
 
   private TestData data;

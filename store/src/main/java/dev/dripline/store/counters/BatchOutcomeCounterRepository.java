@@ -9,12 +9,12 @@ import java.util.List;
 /**
  * Table {@code batch_outcome_counters}: batch outcomes per backfill, sharded (see {@code
  * ShardedCounters}): writers add to the shard of their batch inside the transaction that records
- * the batch's outcome, so each outcome is counted exactly once — a completion in BatchStore's
+ * the batch's outcome, so each outcome is counted exactly once — a completion in BatchRepository's
  * statement that records it, a failed batch through {@link #addOutcomes}; read summed over the
  * shards.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface BatchOutcomeCounterStore
+public interface BatchOutcomeCounterRepository
     extends GenericRepository<BatchOutcomeCounter, BatchOutcomeCounter.Key> {
   /** Every backfill's count of each outcome it counted, by backfill then outcome. */
   @Query(

@@ -22,7 +22,7 @@ import java.util.Optional;
  * guard, so two concurrent requests cannot both win.
  */
 @JdbcRepository(dialect = Dialect.POSTGRES)
-public interface RunStore extends GenericRepository<RunEntry, Long> {
+public interface RunRepository extends GenericRepository<RunEntry, Long> {
   /** A run with its computed columns ({@link RunView}), over the row {@code r}. */
   String RUN =
       "select r.id, r.backfill, cast(r.options as text) as options, r.batch_size, r.max_records,"
@@ -286,7 +286,7 @@ public interface RunStore extends GenericRepository<RunEntry, Long> {
       "select r.status, r.error, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys from runs r where r.id = :id")
-  Optional<RunOutcome> findOutcome(long id);
+  Optional<ObservedRun> findOutcome(long id);
 
   /**
    * Run {@code id}'s planning state ({@link PlanCursor}). The cursor is the bigint {@code
