@@ -1,7 +1,7 @@
 package dev.dripline.app;
 
-import dev.dripline.store.config.TemporalConfig;
-import dev.dripline.store.temporal.TemporalFactory;
+import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.temporal.TemporalFactory;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;

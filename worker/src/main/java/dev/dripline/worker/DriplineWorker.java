@@ -9,7 +9,7 @@ import dev.dripline.activities.run.RunActivitiesImpl;
 import dev.dripline.activities.targets.LiveBatchActivitiesImpl;
 import dev.dripline.activities.targets.TargetPlanningActivitiesImpl;
 import dev.dripline.activities.targets.TargetRecordActivitiesImpl;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;

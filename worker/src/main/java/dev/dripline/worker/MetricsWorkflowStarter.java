@@ -1,7 +1,7 @@
 package dev.dripline.worker;
 
-import dev.dripline.store.config.TargetConfig;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TargetConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.metrics.MetricsInput;
 import dev.dripline.workflows.metrics.MetricsWorkflow;
 import dev.dripline.workflows.targets.TargetWorkflowIds;

@@ -1,6 +1,6 @@
 package dev.dripline.worker;
 
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.store.run.ActiveRunRef;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.TargetRepository;

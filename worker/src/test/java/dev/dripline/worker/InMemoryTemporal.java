@@ -1,6 +1,6 @@
 package dev.dripline.worker;
 
-import dev.dripline.store.temporal.TemporalFactory;
+import dev.dripline.runtime.temporal.TemporalFactory;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
 import io.micronaut.context.annotation.Requires;

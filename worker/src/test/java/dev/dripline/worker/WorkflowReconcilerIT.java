@@ -2,8 +2,8 @@ package dev.dripline.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dripline.store.config.TargetConfig;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TargetConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.TargetRepository;

@@ -1,7 +1,7 @@
 package dev.dripline.activities.run;
 
 import dev.dripline.activities.heartbeat.HeartbeatTicker;
-import dev.dripline.store.config.EngineConfig;
+import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.workflows.run.BatchActivities;
 import dev.dripline.workflows.run.BatchResult;
 import dev.dripline.workflows.run.BatchWork;

@@ -1,6 +1,6 @@
 package dev.dripline.activities.run;
 
-import dev.dripline.store.config.EngineConfig;
+import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.DatabaseOutage;
 import io.micronaut.data.connection.exceptions.ConnectionException;

@@ -1,13 +1,13 @@
 package dev.dripline.activities.run;
 
-import dev.dripline.store.config.EngineConfig;
+import dev.dripline.runtime.config.EngineConfig;
+import dev.dripline.runtime.run.BatchRequeue;
 import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.run.BatchDone;
 import dev.dripline.store.run.BatchRange;
 import dev.dripline.store.run.BatchRepository;
-import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.BatchTally;
 import dev.dripline.store.run.ClaimRow;
 import dev.dripline.store.run.ReleasedBatch;

@@ -4,19 +4,20 @@ import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.registry.KeyedBackfill;
 import dev.dripline.activities.targets.TargetRecordActivitiesImpl.Recorded;
+import dev.dripline.runtime.config.EngineConfig;
+import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.targets.TargetRunStops;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.BackfillDefinition;
 import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.ValidatedOptions;
-import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.config.TemporalConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSummary;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetRepository;
-import dev.dripline.store.targets.TargetRunStops;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.RetryAnswer;
@@ -119,12 +120,12 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
    * @param stillActive a run of the target that is still stopping, which a new run must wait for
    */
   private record Decision(
-      PlannedRun run, List<TargetRunStops.RunToStop> stopping, Long stillActive, boolean retry) {
+      PlannedRun run, List<RunToStop> stopping, Long stillActive, boolean retry) {
     static Decision of(PlannedRun run) {
       return new Decision(run, List.of(), null, false);
     }
 
-    static Decision stopFirst(List<TargetRunStops.RunToStop> others) {
+    static Decision stopFirst(List<RunToStop> others) {
       return new Decision(null, others, others.get(0).runId(), false);
     }
 
@@ -314,7 +315,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
    * defers planning (streak-neutral, T8).
    */
   private PlannedRun act(String name, Decision decision) {
-    for (TargetRunStops.RunToStop run : decision.stopping()) {
+    for (RunToStop run : decision.stopping()) {
       try {
         TargetRunStops.deliver(client, temporal.taskQueue(), name, run);
       } catch (RuntimeException e) {
@@ -387,7 +388,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
     if (run == null || !decision.retry()) {
       return run;
     }
-    RetryAnswer answer = retryRun(name, new TargetRunStops.RunToStop(run.runId(), run.backfill()));
+    RetryAnswer answer = retryRun(name, new RunToStop(run.runId(), run.backfill()));
     if (answer.runGone() || answer.refusal() != null) {
       LOG.info(
           "Target {}: run {} is not retried ({}); a new run is planned",
@@ -403,7 +404,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
    * Asks the workflow of run {@code run} to retry it, as the API's retry does, and returns its
    * answer (a seam for tests without a run worker).
    */
-  RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
+  RetryAnswer retryRun(String target, RunToStop run) {
     return TargetRunStops.retry(client, temporal.taskQueue(), target, run);
   }
 
@@ -445,8 +446,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
       return Decision.of(null);
     }
     // One active run per target: any other active run is not this target's to keep.
-    List<TargetRunStops.RunToStop> others =
-        TargetRunStops.activeRuns(runs, name, t.currentRunId(), retry);
+    List<RunToStop> others = runs.findActiveOfTarget(name, t.currentRunId(), retry);
     if (!others.isEmpty()) {
       return Decision.stopFirst(others);
     }
@@ -485,8 +485,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
     // cancelled (replan) still finishing its in-flight batches, or one left by an earlier attempt
     // or by a deleted target of the same name. None is adopted: a pending one is stopped here, a
     // running one must finish stopping before a new run may exist (one active run per target).
-    List<TargetRunStops.RunToStop> others =
-        TargetRunStops.activeRuns(runs, name, t.currentRunId(), null);
+    List<RunToStop> others = runs.findActiveOfTarget(name, t.currentRunId(), null);
     if (!others.isEmpty()) {
       return Decision.stopFirst(others);
     }

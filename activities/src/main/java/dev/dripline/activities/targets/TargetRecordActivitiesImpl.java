@@ -1,18 +1,19 @@
 package dev.dripline.activities.targets;
 
 import dev.dripline.activities.run.ErrorText;
-import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.config.TargetConfig;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.EngineConfig;
+import dev.dripline.runtime.config.TargetConfig;
+import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.targets.TargetRunStops;
 import dev.dripline.store.counters.DriplineCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.metrics.SnapshotSeries;
 import dev.dripline.store.run.ObservedRun;
 import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.store.targets.TargetReplan;
 import dev.dripline.store.targets.TargetRepository;
-import dev.dripline.store.targets.TargetRunStops;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.targets.CapacityResult;
 import dev.dripline.workflows.targets.PlanningFailure;
@@ -312,7 +313,7 @@ public class TargetRecordActivitiesImpl implements TargetRecordActivities {
   @Override
   public ReplanResult replan(TargetRef target) {
     TargetReplan.Replanned replanned = replans.replan(target.name());
-    for (TargetRunStops.RunToStop run : replanned.stopping()) {
+    for (RunToStop run : replanned.stopping()) {
       try {
         TargetRunStops.deliver(client, temporal.taskQueue(), target.name(), run);
       } catch (RuntimeException e) {

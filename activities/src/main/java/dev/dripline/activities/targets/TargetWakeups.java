@@ -1,6 +1,6 @@
 package dev.dripline.activities.targets;
 
-import dev.dripline.store.config.TargetConfig;
+import dev.dripline.runtime.config.TargetConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.workflows.targets.TargetWorkflowIds;

@@ -3,7 +3,7 @@ package dev.dripline.activities.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.testing.RunFixtures;
-import dev.dripline.store.run.BatchRequeue;
+import dev.dripline.runtime.run.BatchRequeue;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.ClaimRequest;

@@ -8,7 +8,7 @@ import dev.dripline.activities.heartbeat.HeartbeatTicker;
 import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.RunFixtures;
-import dev.dripline.store.config.EngineConfig;
+import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.run.BatchRepository;

@@ -9,19 +9,19 @@ import dev.dripline.activities.registry.BackfillRegistry;
 import dev.dripline.activities.testing.KeysBackfill;
 import dev.dripline.activities.testing.LiveBackfill;
 import dev.dripline.activities.testing.TargetFixtures;
-import dev.dripline.store.config.EngineConfig;
-import dev.dripline.store.config.TargetConfig;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.EngineConfig;
+import dev.dripline.runtime.config.TargetConfig;
+import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.run.BatchRequeue;
 import dev.dripline.store.counters.DriplineCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.run.BatchRequeue;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.LiveBatchRepository;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetLine;
 import dev.dripline.store.targets.TargetReplan;
 import dev.dripline.store.targets.TargetRepository;
-import dev.dripline.store.targets.TargetRunStops;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.targets.CapacityResult;
@@ -182,7 +182,7 @@ class TargetActivitiesIT {
            * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
            */
           @Override
-          RetryAnswer retryRun(String target, TargetRunStops.RunToStop run) {
+          RetryAnswer retryRun(String target, RunToStop run) {
             BatchRequeue.Outcome outcome = requeues.requeue(run.runId());
             whileRetrying.accept(run.runId());
             return outcome.didSomething()

@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.problem.UnavailableProblem;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.dryrun.DryRunAnswer;
 import dev.dripline.workflows.dryrun.DryRunRequest;
 import dev.dripline.workflows.dryrun.DryRunStart;

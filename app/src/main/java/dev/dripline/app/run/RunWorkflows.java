@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.problem.UnavailableProblem;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapUpdate;

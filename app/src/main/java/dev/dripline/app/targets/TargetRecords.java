@@ -1,12 +1,13 @@
 package dev.dripline.app.targets;
 
 import dev.dripline.app.catalogue.StoredOptions;
+import dev.dripline.runtime.targets.TargetRunStops;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.LiveBatchRepository;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetReplan;
 import dev.dripline.store.targets.TargetRepository;
-import dev.dripline.store.targets.TargetRunStops;
 import dev.dripline.store.targets.TargetWithQueue;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetState;
@@ -56,7 +57,7 @@ public class TargetRecords {
    * @param currentRunId its run, or {@code null}
    * @param stopping its running or paused runs, whose recorded stop is still to be delivered
    */
-  record DeletedTarget(Long currentRunId, List<TargetRunStops.RunToStop> stopping) {}
+  record DeletedTarget(Long currentRunId, List<RunToStop> stopping) {}
 
   /**
    * Registers a target in {@code pending_backfill} with an empty streak (spec T1).
@@ -116,11 +117,11 @@ public class TargetRecords {
   }
 
   /** The target's active runs, to send the stop to ({@link TargetRunStops}). */
-  List<TargetRunStops.RunToStop> activeRuns(String name) {
+  List<RunToStop> activeRuns(String name) {
     return transactions.inTransaction(
         connection -> {
           Long currentRunId = targets.find(name).map(TargetWithQueue::currentRunId).orElse(null);
-          return TargetRunStops.activeRuns(runs, name, currentRunId, null);
+          return runs.findActiveOfTarget(name, currentRunId, null);
         });
   }
 
@@ -140,8 +141,7 @@ public class TargetRecords {
           Long currentRunId = target.get().currentRunId();
           targets.deleteByName(name);
           return Optional.of(
-              new DeletedTarget(
-                  currentRunId, TargetRunStops.activeRuns(runs, name, currentRunId, null)));
+              new DeletedTarget(currentRunId, runs.findActiveOfTarget(name, currentRunId, null)));
         });
   }
 

@@ -13,8 +13,8 @@ import dev.dripline.app.targets.TargetRecords.DeletedTarget;
 import dev.dripline.app.targets.TargetRecords.QueuedLiveBatch;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.store.catalogue.ValidatedOptions;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetReplan;
-import dev.dripline.store.targets.TargetRunStops;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetState;
 import io.micronaut.data.model.Page;
@@ -132,7 +132,7 @@ public class TargetService {
     if (!result.found()) {
       throw NotFoundProblem.target(name);
     }
-    for (TargetRunStops.RunToStop run : replanned.stopping()) {
+    for (RunToStop run : replanned.stopping()) {
       try {
         workflows.stopRun(name, run);
       } catch (UnavailableProblem e) {
@@ -167,12 +167,12 @@ public class TargetService {
   void delete(String name) {
     find(name);
     workflows.terminateQuietly(name);
-    List<TargetRunStops.RunToStop> stopped = targets.activeRuns(name);
-    for (TargetRunStops.RunToStop run : stopped) {
+    List<RunToStop> stopped = targets.activeRuns(name);
+    for (RunToStop run : stopped) {
       workflows.stopRun(name, run);
     }
     DeletedTarget deleted = targets.delete(name).orElseThrow(() -> NotFoundProblem.target(name));
-    for (TargetRunStops.RunToStop run : deleted.stopping()) {
+    for (RunToStop run : deleted.stopping()) {
       if (stopped.contains(run)) {
         continue;
       }

@@ -1,8 +1,9 @@
 package dev.dripline.app.targets;
 
 import dev.dripline.app.problem.UnavailableProblem;
-import dev.dripline.store.config.TemporalConfig;
-import dev.dripline.store.targets.TargetRunStops;
+import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.targets.TargetRunStops;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.targets.TargetRef;
 import dev.dripline.workflows.targets.TargetWorkflow;
@@ -90,7 +91,7 @@ public class TargetWorkflows {
    * Sends the stop to a target's active run, starting a new execution of its workflow if none is
    * running (one whose execution was lost is ended that way too); the run's workflow records it.
    */
-  void stopRun(String target, TargetRunStops.RunToStop run) {
+  void stopRun(String target, RunToStop run) {
     try {
       TargetRunStops.deliver(client, temporal.taskQueue(), target, run);
     } catch (RuntimeException e) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dripline.app.Api;
 import dev.dripline.app.TestData;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.store.db.Database;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;

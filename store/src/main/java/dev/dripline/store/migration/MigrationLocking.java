@@ -1,6 +1,5 @@
 package dev.dripline.store.migration;
 
-import dev.dripline.store.config.MigrationConfig;
 import io.micronaut.flyway.FlywayConfigurationCustomizer;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;

@@ -1,6 +1,5 @@
 package dev.dripline.store.migration;
 
-import dev.dripline.store.config.MigrationConfig;
 import dev.dripline.store.db.DatabaseOutage;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;

@@ -2,7 +2,7 @@ package dev.dripline.store.run;
 
 import dev.dripline.store.db.ShardedCounters;
 import dev.dripline.store.metrics.GroupCount;
-import dev.dripline.store.targets.TargetRunStops;
+import dev.dripline.store.targets.RunToStop;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
@@ -278,7 +278,7 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
       "select id as run_id, backfill from runs where status in ('pending', 'running', 'paused')"
           + " and (target_name = :target or id = :currentRunId) and id is distinct from :keep"
           + " order by id")
-  List<TargetRunStops.RunToStop> findActiveOfTarget(
+  List<RunToStop> findActiveOfTarget(
       String target, @Nullable Long currentRunId, @Nullable Long keep);
 
   /** Run {@code id} as its target observes it: status, error and processed keys. */

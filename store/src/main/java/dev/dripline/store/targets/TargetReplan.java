@@ -14,10 +14,11 @@ import java.util.Optional;
  * activity: resets the streak, its anchors, the error and the run to retry, forgets the current run
  * and returns the target to pending_backfill, due at once.
  *
- * <p>In the same transaction it finds the target's active runs ({@link TargetRunStops}); the caller
- * sends them the stop after the transaction commits (a run's workflow records its own stop), so
- * that no run is stopped by a decision that could still roll back. A run whose stop could not be
- * sent is still the target's: its next planning attempt sends it again and waits for it to end.
+ * <p>In the same transaction it finds the target's active runs ({@link
+ * RunRepository#findActiveOfTarget}); the caller sends them the stop after the transaction commits
+ * (a run's workflow records its own stop), so that no run is stopped by a decision that could still
+ * roll back. A run whose stop could not be sent is still the target's: its next planning attempt
+ * sends it again and waits for it to end.
  *
  * <p>The target's row goes through {@link TargetRepository}, its runs through {@link
  * RunRepository}, both in one transaction ({@link DataTransactions}).
@@ -40,7 +41,7 @@ public class TargetReplan {
    * @param result what the API and the workflow report
    * @param stopping the active runs to send the stop to
    */
-  public record Replanned(ReplanResult result, List<TargetRunStops.RunToStop> stopping) {}
+  public record Replanned(ReplanResult result, List<RunToStop> stopping) {}
 
   /**
    * What a replan of target {@code name} would do, holding its row lock in a transaction that is
@@ -77,8 +78,7 @@ public class TargetReplan {
           TargetSnapshot before = row.get().snapshot(null);
           Long activeRun = activeRun(before.currentRunId());
           targets.write(before.state(), TargetTransitions.replanned(before));
-          List<TargetRunStops.RunToStop> stopping =
-              TargetRunStops.activeRuns(runs, name, before.currentRunId(), null);
+          List<RunToStop> stopping = runs.findActiveOfTarget(name, before.currentRunId(), null);
           return new Replanned(
               new ReplanResult(true, before.state(), before.consecutiveFailures(), activeRun),
               stopping);

@@ -1,6 +1,9 @@
-package dev.dripline.store.run;
+package dev.dripline.runtime.run;
 
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.run.BatchRepository;
+import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.run.RunState;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RetryRule;
 import dev.dripline.workflows.run.RunStatus;

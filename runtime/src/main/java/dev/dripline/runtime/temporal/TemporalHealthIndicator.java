@@ -1,4 +1,4 @@
-package dev.dripline.store.temporal;
+package dev.dripline.runtime.temporal;
 
 import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.HealthIndicator;

@@ -1,9 +1,9 @@
-package dev.dripline.store.temporal;
+package dev.dripline.runtime.temporal;
 
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import com.uber.m3.util.Duration;
-import dev.dripline.store.config.TemporalConfig;
+import dev.dripline.runtime.config.TemporalConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micronaut.context.annotation.Bean;

@@ -1,4 +1,4 @@
-package dev.dripline.store.config;
+package dev.dripline.runtime.config;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;

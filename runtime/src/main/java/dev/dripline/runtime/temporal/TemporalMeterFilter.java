@@ -1,4 +1,4 @@
-package dev.dripline.store.temporal;
+package dev.dripline.runtime.temporal;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;

@@ -1,4 +1,4 @@
-package dev.dripline.store.config;
+package dev.dripline.runtime.config;
 
 import dev.dripline.workflows.run.BatchPolicy;
 import io.micronaut.context.annotation.ConfigurationProperties;

@@ -1,4 +1,4 @@
-package dev.dripline.store.temporal;
+package dev.dripline.runtime.temporal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

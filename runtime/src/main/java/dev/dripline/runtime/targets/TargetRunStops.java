@@ -1,13 +1,12 @@
-package dev.dripline.store.targets;
+package dev.dripline.runtime.targets;
 
-import dev.dripline.store.run.RunRepository;
+import dev.dripline.store.targets.RunToStop;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RetryRequest;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowInput;
 import dev.dripline.workflows.run.RunWorkflowStart;
-import io.micronaut.core.annotation.Introspected;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.UpdateOptions;
@@ -15,41 +14,20 @@ import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateStage;
-import java.util.List;
 
 /**
  * Stops a target's runs when the target no longer wants them — it is deleted or replanned (spec T7,
  * R7), or a new planning attempt finds runs its target left behind. A run's lifecycle is written by
- * its workflow alone: the target finds the runs to stop ({@link #activeRuns}, in its own
- * transaction) and, after that commits, {@link #deliver sends} each the {@code stop} signal with
- * start — a run whose execution is gone gets a new one, which ends it {@code stopped}. A pending
- * run ends stopped as soon as its workflow takes the signal, a running or paused one once its
- * in-flight batches end. Until then the run is still active and still the target's: a new planning
- * attempt finds it again, sends the stop again, and waits for it to end (one active run per
- * target); no later target of the same name adopts it.
+ * its workflow alone: the target finds the runs to stop ({@code RunRepository.findActiveOfTarget},
+ * in its own transaction) and, after that commits, {@link #deliver sends} each the {@code stop}
+ * signal with start — a run whose execution is gone gets a new one, which ends it {@code stopped}.
+ * A pending run ends stopped as soon as its workflow takes the signal, a running or paused one once
+ * its in-flight batches end. Until then the run is still active and still the target's: a new
+ * planning attempt finds it again, sends the stop again, and waits for it to end (one active run
+ * per target); no later target of the same name adopts it.
  */
 public final class TargetRunStops {
   private TargetRunStops() {}
-
-  /**
-   * A run whose stop must be sent to its workflow.
-   *
-   * @param runId the run's id
-   * @param backfill the definition's name
-   */
-  @Introspected
-  public record RunToStop(long runId, String backfill) {}
-
-  /**
-   * The active runs of target {@code target} — those recorded for it, and {@code currentRunId} (its
-   * current run, whatever it is recorded for) — except {@code keep}: the runs to {@link #deliver
-   * stop} once the caller's transaction has committed ({@link RunRepository#findActiveOfTarget}, in
-   * the caller's transaction if it has one).
-   */
-  public static List<RunToStop> activeRuns(
-      RunRepository runs, String target, Long currentRunId, Long keep) {
-    return runs.findActiveOfTarget(target, currentRunId, keep);
-  }
 
   /**
    * Signals {@code stop} to the run's workflow, starting a new execution of it first if none is

@@ -1,4 +1,4 @@
-package dev.dripline.store.config;
+package dev.dripline.store.migration;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;
