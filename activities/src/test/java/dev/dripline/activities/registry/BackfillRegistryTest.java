@@ -26,22 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BackfillRegistryTest {
 
   private static LongKeyBackfillDefinition named(String name, int batchSize, Integer cap) {
-    return new LongKeyBackfillDefinition() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public String description() {
-        return "d";
-      }
-
-      @Override
-      public List<OptionSpec> options() {
-        return List.of();
-      }
-
+    return new SimpleDefinition(name) {
       @Override
       public int defaultBatchSize() {
         return batchSize;
@@ -51,14 +36,6 @@ class BackfillRegistryTest {
       public Integer maxParallelBatches() {
         return cap;
       }
-
-      @Override
-      public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
-        return List.of();
-      }
-
-      @Override
-      public void processBatch(BackfillContext context, KeyRange range) {}
     };
   }
 
@@ -69,7 +46,7 @@ class BackfillRegistryTest {
     }
   }
 
-  /** {@link #named}'s definition as a class a service file can name. */
+  /** A definition that plans and processes nothing, as a class a service file can name. */
   public abstract static class SimpleDefinition implements LongKeyBackfillDefinition {
     private final String name;
 
