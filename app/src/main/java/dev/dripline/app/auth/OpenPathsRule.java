@@ -5,7 +5,6 @@ import io.micronaut.core.util.PathMatcher;
 import io.micronaut.http.HttpMethod;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.security.authentication.Authentication;
-import io.micronaut.security.rules.ConfigurationInterceptUrlMapRule;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.security.rules.SecurityRuleResult;
 import jakarta.inject.Singleton;
@@ -17,17 +16,16 @@ import reactor.core.publisher.Mono;
 /**
  * Lets reads ({@code GET}, {@code HEAD}) of the open paths through without a token ({@code
  * DRIPLINE_AUTH_OPEN_PATHS}; by default {@code /health}, {@code /health/**} and {@code
- * /prometheus}); everything else is left to the {@code micronaut.security.intercept-url-map} in
- * {@code application.yml}, which it is consulted before. Entries are Ant-style patterns, as in that
- * map: {@code /x/**} covers {@code /x} and every path below it.
+ * /prometheus}); everything else is left to {@link RoleRule}, which it is consulted before. Entries
+ * are Ant-style patterns, as in that map: {@code /x/**} covers {@code /x} and every path below it.
  *
  * <p>A path with anything unusual — dot segments, empty segments, percent-escapes, {@code ;} — is
  * never open, so a crafted path cannot pass as an open one.
  */
 @Singleton
 public class OpenPathsRule implements SecurityRule<HttpRequest<?>> {
-  /** Before the configured intercept-url-map, whose {@code /**} entries would decide first. */
-  public static final int ORDER = ConfigurationInterceptUrlMapRule.ORDER - 1;
+  /** Before {@link RoleRule}, which decides every request it is asked about. */
+  public static final int ORDER = RoleRule.ORDER - 1;
 
   private static final Pattern PLAIN_SEGMENTS = Pattern.compile("(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*");
 
