@@ -2,6 +2,7 @@ package dev.dripline.activities.run;
 
 import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.runtime.run.BatchRequeue;
+import dev.dripline.runtime.throttle.ThrottleChecks;
 import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.ShardedCounters;
@@ -14,7 +15,6 @@ import dev.dripline.store.run.ReleasedBatch;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
-import dev.dripline.store.throttle.ThrottleChecks;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapRecord;

@@ -1,5 +1,7 @@
 package dev.dripline.activities.throttle;
 
+import dev.dripline.runtime.throttle.ThrottleCheck;
+import dev.dripline.runtime.throttle.ThrottleChecks;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.throttle.CheckLimits;
 import dev.dripline.store.throttle.CheckOverrideRepository;
@@ -7,8 +9,6 @@ import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
 import dev.dripline.store.throttle.CheckRule;
 import dev.dripline.store.throttle.CheckStatus;
-import dev.dripline.store.throttle.ThrottleCheck;
-import dev.dripline.store.throttle.ThrottleChecks;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;

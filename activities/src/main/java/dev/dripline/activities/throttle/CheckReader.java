@@ -1,9 +1,9 @@
 package dev.dripline.activities.throttle;
 
+import dev.dripline.runtime.throttle.CheckKind;
+import dev.dripline.runtime.throttle.ThrottleCheck;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.throttle.CheckKind;
-import dev.dripline.store.throttle.ThrottleCheck;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,6 +1,6 @@
 package dev.dripline.activities.throttle;
 
-import dev.dripline.store.throttle.ThrottleCheck;
+import dev.dripline.runtime.throttle.ThrottleCheck;
 import io.micronaut.json.tree.JsonNode;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;

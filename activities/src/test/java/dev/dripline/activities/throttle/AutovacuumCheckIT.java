@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dripline.activities.testing.RunFixtures;
+import dev.dripline.runtime.throttle.ThrottleChecks;
 import dev.dripline.store.catalogue.CatalogueRepository;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
-import dev.dripline.store.throttle.ThrottleChecks;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;

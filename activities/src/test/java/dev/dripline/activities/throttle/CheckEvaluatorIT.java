@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.dripline.runtime.throttle.ThrottleCheck;
+import dev.dripline.runtime.throttle.ThrottleChecks;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.throttle.CheckLimits;
 import dev.dripline.store.throttle.CheckOverrideRepository;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
 import dev.dripline.store.throttle.OnUnknown;
-import dev.dripline.store.throttle.ThrottleCheck;
-import dev.dripline.store.throttle.ThrottleChecks;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -226,7 +226,7 @@ class CheckEvaluatorIT {
     ThrottleCheck writer =
         ThrottleChecks.validate(
                 List.of(
-                    new dev.dripline.store.throttle.ThrottleCheckConfig(
+                    new dev.dripline.runtime.throttle.ThrottleCheckConfig(
                         "writer",
                         "sql",
                         1.0,

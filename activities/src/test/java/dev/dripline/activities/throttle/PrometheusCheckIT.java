@@ -2,12 +2,12 @@ package dev.dripline.activities.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.runtime.throttle.ThrottleCheck;
+import dev.dripline.runtime.throttle.ThrottleCheckConfig;
+import dev.dripline.runtime.throttle.ThrottleChecks;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
-import dev.dripline.store.throttle.ThrottleCheck;
-import dev.dripline.store.throttle.ThrottleCheckConfig;
-import dev.dripline.store.throttle.ThrottleChecks;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;

@@ -1,9 +1,9 @@
 package dev.dripline.worker.throttle;
 
 import dev.dripline.activities.throttle.CheckEvaluator;
-import dev.dripline.store.throttle.ThrottleCheck;
-import dev.dripline.store.throttle.ThrottleChecks;
-import dev.dripline.store.throttle.ThrottleConfig;
+import dev.dripline.runtime.throttle.ThrottleCheck;
+import dev.dripline.runtime.throttle.ThrottleChecks;
+import dev.dripline.runtime.throttle.ThrottleConfig;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
 import jakarta.annotation.PreDestroy;

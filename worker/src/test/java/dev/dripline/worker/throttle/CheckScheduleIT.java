@@ -3,10 +3,10 @@ package dev.dripline.worker.throttle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.activities.throttle.CheckEvaluator;
+import dev.dripline.runtime.throttle.ThrottleChecks;
+import dev.dripline.runtime.throttle.ThrottleConfig;
 import dev.dripline.store.throttle.CheckRow;
 import dev.dripline.store.throttle.CheckRowRepository;
-import dev.dripline.store.throttle.ThrottleChecks;
-import dev.dripline.store.throttle.ThrottleConfig;
 import io.micronaut.context.ApplicationContext;
 import java.sql.Connection;
 import java.sql.ResultSet;

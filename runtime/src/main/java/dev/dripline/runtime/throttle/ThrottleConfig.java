@@ -1,4 +1,4 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.bind.annotation.Bindable;

@@ -1,5 +1,7 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
+import dev.dripline.store.throttle.CheckLimits;
+import dev.dripline.store.throttle.OnUnknown;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.exceptions.ConfigurationException;
 import java.net.URI;

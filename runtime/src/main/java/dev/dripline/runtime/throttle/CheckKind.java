@@ -1,4 +1,4 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
 import java.util.Arrays;
 import java.util.Optional;

@@ -1,8 +1,10 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dripline.store.throttle.CheckLimits;
+import dev.dripline.store.throttle.OnUnknown;
 import io.micronaut.context.exceptions.ConfigurationException;
 import java.time.Duration;
 import java.util.List;

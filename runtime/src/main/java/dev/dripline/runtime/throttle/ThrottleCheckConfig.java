@@ -1,4 +1,4 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
 import io.micronaut.context.annotation.EachProperty;
 import io.micronaut.context.annotation.Parameter;

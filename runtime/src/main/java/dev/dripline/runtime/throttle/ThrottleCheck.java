@@ -1,5 +1,6 @@
-package dev.dripline.store.throttle;
+package dev.dripline.runtime.throttle;
 
+import dev.dripline.store.throttle.CheckLimits;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Duration;
 import java.util.List;
