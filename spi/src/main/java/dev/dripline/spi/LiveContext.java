@@ -7,6 +7,17 @@ package dev.dripline.spi;
  * @param backfill the definition's name
  * @param options the target's options, validated, defaults applied
  * @param liveBatchId the live batch, unique and increasing in arrival order
+ * @param dataSource Dripline's database, for the definition's statements; its connections are the
+ *     definition's to close. {@code null} only where a caller has none to give (a test)
  */
 public record LiveContext(
-    String target, String backfill, BackfillOptions options, long liveBatchId) {}
+    String target,
+    String backfill,
+    BackfillOptions options,
+    long liveBatchId,
+    javax.sql.DataSource dataSource) {
+  /** The context of a live batch, without a database. */
+  public LiveContext(String target, String backfill, BackfillOptions options, long liveBatchId) {
+    this(target, backfill, options, liveBatchId, null);
+  }
+}

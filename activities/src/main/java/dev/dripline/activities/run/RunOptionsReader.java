@@ -8,12 +8,15 @@ import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.OptionsValidator;
 import dev.dripline.store.catalogue.ValidatedOptions;
+import dev.dripline.store.db.Database;
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.util.Map;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 
 /**
  * Turns a run's stored {@code options} JSON into the {@link BackfillContext} a definition sees.
@@ -34,13 +37,23 @@ public class RunOptionsReader {
   private record Key(long runId, String backfill, String optionsJson, String pool) {}
 
   private final ObjectMapper objectMapper;
+  private final DataSource dataSource;
 
   /** Evicts on the calling thread, not in the shared ForkJoinPool: removing an entry is cheap. */
   private final Cache<Key, BackfillContext> recent =
       Caffeine.newBuilder().maximumSize(CACHED_RUNS).executor(Runnable::run).build();
 
+  /** Contexts that give definitions {@code database}'s data source (spec: their own statements). */
+  @Inject
+  public RunOptionsReader(ObjectMapper objectMapper, Database database) {
+    this.objectMapper = objectMapper;
+    this.dataSource = database.dataSource();
+  }
+
+  /** Contexts without a database. */
   public RunOptionsReader(ObjectMapper objectMapper) {
     this.objectMapper = objectMapper;
+    this.dataSource = null;
   }
 
   /**
@@ -84,6 +97,6 @@ public class RunOptionsReader {
                   .collect(Collectors.joining("; ")));
     }
     return new BackfillContext(
-        runId, definition.name(), new BackfillOptions(validated.asMap()), pool);
+        runId, definition.name(), new BackfillOptions(validated.asMap()), pool, dataSource);
   }
 }

@@ -8,6 +8,7 @@ import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.LiveContext;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.db.Database;
 import dev.dripline.store.targets.LiveBatchRepository;
 import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetWithQueue;
@@ -43,6 +44,7 @@ public class LiveBatchActivitiesImpl implements LiveBatchActivities {
   private final BackfillRegistry registry;
   private final TargetOptions options;
   private final TargetRecordActivitiesImpl targetRecords;
+  private final Database database;
 
   public LiveBatchActivitiesImpl(
       TargetRepository records,
@@ -50,13 +52,15 @@ public class LiveBatchActivitiesImpl implements LiveBatchActivities {
       DataTransactions transactions,
       BackfillRegistry registry,
       TargetOptions options,
-      TargetRecordActivitiesImpl targetRecords) {
+      TargetRecordActivitiesImpl targetRecords,
+      Database database) {
     this.records = records;
     this.liveBatches = liveBatches;
     this.transactions = transactions;
     this.registry = registry;
     this.options = options;
     this.targetRecords = targetRecords;
+    this.database = database;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -102,7 +106,9 @@ public class LiveBatchActivitiesImpl implements LiveBatchActivities {
       }
       try {
         definition.applyLive(
-            new LiveContext(name, definition.name(), definitionOptions, next.id()), next.payload());
+            new LiveContext(
+                name, definition.name(), definitionOptions, next.id(), database.dataSource()),
+            next.payload());
       } catch (PermanentBackfillException e) {
         TargetSnapshot after =
             liveFailed(name, next.id(), "live batch " + next.id() + ": " + ErrorText.of(e));

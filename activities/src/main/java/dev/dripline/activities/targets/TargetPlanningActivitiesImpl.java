@@ -13,6 +13,7 @@ import dev.dripline.spi.BackfillOptions;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.catalogue.ValidatedOptions;
 import dev.dripline.store.db.DataTransactions;
+import dev.dripline.store.db.Database;
 import dev.dripline.store.run.BatchTuning;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSummary;
@@ -80,6 +81,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
   private final TemporalConfig temporal;
   private final TargetRecordActivitiesImpl targetRecords;
   private final TargetWakeups wakeups;
+  private final Database database;
 
   /** Heartbeats of planning calls. */
   private final HeartbeatTicker ticker;
@@ -95,7 +97,8 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
       TemporalConfig temporal,
       TargetRecordActivitiesImpl targetRecords,
       TargetWakeups wakeups,
-      HeartbeatTicker ticker) {
+      HeartbeatTicker ticker,
+      Database database) {
     this.records = records;
     this.runs = runs;
     this.transactions = transactions;
@@ -107,6 +110,7 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
     this.targetRecords = targetRecords;
     this.wakeups = wakeups;
     this.ticker = ticker;
+    this.database = database;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -290,7 +294,12 @@ public class TargetPlanningActivitiesImpl implements TargetPlanningActivities {
     BackfillDefinition definition = keyed.definition();
     ValidatedOptions options = targetOptions.effectiveOptions(definition, name, row.options());
     BackfillContext context =
-        new BackfillContext(0, definition.name(), new BackfillOptions(options.asMap()));
+        new BackfillContext(
+            0,
+            definition.name(),
+            new BackfillOptions(options.asMap()),
+            null,
+            database.dataSource());
     try {
       keyed.checkPlannable(context);
     } catch (PermanentBackfillException e) {

@@ -176,7 +176,8 @@ class TargetActivitiesIT {
             temporalConfig,
             capped,
             wakeups,
-            ticker) {
+            ticker,
+            database) {
           /**
            * What the run's workflow does for the {@code retryRun} Update (no run worker polls here;
            * BackfillRunWorkflowTest and the standalone TargetsIT cover the workflow's side).
@@ -194,7 +195,7 @@ class TargetActivitiesIT {
         capped,
         planning,
         new LiveBatchActivitiesImpl(
-            records, liveBatches, transactions, registry, targetOptions, capped));
+            records, liveBatches, transactions, registry, targetOptions, capped, database));
   }
 
   private Map<String, Object> streakColumns(String name) {
