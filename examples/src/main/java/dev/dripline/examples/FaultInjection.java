@@ -8,7 +8,7 @@ import dev.dripline.spi.KeySpan;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.keys.KeyJson;
+import dev.dripline.spi.KeyJson;
 import io.micronaut.json.JsonMapper;
 import jakarta.inject.Singleton;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.dripline.app.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.dripline.store.keys.KeyJson;
+import dev.dripline.spi.KeyJson;
 import io.micronaut.serde.annotation.Serdeable;
 import java.time.Instant;
 

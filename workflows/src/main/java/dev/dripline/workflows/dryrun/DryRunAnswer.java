@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * What a worker that hosts the definition planned for a {@link DryRunRequest}: the result of {@link
- * DryRunWorkflow}. Keys are as the API shows them ({@code dev.dripline.store.keys.KeyJson}: a
- * number or a string, an array of them for a key of several columns).
+ * DryRunWorkflow}. Keys are as the API shows them ({@code dev.dripline.spi.KeyJson}: a number or a
+ * string, an array of them for a key of several columns).
  *
  * @param error why planning failed (the run would fail planning), or {@code null}
  * @param totalKeys keys the run would plan, up to the request's bound

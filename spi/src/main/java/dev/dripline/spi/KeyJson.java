@@ -1,9 +1,5 @@
-package dev.dripline.store.keys;
+package dev.dripline.spi;
 
-import dev.dripline.spi.Key;
-import dev.dripline.spi.KeyColumn;
-import dev.dripline.spi.KeySchema;
-import dev.dripline.spi.KeyType;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -69,6 +65,17 @@ public final class KeyJson {
     return Key.of(typed);
   }
 
+  /**
+   * The key of {@code schema} that the JSON text {@code text} shows, e.g. {@code [1042, 3]} as read
+   * from a {@code jsonb} column: {@link #fromJson} of the text's value.
+   *
+   * @throws IllegalArgumentException when {@code text} is not one JSON value, or not a key of
+   *     {@code schema}
+   */
+  public static Key fromJsonText(String text, KeySchema schema) {
+    return fromJson(new Reader(text).document(), schema);
+  }
+
   private static Object value(Object json, KeyColumn column) {
     KeyType type = column.type();
     try {
@@ -131,5 +138,144 @@ public final class KeyJson {
 
   private static Object value(Object value) {
     return value instanceof Number ? value : value.toString();
+  }
+
+  /**
+   * Reads the JSON a key can be: a number, a string, {@code true}, {@code false}, {@code null}, or
+   * an array of those. Numbers are {@link BigDecimal}s, arrays {@link List}s.
+   */
+  private static final class Reader {
+    private final String text;
+    private int at;
+
+    Reader(String text) {
+      this.text = text;
+    }
+
+    Object document() {
+      Object value = value(true);
+      skipSpace();
+      if (at != text.length()) {
+        throw error("text after the value");
+      }
+      return value;
+    }
+
+    private Object value(boolean arrayAllowed) {
+      skipSpace();
+      if (at >= text.length()) {
+        throw error("no value");
+      }
+      char c = text.charAt(at);
+      if (c == '[' && arrayAllowed) {
+        return array();
+      }
+      if (c == '"') {
+        return string();
+      }
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        return number();
+      }
+      for (Map.Entry<String, Boolean> literal : LITERALS.entrySet()) {
+        if (text.startsWith(literal.getKey(), at)) {
+          at += literal.getKey().length();
+          return literal.getValue();
+        }
+      }
+      if (text.startsWith("null", at)) {
+        at += 4;
+        return null;
+      }
+      throw error("not a number, string or array of those");
+    }
+
+    private List<Object> array() {
+      at++;
+      List<Object> values = new ArrayList<>();
+      skipSpace();
+      if (at < text.length() && text.charAt(at) == ']') {
+        at++;
+        return values;
+      }
+      while (true) {
+        values.add(value(false));
+        skipSpace();
+        if (at >= text.length()) {
+          throw error("an array without its ]");
+        }
+        char c = text.charAt(at++);
+        if (c == ']') {
+          return values;
+        }
+        if (c != ',') {
+          throw error("expected , or ]");
+        }
+      }
+    }
+
+    private String string() {
+      StringBuilder out = new StringBuilder();
+      at++;
+      while (at < text.length()) {
+        char c = text.charAt(at++);
+        if (c == '"') {
+          return out.toString();
+        }
+        if (c != '\\') {
+          out.append(c);
+          continue;
+        }
+        if (at >= text.length()) {
+          break;
+        }
+        char escaped = text.charAt(at++);
+        switch (escaped) {
+          case '"', '\\', '/' -> out.append(escaped);
+          case 'b' -> out.append('\b');
+          case 'f' -> out.append('\f');
+          case 'n' -> out.append('\n');
+          case 'r' -> out.append('\r');
+          case 't' -> out.append('\t');
+          case 'u' -> {
+            if (at + 4 > text.length()) {
+              throw error("a \\u escape of fewer than four digits");
+            }
+            try {
+              out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+            } catch (NumberFormatException e) {
+              throw error("a \\u escape that is not hexadecimal");
+            }
+            at += 4;
+          }
+          default -> throw error("an unknown escape \\" + escaped);
+        }
+      }
+      throw error("a string without its closing quote");
+    }
+
+    private BigDecimal number() {
+      int start = at;
+      while (at < text.length() && "+-0123456789.eE".indexOf(text.charAt(at)) >= 0) {
+        at++;
+      }
+      try {
+        return new BigDecimal(text.substring(start, at));
+      } catch (NumberFormatException e) {
+        throw error("a malformed number");
+      }
+    }
+
+    private void skipSpace() {
+      while (at < text.length() && " \t\r\n".indexOf(text.charAt(at)) >= 0) {
+        at++;
+      }
+    }
+
+    private IllegalArgumentException error(String what) {
+      return new IllegalArgumentException(
+          "not a key's JSON: " + what + " at character " + at + " of " + shown(text));
+    }
+
+    private static final Map<String, Boolean> LITERALS = Map.of("true", true, "false", false);
   }
 }
