@@ -1,8 +1,5 @@
 package dev.dripline.examples;
 
-import dev.dripline.store.db.Database;
-import dev.dripline.store.db.DatabaseException;
-import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,12 +31,15 @@ import javax.sql.DataSource;
  * <p>Limitation: a dead session's pid reused by a new, unrelated session would keep the dead row
  * counted; with Linux pid ranges this is unlikely within the life of a run.
  */
-@Singleton
-public class ConcurrencyWitness {
+public final class ConcurrencyWitness {
   private final DataSource dataSource;
 
-  public ConcurrencyWitness(Database database) {
-    this.dataSource = database.dataSource();
+  /**
+   * A witness whose readings and executions use {@code dataSource}: in a batch, the run's {@link
+   * dev.dripline.spi.BackfillContext#dataSource()}.
+   */
+  public ConcurrencyWitness(DataSource dataSource) {
+    this.dataSource = dataSource;
   }
 
   /**
@@ -59,7 +59,7 @@ public class ConcurrencyWitness {
    *     the range's start key); saturated to fit the table's integer column, which is safe because
    *     the row is identified by the holding session's pid
    */
-  public Execution enter(long runId, long batchKey) {
+  public Execution enter(long runId, long batchKey) throws SQLException {
     return enter(runId, batchKey, null);
   }
 
@@ -70,14 +70,9 @@ public class ConcurrencyWitness {
    *
    * @param pool the run's pool, or {@code null} for none
    */
-  public Execution enter(long runId, long batchKey, String pool) {
+  public Execution enter(long runId, long batchKey, String pool) throws SQLException {
     int batchNumber = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, batchKey));
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new DatabaseException(e);
-    }
+    Connection connection = dataSource.getConnection();
     try (PreparedStatement statement =
         connection.prepareStatement("select example_witness_enter(?, ?)")) {
       statement.setLong(1, runId);
@@ -94,12 +89,12 @@ public class ConcurrencyWitness {
       return new Execution(connection, runId, pool);
     } catch (SQLException | RuntimeException e) {
       discard(connection, e);
-      throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
+      throw e;
     }
   }
 
   /** The witness's current reading for {@code runId}; zeros when no batch of it ever ran. */
-  public Reading read(long runId) {
+  public Reading read(long runId) throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement statement =
             connection.prepareStatement(
@@ -108,8 +103,6 @@ public class ConcurrencyWitness {
       try (ResultSet rows = statement.executeQuery()) {
         return rows.next() ? new Reading(rows.getInt(1), rows.getInt(2)) : new Reading(0, 0);
       }
-    } catch (SQLException e) {
-      throw new DatabaseException(e);
     }
   }
 
@@ -117,7 +110,7 @@ public class ConcurrencyWitness {
    * The witness's current reading for pool {@code pool}: batches of its runs executing right now
    * and the most ever seen at once; zeros when none ever ran.
    */
-  public Reading readPool(String pool) {
+  public Reading readPool(String pool) throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement statement =
             connection.prepareStatement(
@@ -126,8 +119,6 @@ public class ConcurrencyWitness {
       try (ResultSet rows = statement.executeQuery()) {
         return rows.next() ? new Reading(rows.getInt(1), rows.getInt(2)) : new Reading(0, 0);
       }
-    } catch (SQLException e) {
-      throw new DatabaseException(e);
     }
   }
 
@@ -145,7 +136,7 @@ public class ConcurrencyWitness {
     }
 
     @Override
-    public void close() {
+    public void close() throws SQLException {
       if (closed) {
         return;
       }
@@ -163,13 +154,9 @@ public class ConcurrencyWitness {
         statement.execute();
       } catch (SQLException | RuntimeException e) {
         discard(connection, e);
-        throw e instanceof SQLException sql ? new DatabaseException(sql) : (RuntimeException) e;
+        throw e;
       }
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        throw new DatabaseException(e);
-      }
+      connection.close();
     }
   }
 

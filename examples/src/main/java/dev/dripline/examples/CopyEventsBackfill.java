@@ -7,16 +7,14 @@ import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.spi.TransactionalBackfillDefinition;
-import dev.dripline.store.db.Database;
-import io.micronaut.core.annotation.Nullable;
-import io.micronaut.json.JsonMapper;
-import io.micronaut.serde.annotation.Serdeable;
-import jakarta.inject.Singleton;
-import java.io.IOException;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * {@code example.copy-events}: a target-style backfill that copies one tenant's rows of {@code
@@ -28,28 +26,12 @@ import java.util.List;
  * conflict do nothing}): a row already there was written by live work, which is newer than the
  * source snapshot, or by an earlier attempt of the same batch.
  */
-@Singleton
 public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   public static final String NAME = "example.copy-events";
   public static final String TENANT_OPTION = "tenant";
 
-  private final Database database;
-  private final FaultInjection faults;
-  private final JsonMapper json;
-
-  public CopyEventsBackfill(Database database, FaultInjection faults, JsonMapper json) {
-    this.database = database;
-    this.faults = faults;
-    this.json = json;
-  }
-
-  /**
-   * A live batch's payload: {@code {"events":[{"id":N,"body":"…"}]}}.
-   *
-   * @param events the events, applied in this order
-   */
-  @Serdeable
-  public record LivePayload(@Nullable List<LiveEvent> events) {}
+  /** SQLSTATE {@code 22P02}: the payload is not JSON. */
+  private static final String INVALID_TEXT_REPRESENTATION = "22P02";
 
   /**
    * One event of a live batch.
@@ -57,8 +39,7 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
    * @param id the event id within the tenant
    * @param body the event's body
    */
-  @Serdeable
-  public record LiveEvent(@Nullable Long id, @Nullable String body) {}
+  private record LiveEvent(long id, String body) {}
 
   @Override
   public String name() {
@@ -74,10 +55,7 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   public List<OptionSpec> options() {
     return List.of(
         OptionSpec.required(TENANT_OPTION, OptionType.STRING, "Tenant whose events are copied."),
-        OptionSpec.optional(
-            FaultInjection.FAULT_TAG_OPTION,
-            OptionType.STRING,
-            "Tag of example_faults rows that apply to this run."));
+        FaultInjection.FAULT_TAG_SPEC);
   }
 
   @Override
@@ -91,29 +69,23 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
   }
 
   @Override
-  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
-    faults.checkPlan(FaultInjection.tagOf(context));
-    String tenant = context.options().requireString(TENANT_OPTION);
-    return database.queryLongs(
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit)
+      throws SQLException {
+    FaultInjection.checkPlan(context);
+    return Jdbc.longs(
+        context.dataSource(),
         "select event_id from example_events"
             + " where tenant = ? and event_id > ? order by event_id limit ?",
-        statement -> {
-          statement.setString(1, tenant);
-          statement.setLong(2, afterKey == null ? Long.MIN_VALUE : afterKey);
-          statement.setInt(3, Math.max(0, limit));
-        });
-  }
-
-  @Override
-  public void processBatch(BackfillContext context, KeyRange range) {
-    database.runInTransaction(connection -> processBatch(context, range, connection));
+        context.options().requireString(TENANT_OPTION),
+        afterKey == null ? Long.MIN_VALUE : afterKey,
+        Math.max(0, limit));
   }
 
   /** In the batch's own transaction: the batch is recorded complete with the rows it copied. */
   @Override
   public void processBatch(BackfillContext context, KeyRange range, Connection transaction)
       throws SQLException {
-    faults.checkBatch(FaultInjection.tagOf(context), range);
+    FaultInjection.checkBatch(context, range);
     String tenant = context.options().requireString(TENANT_OPTION);
     // Idempotent thanks to the conflict clause.
     try (PreparedStatement statement =
@@ -135,20 +107,15 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
    * {@code example_faults} tagged with the target's name fails the target's live batches — as a
    * retryable failure, healed by deleting the row.
    *
-   * @see #applyLive(String, String, String)
+   * @see #applyLive(DataSource, String, String, String)
    */
   @Override
-  public void applyLive(LiveContext context, String payloadJson) {
-    applyLive(context.options().requireString(TENANT_OPTION), payloadJson, context.target());
-  }
-
-  /**
-   * Applies one live batch for {@code tenant}, using the tenant as the fault tag.
-   *
-   * @see #applyLive(String, String, String)
-   */
-  public void applyLive(String tenant, String payloadJson) {
-    applyLive(tenant, payloadJson, tenant);
+  public void applyLive(LiveContext context, String payloadJson) throws SQLException {
+    applyLive(
+        context.dataSource(),
+        context.options().requireString(TENANT_OPTION),
+        payloadJson,
+        context.target());
   }
 
   /**
@@ -161,6 +128,7 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
    * events the backfill had already written. Re-applying the same batch is harmless: the bodies
    * stay the same.
    *
+   * @param dataSource the database of the sink
    * @param tenant the tenant whose sink rows are written
    * @param payloadJson {@code {"events":[{"id":N,"body":"…"}]}}
    * @param faultTag tag of {@code live} faults that apply (e.g. the target's name), or {@code null}
@@ -168,48 +136,81 @@ public class CopyEventsBackfill implements TransactionalBackfillDefinition {
    * @throws PermanentBackfillException when the payload is malformed: retrying cannot help
    * @throws InjectedFaultException while a {@code live} fault for {@code faultTag} is set
    */
-  public void applyLive(String tenant, String payloadJson, @Nullable String faultTag) {
-    faults.checkLive(faultTag);
-    List<LiveEvent> events = parse(payloadJson);
-    database.inTransaction(
-        connection -> {
-          try (PreparedStatement statement =
-              connection.prepareStatement(
-                  "insert into example_sink_events (tenant, event_id, body) values (?, ?, ?)"
-                      + " on conflict (tenant, event_id) do update set body = excluded.body,"
-                      + " applied_seq = nextval(pg_get_serial_sequence('example_sink_events',"
-                      + " 'applied_seq'))")) {
-            // A batch of single-row statements runs in order, so applied_seq follows array
-            // order, and an id repeated within one payload simply ends with its last body.
-            for (LiveEvent event : events) {
-              statement.setString(1, tenant);
-              statement.setLong(2, event.id());
-              statement.setString(3, event.body());
-              statement.addBatch();
-            }
-            statement.executeBatch();
-          }
-          return null;
-        });
-  }
-
-  private List<LiveEvent> parse(String payloadJson) {
-    LivePayload payload;
-    try {
-      payload = json.readValue(payloadJson, LivePayload.class);
-    } catch (IOException | RuntimeException e) {
-      throw new PermanentBackfillException("live payload is not valid JSON: " + e.getMessage(), e);
-    }
-    if (payload == null || payload.events() == null) {
-      throw new PermanentBackfillException("live payload has no \"events\" array");
-    }
-    for (int i = 0; i < payload.events().size(); i++) {
-      LiveEvent event = payload.events().get(i);
-      if (event == null || event.id() == null || event.body() == null) {
-        throw new PermanentBackfillException(
-            "live payload event " + i + " needs an \"id\" and a \"body\"");
+  public void applyLive(DataSource dataSource, String tenant, String payloadJson, String faultTag)
+      throws SQLException {
+    FaultInjection.checkLive(dataSource, faultTag);
+    try (Connection connection = dataSource.getConnection()) {
+      List<LiveEvent> events = parse(connection, payloadJson);
+      connection.setAutoCommit(false);
+      try (PreparedStatement statement =
+          connection.prepareStatement(
+              "insert into example_sink_events (tenant, event_id, body) values (?, ?, ?)"
+                  + " on conflict (tenant, event_id) do update set body = excluded.body,"
+                  + " applied_seq = nextval(pg_get_serial_sequence('example_sink_events',"
+                  + " 'applied_seq'))")) {
+        // A batch of single-row statements runs in order, so applied_seq follows array order,
+        // and an id repeated within one payload simply ends with its last body.
+        for (LiveEvent event : events) {
+          statement.setString(1, tenant);
+          statement.setLong(2, event.id());
+          statement.setString(3, event.body());
+          statement.addBatch();
+        }
+        statement.executeBatch();
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
       }
     }
-    return payload.events();
+  }
+
+  /**
+   * The payload's events in array order, read by PostgreSQL's own JSON parser (the examples need no
+   * JSON library).
+   */
+  private static List<LiveEvent> parse(Connection connection, String payloadJson)
+      throws SQLException {
+    List<LiveEvent> events = new ArrayList<>();
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "select jsonb_typeof(p -> 'events'), e.i, jsonb_typeof(e.v -> 'id'), e.v ->> 'id',"
+                + " jsonb_typeof(e.v -> 'body'), e.v ->> 'body'"
+                + " from (select ?::jsonb as p) payload"
+                + " left join lateral jsonb_array_elements(case jsonb_typeof(p -> 'events')"
+                + " when 'array' then p -> 'events' end) with ordinality as e(v, i) on true"
+                + " order by e.i")) {
+      statement.setString(1, payloadJson);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          if (!"array".equals(rows.getString(1))) {
+            throw new PermanentBackfillException("live payload has no \"events\" array");
+          }
+          if (rows.getObject(2) == null) {
+            continue; // no events
+          }
+          long index = rows.getLong(2) - 1;
+          if (!"number".equals(rows.getString(3)) || !"string".equals(rows.getString(5))) {
+            throw new PermanentBackfillException(
+                "live payload event " + index + " needs an \"id\" and a \"body\"");
+          }
+          long id;
+          try {
+            id = new BigDecimal(rows.getString(4)).longValueExact();
+          } catch (ArithmeticException e) {
+            throw new PermanentBackfillException(
+                "live payload event " + index + " has an id that is not a bigint", e);
+          }
+          events.add(new LiveEvent(id, rows.getString(6)));
+        }
+      }
+    } catch (SQLException e) {
+      if (INVALID_TEXT_REPRESENTATION.equals(e.getSQLState())) {
+        throw new PermanentBackfillException(
+            "live payload is not valid JSON: " + e.getMessage(), e);
+      }
+      throw e;
+    }
+    return events;
   }
 }

@@ -12,7 +12,6 @@ import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.spi.TimeWindow;
 import dev.dripline.spi.TimeWindows;
 import dev.dripline.spi.WindowedBackfillDefinition;
-import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -29,19 +28,12 @@ import java.util.List;
  * docs/spec.md). A windowed definition (K4): each batch is one window of option {@code window} (a
  * duration, whole days; one day by default), planned without scanning rows.
  */
-@Singleton
 public class DailyViewsBackfill implements WindowedBackfillDefinition {
   public static final String NAME = "example.daily-views";
 
   private static final KeyColumn DAY = KeyColumn.of("day", KeyType.DATE);
   private static final KeySchema KEY = KeySchema.of(DAY);
   private static final Duration ONE_DAY = Duration.ofDays(1);
-
-  private final FaultInjection faults;
-
-  public DailyViewsBackfill(FaultInjection faults) {
-    this.faults = faults;
-  }
 
   @Override
   public String name() {
@@ -75,8 +67,8 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
   }
 
   @Override
-  public TimeWindows windows(BackfillContext context) throws PermanentBackfillException {
-    faults.checkPlan(FaultInjection.tagOf(context));
+  public TimeWindows windows(BackfillContext context) throws SQLException {
+    FaultInjection.checkPlan(context);
     LocalDate from = context.options().requireDate("from");
     LocalDate to = context.options().requireDate("to");
     Duration window = context.options().requireDuration("window");
@@ -94,8 +86,7 @@ public class DailyViewsBackfill implements WindowedBackfillDefinition {
       throws SQLException {
     LocalDate first = window.startDate();
     LocalDate end = window.endDate();
-    faults.checkBatch(
-        FaultInjection.tagOf(context), KEY, new KeySpan(Key.of(first), Key.of(end.minusDays(1))));
+    FaultInjection.checkBatch(context, KEY, new KeySpan(Key.of(first), Key.of(end.minusDays(1))));
     try (PreparedStatement upsert =
         transaction.prepareStatement(
             "insert into example_daily_views (day, views)"

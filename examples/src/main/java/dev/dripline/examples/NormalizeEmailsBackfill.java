@@ -3,10 +3,7 @@ package dev.dripline.examples;
 import dev.dripline.spi.BackfillContext;
 import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.OptionSpec;
-import dev.dripline.spi.OptionType;
 import dev.dripline.spi.TransactionalBackfillDefinition;
-import dev.dripline.store.db.Database;
-import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,7 +15,6 @@ import java.util.List;
  * range, so a batch run twice changes nothing the second time. Its batches write in Dripline's own
  * transaction ({@link TransactionalBackfillDefinition}): one commit per batch, writes and record.
  */
-@Singleton
 public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition {
   public static final String NAME = "example.normalize-emails";
 
@@ -38,14 +34,6 @@ public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition 
       "update example_users set email = lower(trim(email))"
           + " where id between ? and ? and email <> lower(trim(email))";
 
-  private final Database database;
-  private final FaultInjection faults;
-
-  public NormalizeEmailsBackfill(Database database, FaultInjection faults) {
-    this.database = database;
-    this.faults = faults;
-  }
-
   @Override
   public String name() {
     return NAME;
@@ -58,11 +46,7 @@ public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition 
 
   @Override
   public List<OptionSpec> options() {
-    return List.of(
-        OptionSpec.optional(
-            FaultInjection.FAULT_TAG_OPTION,
-            OptionType.STRING,
-            "Tag of example_faults rows that apply to this run."));
+    return List.of(FaultInjection.FAULT_TAG_SPEC);
   }
 
   @Override
@@ -76,26 +60,21 @@ public class NormalizeEmailsBackfill implements TransactionalBackfillDefinition 
   }
 
   @Override
-  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
-    faults.checkPlan(FaultInjection.tagOf(context));
-    return database.queryLongs(
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit)
+      throws SQLException {
+    FaultInjection.checkPlan(context);
+    return Jdbc.longs(
+        context.dataSource(),
         KEYS_AFTER_SQL,
-        statement -> {
-          statement.setLong(1, afterKey == null ? Long.MIN_VALUE : afterKey);
-          statement.setInt(2, Math.max(0, limit));
-        });
-  }
-
-  @Override
-  public void processBatch(BackfillContext context, KeyRange range) {
-    database.runInTransaction(connection -> processBatch(context, range, connection));
+        afterKey == null ? Long.MIN_VALUE : afterKey,
+        Math.max(0, limit));
   }
 
   /** In the batch's own transaction: the batch is recorded complete with its writes. */
   @Override
   public void processBatch(BackfillContext context, KeyRange range, Connection transaction)
       throws SQLException {
-    faults.checkBatch(FaultInjection.tagOf(context), range);
+    FaultInjection.checkBatch(context, range);
     try (PreparedStatement statement = transaction.prepareStatement(BATCH_SQL)) {
       statement.setLong(1, range.startKey());
       statement.setLong(2, range.endKey());

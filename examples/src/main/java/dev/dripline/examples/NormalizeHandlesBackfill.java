@@ -9,7 +9,6 @@ import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.TableBackfillDefinition;
 import dev.dripline.spi.TableBatch;
 import dev.dripline.spi.TableScope;
-import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -21,7 +20,6 @@ import java.util.List;
  * its scope — handles not yet normalised — and the engine lists the keys; each batch updates the
  * rows of its span still in scope, so a batch run twice changes nothing the second time.
  */
-@Singleton
 public class NormalizeHandlesBackfill implements TableBackfillDefinition {
   public static final String NAME = "example.normalize-handles";
 
@@ -34,12 +32,6 @@ public class NormalizeHandlesBackfill implements TableBackfillDefinition {
   /** A batch's statement, before its {@link TableBatch#where()}. */
   public static final String UPDATE =
       "update example_accounts set handle = lower(trim(handle)) where ";
-
-  private final FaultInjection faults;
-
-  public NormalizeHandlesBackfill(FaultInjection faults) {
-    this.faults = faults;
-  }
 
   @Override
   public String name() {
@@ -72,8 +64,8 @@ public class NormalizeHandlesBackfill implements TableBackfillDefinition {
   }
 
   @Override
-  public void beforePlanning(BackfillContext context) {
-    faults.checkPlan(FaultInjection.tagOf(context));
+  public void beforePlanning(BackfillContext context) throws SQLException {
+    FaultInjection.checkPlan(context);
   }
 
   @Override
@@ -84,8 +76,7 @@ public class NormalizeHandlesBackfill implements TableBackfillDefinition {
   @Override
   public void processBatch(BackfillContext context, TableBatch batch, Connection transaction)
       throws SQLException {
-    String tag = FaultInjection.tagOf(context);
-    faults.checkBatch(tag, KEY, batch.span());
+    FaultInjection.checkBatch(context, KEY, batch.span());
     try (PreparedStatement update = transaction.prepareStatement(UPDATE + batch.where())) {
       batch.bind(update, 1);
       update.executeUpdate();

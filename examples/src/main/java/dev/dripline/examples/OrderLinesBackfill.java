@@ -9,7 +9,6 @@ import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.TableBackfillDefinition;
 import dev.dripline.spi.TableBatch;
 import dev.dripline.spi.TableScope;
-import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -23,7 +22,6 @@ import java.util.List;
  * key. Like {@code example.sleep} it keeps the cap's witness ({@link ConcurrencyWitness}), so the
  * fault suite checks the cap over a tuple key too.
  */
-@Singleton
 public class OrderLinesBackfill implements TableBackfillDefinition {
   public static final String NAME = "example.order-lines";
 
@@ -33,14 +31,6 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
   private static final KeySchema KEY =
       KeySchema.of(
           KeyColumn.of("order_id", KeyType.BIGINT), KeyColumn.of("line_no", KeyType.INTEGER));
-
-  private final FaultInjection faults;
-  private final ConcurrencyWitness witness;
-
-  public OrderLinesBackfill(FaultInjection faults, ConcurrencyWitness witness) {
-    this.faults = faults;
-    this.witness = witness;
-  }
 
   @Override
   public String name() {
@@ -74,8 +64,8 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
   }
 
   @Override
-  public void beforePlanning(BackfillContext context) {
-    faults.checkPlan(FaultInjection.tagOf(context));
+  public void beforePlanning(BackfillContext context) throws SQLException {
+    FaultInjection.checkPlan(context);
   }
 
   @Override
@@ -87,10 +77,11 @@ public class OrderLinesBackfill implements TableBackfillDefinition {
   @SuppressWarnings("try") // the cap's witness is held for the batch
   public void processBatch(BackfillContext context, TableBatch batch, Connection transaction)
       throws SQLException {
-    faults.checkBatch(FaultInjection.tagOf(context), KEY, batch.span());
+    FaultInjection.checkBatch(context, KEY, batch.span());
     // The cap's witness (as example.sleep keeps it), labelled with the batch's first order.
     try (ConcurrencyWitness.Execution execution =
-            witness.enter(context.runId(), batch.span().startKey().getLong(0));
+            new ConcurrencyWitness(context.dataSource())
+                .enter(context.runId(), batch.span().startKey().getLong(0));
         PreparedStatement update =
             transaction.prepareStatement(
                 "update example_order_lines set sku_normalized = upper(trim(sku)) where "

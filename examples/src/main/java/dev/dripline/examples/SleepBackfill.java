@@ -5,7 +5,7 @@ import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.LongKeyBackfillDefinition;
 import dev.dripline.spi.OptionSpec;
 import dev.dripline.spi.OptionType;
-import jakarta.inject.Singleton;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.stream.LongStream;
 
@@ -16,17 +16,8 @@ import java.util.stream.LongStream;
  * ConcurrencyWitness} lets anyone check with SQL how many of a run's batches really executed at the
  * same moment.
  */
-@Singleton
 public class SleepBackfill implements LongKeyBackfillDefinition {
   public static final String NAME = "example.sleep";
-
-  private final ConcurrencyWitness witness;
-  private final FaultInjection faults;
-
-  public SleepBackfill(ConcurrencyWitness witness, FaultInjection faults) {
-    this.witness = witness;
-    this.faults = faults;
-  }
 
   @Override
   public String name() {
@@ -53,10 +44,7 @@ public class SleepBackfill implements LongKeyBackfillDefinition {
                 0L,
                 "Milliseconds each batch sleeps per key, beside sleepMs.")
             .atLeast(0),
-        OptionSpec.optional(
-            FaultInjection.FAULT_TAG_OPTION,
-            OptionType.STRING,
-            "Tag of example_faults rows that apply to this run."));
+        FaultInjection.FAULT_TAG_SPEC);
   }
 
   @Override
@@ -65,8 +53,9 @@ public class SleepBackfill implements LongKeyBackfillDefinition {
   }
 
   @Override
-  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit) {
-    faults.checkPlan(FaultInjection.tagOf(context));
+  public List<Long> keysAfter(BackfillContext context, Long afterKey, int limit)
+      throws SQLException {
+    FaultInjection.checkPlan(context);
     long items = context.options().requireInteger("items");
     long start = afterKey == null ? 1 : Math.max(1, afterKey + 1);
     if (limit <= 0 || (afterKey != null && afterKey == Long.MAX_VALUE) || start > items) {
@@ -78,11 +67,13 @@ public class SleepBackfill implements LongKeyBackfillDefinition {
   }
 
   @Override
-  public void processBatch(BackfillContext context, KeyRange range) throws InterruptedException {
-    faults.checkBatch(FaultInjection.tagOf(context), range);
+  public void processBatch(BackfillContext context, KeyRange range)
+      throws SQLException, InterruptedException {
+    FaultInjection.checkBatch(context, range);
     long sleepMs = sleepMillis(context, range);
     ConcurrencyWitness.Execution execution =
-        witness.enter(context.runId(), range.startKey(), context.pool());
+        new ConcurrencyWitness(context.dataSource())
+            .enter(context.runId(), range.startKey(), context.pool());
     try {
       // Sleep while the execution holds its session: the witness counts the batch exactly as
       // long as it runs. An interrupt (cancellation) fails the batch.

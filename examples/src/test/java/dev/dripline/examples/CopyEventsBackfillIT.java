@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 
 @MicronautTest(startApplication = false, transactional = false)
 class CopyEventsBackfillIT {
-  @Inject CopyEventsBackfill copy;
   @Inject Database database;
+  final CopyEventsBackfill copy = new CopyEventsBackfill();
 
   private String tenant;
   private String other;
@@ -56,7 +56,7 @@ class CopyEventsBackfillIT {
     keyValues[0] = "tenant";
     keyValues[1] = tenant;
     System.arraycopy(more, 0, keyValues, 2, more.length);
-    return TestData.context(uniqueRunId(), CopyEventsBackfill.NAME, keyValues);
+    return TestData.context(database, uniqueRunId(), CopyEventsBackfill.NAME, keyValues);
   }
 
   private List<List<Object>> sink(String who) {
@@ -77,7 +77,7 @@ class CopyEventsBackfillIT {
   }
 
   @Test
-  void keysAreTheTenantsEventIds() {
+  void keysAreTheTenantsEventIds() throws Exception {
     BackfillContext context = context();
 
     assertThat(copy.keysAfter(context, null, 6)).containsExactly(1L, 2L, 3L, 4L, 6L, 7L);
@@ -86,7 +86,7 @@ class CopyEventsBackfillIT {
   }
 
   @Test
-  void batchCopiesExactlyTheTenantsRangeAndIsIdempotent() {
+  void batchCopiesExactlyTheTenantsRangeAndIsIdempotent() throws Exception {
     BackfillContext context = context();
 
     copy.processBatch(context, new KeyRange(3, 8));
@@ -103,11 +103,19 @@ class CopyEventsBackfillIT {
   }
 
   @Test
-  void liveBatchesAreAppliedInArrayOrderAndOverwrite() {
+  void liveBatchesAreAppliedInArrayOrderAndOverwrite() throws Exception {
     copy.processBatch(context(), new KeyRange(1, 2));
 
-    copy.applyLive(tenant, "{\"events\":[{\"id\":30,\"body\":\"a\"},{\"id\":2,\"body\":\"b\"}]}");
-    copy.applyLive(tenant, "{\"events\":[{\"id\":25,\"body\":\"c\"},{\"id\":30,\"body\":\"d\"}]}");
+    copy.applyLive(
+        database.dataSource(),
+        tenant,
+        "{\"events\":[{\"id\":30,\"body\":\"a\"},{\"id\":2,\"body\":\"b\"}]}",
+        null);
+    copy.applyLive(
+        database.dataSource(),
+        tenant,
+        "{\"events\":[{\"id\":25,\"body\":\"c\"},{\"id\":30,\"body\":\"d\"}]}",
+        null);
 
     assertThat(sinkIdsByAppliedSeq()).containsExactly(1L, 2L, 25L, 30L);
     assertThat(sink(tenant))
@@ -116,35 +124,49 @@ class CopyEventsBackfillIT {
   }
 
   @Test
-  void malformedLivePayloadIsPermanent() {
-    assertThatThrownBy(() -> copy.applyLive(tenant, "not json"))
+  void malformedLivePayloadIsPermanent() throws Exception {
+    assertThatThrownBy(() -> copy.applyLive(database.dataSource(), tenant, "not json", null))
         .isInstanceOf(PermanentBackfillException.class);
-    assertThatThrownBy(() -> copy.applyLive(tenant, "{}"))
+    assertThatThrownBy(() -> copy.applyLive(database.dataSource(), tenant, "{}", null))
         .isInstanceOf(PermanentBackfillException.class);
-    assertThatThrownBy(() -> copy.applyLive(tenant, "{\"events\":[{\"id\":1}]}"))
+    assertThatThrownBy(
+            () -> copy.applyLive(database.dataSource(), tenant, "{\"events\":[{\"id\":1}]}", null))
         .isInstanceOf(PermanentBackfillException.class);
+    assertThatThrownBy(
+            () ->
+                copy.applyLive(
+                    database.dataSource(),
+                    tenant,
+                    "{\"events\":[{\"id\":1,\"body\":\"a\"},{\"id\":1.5,\"body\":\"b\"}]}",
+                    null))
+        .isInstanceOf(PermanentBackfillException.class)
+        .hasMessageContaining("event 1");
+    assertThatThrownBy(() -> copy.applyLive(database.dataSource(), tenant, "[1]", null))
+        .isInstanceOf(PermanentBackfillException.class);
+    assertThat(sink(tenant)).isEmpty();
+    copy.applyLive(database.dataSource(), tenant, "{\"events\":[]}", null);
     assertThat(sink(tenant)).isEmpty();
   }
 
   @Test
-  void liveFaultFailsLiveBatchesUntilDeleted() {
+  void liveFaultFailsLiveBatchesUntilDeleted() throws Exception {
     String target = uniqueTag("target");
     update(database, "insert into example_faults (tag, phase) values (?, 'live')", target);
     String payload = "{\"events\":[{\"id\":1,\"body\":\"x\"}]}";
     try {
-      assertThatThrownBy(() -> copy.applyLive(tenant, payload, target))
+      assertThatThrownBy(() -> copy.applyLive(database.dataSource(), tenant, payload, target))
           .isInstanceOf(InjectedFaultException.class);
       assertThat(sink(tenant)).isEmpty();
     } finally {
       update(database, "delete from example_faults where tag = ?", target);
     }
 
-    copy.applyLive(tenant, payload, target);
+    copy.applyLive(database.dataSource(), tenant, payload, target);
     assertThat(sink(tenant)).containsExactly(List.of(1L, "x"));
   }
 
   @Test
-  void planFaultFailsKeysAfterUntilDeleted() {
+  void planFaultFailsKeysAfterUntilDeleted() throws Exception {
     String tag = uniqueTag("copy-plan");
     BackfillContext context = context("faultTag", tag);
     update(database, "insert into example_faults (tag, phase) values (?, 'plan')", tag);
@@ -159,14 +181,15 @@ class CopyEventsBackfillIT {
   }
 
   @Test
-  void applyLiveThroughTheEngineTakesTheTenantFromOptionsAndTheTargetAsFaultTag() {
+  void applyLiveThroughTheEngineTakesTheTenantFromOptionsAndTheTargetAsFaultTag() throws Exception {
     String target = uniqueTag("target");
     LiveContext live =
         new LiveContext(
             target,
             CopyEventsBackfill.NAME,
             new BackfillOptions(java.util.Map.of("tenant", tenant)),
-            uniqueRunId());
+            uniqueRunId(),
+            database.dataSource());
     update(database, "insert into example_faults (tag, phase) values (?, 'live')", target);
     try {
       assertThatThrownBy(() -> copy.applyLive(live, "{\"events\":[{\"id\":1,\"body\":\"x\"}]}"))

@@ -21,7 +21,7 @@ class ExampleSeederIT {
   @Inject Database database;
 
   @Test
-  void parsesTheCommandLine() {
+  void parsesTheCommandLine() throws Exception {
     assertThat(ExampleSeeder.Request.parse("--users", "10", "--events", "5", "--tenants", "a, b"))
         .isEqualTo(new ExampleSeeder.Request(10L, 5L, List.of("a", "b")));
     assertThatThrownBy(() -> ExampleSeeder.Request.parse("--events", "5"))

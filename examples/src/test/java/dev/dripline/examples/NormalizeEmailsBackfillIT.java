@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 @MicronautTest(startApplication = false, transactional = false)
 class NormalizeEmailsBackfillIT {
-  @Inject NormalizeEmailsBackfill normalize;
   @Inject Database database;
+  final NormalizeEmailsBackfill normalize = new NormalizeEmailsBackfill();
 
   private String marker;
   private long[] ids;
@@ -62,8 +62,8 @@ class NormalizeEmailsBackfillIT {
   }
 
   @Test
-  void scopeIsUsersWithUnnormalisedEmails() {
-    BackfillContext context = context(uniqueRunId(), NormalizeEmailsBackfill.NAME);
+  void scopeIsUsersWithUnnormalisedEmails() throws Exception {
+    BackfillContext context = context(database, uniqueRunId(), NormalizeEmailsBackfill.NAME);
 
     List<Long> keys = normalize.keysAfter(context, ids[0] - 1, 100);
 
@@ -74,8 +74,8 @@ class NormalizeEmailsBackfillIT {
   }
 
   @Test
-  void batchNormalisesItsRangeAndIsIdempotent() {
-    BackfillContext context = context(uniqueRunId(), NormalizeEmailsBackfill.NAME);
+  void batchNormalisesItsRangeAndIsIdempotent() throws Exception {
+    BackfillContext context = context(database, uniqueRunId(), NormalizeEmailsBackfill.NAME);
     KeyRange range = new KeyRange(ids[0], ids[3]);
 
     normalize.processBatch(context, range);
@@ -95,9 +95,10 @@ class NormalizeEmailsBackfillIT {
   }
 
   @Test
-  void batchFaultFailsTheBatchWithoutWritingUntilDeleted() {
+  void batchFaultFailsTheBatchWithoutWritingUntilDeleted() throws Exception {
     String tag = uniqueTag("normalize-fault");
-    BackfillContext context = context(uniqueRunId(), NormalizeEmailsBackfill.NAME, "faultTag", tag);
+    BackfillContext context =
+        context(database, uniqueRunId(), NormalizeEmailsBackfill.NAME, "faultTag", tag);
     update(
         database,
         "insert into example_faults (tag, phase, key) values (?, 'batch', ?)",

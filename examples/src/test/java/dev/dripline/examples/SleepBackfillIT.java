@@ -15,7 +15,6 @@ import dev.dripline.spi.KeyRange;
 import dev.dripline.spi.OptionType;
 import dev.dripline.spi.PermanentBackfillException;
 import dev.dripline.store.db.Database;
-import dev.dripline.store.db.DatabaseException;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -29,23 +28,29 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @MicronautTest(startApplication = false, transactional = false)
 class SleepBackfillIT {
-  @Inject SleepBackfill sleep;
-  @Inject ConcurrencyWitness witness;
   @Inject Database database;
   @Inject DataSource dataSource;
+  final SleepBackfill sleep = new SleepBackfill();
+  ConcurrencyWitness witness;
+
+  @BeforeEach
+  void witness() {
+    witness = new ConcurrencyWitness(database.dataSource());
+  }
 
   private BackfillContext items(long runId, long items, Object... more) {
     List<Object> keyValues = new ArrayList<>(List.of("items", items));
     keyValues.addAll(List.of(more));
-    return context(runId, SleepBackfill.NAME, keyValues.toArray());
+    return context(database, runId, SleepBackfill.NAME, keyValues.toArray());
   }
 
   @Test
-  void declaresItsOptions() {
+  void declaresItsOptions() throws Exception {
     assertThat(sleep.name()).isEqualTo("example.sleep");
     assertThat(sleep.maxParallelBatches()).isNull();
     assertThat(sleep.options())
@@ -84,7 +89,7 @@ class SleepBackfillIT {
   }
 
   @Test
-  void keysAfterPagesThroughOneToItems() {
+  void keysAfterPagesThroughOneToItems() throws Exception {
     BackfillContext context = items(uniqueRunId(), 25);
 
     assertThat(sleep.keysAfter(context, null, 10))
@@ -97,7 +102,7 @@ class SleepBackfillIT {
   }
 
   @Test
-  void keysAfterMaterialisesNoMoreThanLimitOfAHugeScope() {
+  void keysAfterMaterialisesNoMoreThanLimitOfAHugeScope() throws Exception {
     BackfillContext context = items(uniqueRunId(), Long.MAX_VALUE);
 
     assertThat(sleep.keysAfter(context, null, 3)).containsExactly(1L, 2L, 3L);
@@ -107,7 +112,7 @@ class SleepBackfillIT {
   }
 
   @Test
-  void zeroItemsHaveNoKeys() {
+  void zeroItemsHaveNoKeys() throws Exception {
     assertThat(sleep.keysAfter(items(uniqueRunId(), 0), null, 10)).isEmpty();
   }
 
@@ -187,7 +192,8 @@ class SleepBackfillIT {
               first,
               SleepBackfill.NAME,
               new BackfillOptions(Map.of("items", 4L, "sleepMs", 1L)),
-              pool),
+              pool,
+              database.dataSource()),
           new KeyRange(1, 2));
       ConcurrencyWitness.Reading afterBatch = witness.readPool(pool);
       b.close();
@@ -203,7 +209,7 @@ class SleepBackfillIT {
   }
 
   @Test
-  void witnessCountsAnExecutionOnlyWhileItIsOpen() {
+  void witnessCountsAnExecutionOnlyWhileItIsOpen() throws Exception {
     long runId = uniqueRunId();
 
     ConcurrencyWitness.Execution a = witness.enter(runId, 1);
@@ -249,7 +255,7 @@ class SleepBackfillIT {
     sleep.processBatch(items(runId, 10), new KeyRange(11, 20));
 
     assertThat(witness.read(runId)).isEqualTo(new ConcurrencyWitness.Reading(0, 1));
-    assertThatThrownBy(orphan::close).isInstanceOf(DatabaseException.class);
+    assertThatThrownBy(orphan::close).isInstanceOf(SQLException.class);
     assertThat(witness.read(runId)).isEqualTo(new ConcurrencyWitness.Reading(0, 1));
   }
 
@@ -306,7 +312,7 @@ class SleepBackfillIT {
   }
 
   @Test
-  void planFaultFailsKeysAfterUntilDeleted() {
+  void planFaultFailsKeysAfterUntilDeleted() throws Exception {
     String tag = uniqueTag("sleep-plan");
     BackfillContext context = items(uniqueRunId(), 30, "faultTag", tag);
     update(database, "insert into example_faults (tag, phase) values (?, 'plan')", tag);

@@ -63,7 +63,7 @@ class TargetCopyEventsIT {
   }
 
   @Test
-  void aPlanFaultTaggedWithTheTargetsNameFailsPlanningUntilDeleted() {
+  void aPlanFaultTaggedWithTheTargetsNameFailsPlanningUntilDeleted() throws Exception {
     update(database, "insert into example_faults (tag, phase) values (?, 'plan')", name);
 
     assertThatThrownBy(() -> planning.plan(new TargetRef(name)))
@@ -84,7 +84,7 @@ class TargetCopyEventsIT {
   }
 
   @Test
-  void liveBatchesReachTheSinkInArrivalOrder() {
+  void liveBatchesReachTheSinkInArrivalOrder() throws Exception {
     update(database, "update targets set state = 'primed' where name = ?", name);
     long first = liveBatch("{\"events\":[{\"id\":3,\"body\":\"first\"}]}");
     long second = liveBatch("{\"events\":[{\"id\":1,\"body\":\"second\"}]}");
@@ -104,7 +104,7 @@ class TargetCopyEventsIT {
   }
 
   @Test
-  void aLiveFaultTaggedWithTheTargetsNameFailsLiveBatchesRetryably() {
+  void aLiveFaultTaggedWithTheTargetsNameFailsLiveBatchesRetryably() throws Exception {
     update(database, "update targets set state = 'primed' where name = ?", name);
     liveBatch("{\"events\":[{\"id\":1,\"body\":\"x\"}]}");
     update(database, "insert into example_faults (tag, phase) values (?, 'live')", name);

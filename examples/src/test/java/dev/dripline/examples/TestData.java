@@ -25,12 +25,15 @@ final class TestData {
     return prefix + "-" + UUID.randomUUID();
   }
 
-  static BackfillContext context(long runId, String backfill, Object... keyValues) {
+  /** The context of run {@code runId} with options {@code keyValues}, on {@code database}. */
+  static BackfillContext context(
+      Database database, long runId, String backfill, Object... keyValues) {
     Map<String, Object> values = new HashMap<>();
     for (int i = 0; i < keyValues.length; i += 2) {
       values.put((String) keyValues[i], keyValues[i + 1]);
     }
-    return new BackfillContext(runId, backfill, new BackfillOptions(values));
+    return new BackfillContext(
+        runId, backfill, new BackfillOptions(values), null, database.dataSource());
   }
 
   static int update(Database database, String sql, Object... parameters) {

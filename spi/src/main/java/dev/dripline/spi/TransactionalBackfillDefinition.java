@@ -1,6 +1,7 @@
 package dev.dripline.spi;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 
 /**
  * A definition whose batches write to Dripline's own database, and which lets Dripline commit a
@@ -15,9 +16,8 @@ import java.sql.Connection;
  * <p>{@link #processBatch(BackfillContext, KeyRange, Connection)} must do all its writes through
  * {@code transaction} and must neither commit, roll back nor change its auto-commit or isolation;
  * it should not hold the transaction open on slow work outside the database (row locks are held
- * until the batch is recorded). {@link LongKeyBackfillDefinition#processBatch(BackfillContext,
- * KeyRange)} is still used by callers outside a batch attempt (tests, tools) and should run the
- * same work in a transaction of its own.
+ * until the batch is recorded). Callers outside a batch attempt (tests, tools) call {@link
+ * #processBatch(BackfillContext, KeyRange)}, which runs the same work in a transaction of its own.
  */
 public interface TransactionalBackfillDefinition extends LongKeyBackfillDefinition {
 
@@ -30,4 +30,31 @@ public interface TransactionalBackfillDefinition extends LongKeyBackfillDefiniti
    */
   void processBatch(BackfillContext context, KeyRange range, Connection transaction)
       throws Exception;
+
+  /**
+   * Processes the keys in scope within {@code range} in a transaction of its own on the context's
+   * {@link BackfillContext#dataSource()}: {@link #processBatch(BackfillContext, KeyRange,
+   * Connection)}, committed when it returns, rolled back when it throws.
+   */
+  @Override
+  default void processBatch(BackfillContext context, KeyRange range) throws Exception {
+    if (context.dataSource() == null) {
+      throw new IllegalStateException(
+          "backfill " + context.backfill() + " needs the context's data source for its batch");
+    }
+    try (Connection connection = context.dataSource().getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        processBatch(context, range, connection);
+        connection.commit();
+      } catch (Exception e) {
+        try {
+          connection.rollback();
+        } catch (SQLException rollback) {
+          e.addSuppressed(rollback);
+        }
+        throw e;
+      }
+    }
+  }
 }

@@ -2,12 +2,8 @@ package dev.dripline.store.db;
 
 import jakarta.inject.Singleton;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -86,41 +82,12 @@ public class Database {
     void run(Connection connection) throws SQLException;
   }
 
-  /**
-   * Runs {@code action} in a transaction, as {@link #inTransaction(Work)}: e.g. a {@code
-   * TransactionalBackfillDefinition}'s batch run outside Dripline's own transaction.
-   */
+  /** Runs {@code action} in a transaction, as {@link #inTransaction(Work)}. */
   public void runInTransaction(Action action) {
     inTransaction(
         connection -> {
           action.run(connection);
           return null;
-        });
-  }
-
-  /** Sets the parameters of a statement. */
-  @FunctionalInterface
-  public interface Parameters {
-    void set(PreparedStatement statement) throws SQLException;
-  }
-
-  /**
-   * The first column of every row {@code sql} returns, as longs, in auto-commit (e.g. a
-   * definition's page of keys).
-   */
-  public List<Long> queryLongs(String sql, Parameters parameters) {
-    return withConnection(
-        connection -> {
-          try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            parameters.set(statement);
-            List<Long> values = new ArrayList<>();
-            try (ResultSet rows = statement.executeQuery()) {
-              while (rows.next()) {
-                values.add(rows.getLong(1));
-              }
-            }
-            return values;
-          }
         });
   }
 
