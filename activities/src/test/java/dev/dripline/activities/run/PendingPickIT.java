@@ -118,18 +118,27 @@ class PendingPickIT {
             read[2] = entriesRead(connection) - before;
             return null;
           });
+      // What a failure needs to be told apart: where the cursor was, and which index was read.
+      String[] claimReads = new String[1];
+      long cursorBeforeClaim = cursor(runId);
       database.inTransaction(
           connection -> {
             long before = entriesRead(connection);
+            String byIndexBefore = entriesReadByIndex(connection);
             read[1] = query(connection, claim);
             read[3] = entriesRead(connection) - before;
+            claimReads[0] = byIndexBefore + " -> " + entriesReadByIndex(connection);
             return null;
           });
 
       assertThat(read[0]).isEqualTo(last + 1);
       assertThat(read[1]).isEqualTo(last + 2);
       assertThat(read[2]).as("entries a chained completion's pick read").isLessThanOrEqualTo(BOUND);
-      assertThat(read[3]).as("entries the workflow's claim read").isLessThanOrEqualTo(BOUND);
+      assertThat(read[3])
+          .as(
+              "entries the workflow's claim of batch %d read (cursor at %d before it; by index: %s)",
+              last + 2, cursorBeforeClaim, claimReads[0])
+          .isLessThanOrEqualTo(BOUND);
       assertThat(batches.countPending(runId, 1_000))
           .as("pending, counted from the cursor")
           .isEqualTo(98);
@@ -267,6 +276,19 @@ class PendingPickIT {
         ResultSet row = statement.executeQuery(sql)) {
       assertThat(row.next()).as(sql).isTrue();
       return row.getInt(1);
+    }
+  }
+
+  /** Index entries of {@code batches} read so far in this transaction, by index. */
+  private static String entriesReadByIndex(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rows =
+            statement.executeQuery(
+                "select string_agg(indexrelid::regclass || '=' ||"
+                    + " pg_stat_get_xact_tuples_returned(indexrelid), ', ' order by indexrelid)"
+                    + " from pg_index where indrelid = 'batches'::regclass")) {
+      rows.next();
+      return rows.getString(1);
     }
   }
 
