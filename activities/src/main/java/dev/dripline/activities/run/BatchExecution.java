@@ -60,9 +60,7 @@ public class BatchExecution {
    */
   private static final int MAX_CONFLICT_RERUNS = 5;
 
-  /** How long a chain waits for planning to add a batch when none is pending, and how often. */
-  static final long PLAN_WAIT_MILLIS = 1_000;
-
+  /** How often a chain waiting for planning to add a batch looks for one. */
   private static final long PLAN_POLL_MILLIS = 50;
 
   /** How often an attempt looks whether another attempt's live lease on its batch has run out. */
@@ -73,6 +71,7 @@ public class BatchExecution {
   private final BackfillRegistry registry;
   private final BatchMetrics metrics;
   private final Duration defaultLease;
+  private final Duration planWait;
   private final BatchPolicy policy;
   private final LaneRest pace;
   private final BatchLeases leases;
@@ -94,6 +93,7 @@ public class BatchExecution {
     this.registry = registry;
     this.metrics = metrics;
     this.defaultLease = engine.batchHeartbeatTimeout();
+    this.planWait = engine.batchChainPlanWait();
     this.policy = engine.batchPolicy();
     this.pace = pace;
     this.leases = leases;
@@ -422,13 +422,12 @@ public class BatchExecution {
   /**
    * The chain's next batch: the run's lowest pending one or, while planning still adds batches (the
    * run running, not stopping, its cap covering {@code lane}, its plan not done), the first one
-   * planned within {@link #PLAN_WAIT_MILLIS}: a chain that ended for want of a pending batch would
-   * cost the workflow a round trip to start another when the page arrives.
+   * planned within {@link EngineConfig#batchChainPlanWait()}: a chain that ended for want of a
+   * pending batch would cost the workflow a round trip to start another when the page arrives.
    */
   private StartedBatch claimOrAwait(
       long runId, int headNumber, int lane, long deadline, BatchAttempt attempt) {
-    long waitUntil =
-        Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PLAN_WAIT_MILLIS));
+    long waitUntil = Math.min(deadline, System.nanoTime() + planWait.toNanos());
     while (true) {
       long sentAt = System.nanoTime();
       StartedBatch next =

@@ -373,32 +373,6 @@ class BatchChainIT {
   }
 
   @Test
-  void waitsForPlanningToAddABatchRatherThanEndTheChain() throws Exception {
-    // Only the head is planned so far, and planning goes on: batch 2 arrives while batch 1 runs.
-    long runId = runWithBatches("{\"items\":20}", 1, 1);
-    CompletableFuture<Void> planner =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                Thread.sleep(300);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              fixtures.update(
-                  "insert into batches (run_id, number, start_key, end_key, size, status)"
-                      + " values (?, 2, 11, 20, 10, 'pending')",
-                  runId);
-              fixtures.markPlanned(runId, 20);
-            });
-
-    BatchResult result = execution.process(chain(runId, 1, 1));
-    planner.get();
-
-    assertThat(result.chainedBatches()).isEqualTo(1);
-    assertThat(statuses(runId)).containsOnly("completed");
-  }
-
-  @Test
   void withoutChainTimeOnlyTheHeadRuns() {
     long runId = runWithBatches("{\"items\":30}", 3, 1);
 

@@ -212,6 +212,7 @@ class RunActivitiesIT {
         e.planPageBatches(),
         e.maxBatchesPerExecution(),
         e.batchChainTime(),
+        e.batchChainPlanWait(),
         e.databaseOutageWait(),
         e.endedRunRetryWindow());
   }

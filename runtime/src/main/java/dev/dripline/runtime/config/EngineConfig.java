@@ -20,6 +20,8 @@ import java.time.Duration;
  *     as new
  * @param batchChainTime how long one batch activity may go on with further pending batches of its
  *     run in the same slot, without a round trip through Temporal per batch (0 turns chaining off)
+ * @param batchChainPlanWait how long a chain that found no pending batch waits for the run's
+ *     planning, still going on, to add one before it ends
  * @param databaseOutageWait how long a batch or planning attempt waits for PostgreSQL to answer
  *     again after it lost its connection, before the attempt fails (and counts) as usual
  * @param endedRunRetryWindow how long the workflow of a run that ended failed or stopped stays open
@@ -37,6 +39,7 @@ public record EngineConfig(
     @Bindable(defaultValue = "100") int planPageBatches,
     @Bindable(defaultValue = "500") int maxBatchesPerExecution,
     @Bindable(defaultValue = "10s") Duration batchChainTime,
+    @Bindable(defaultValue = "1s") Duration batchChainPlanWait,
     @Bindable(defaultValue = "10m") Duration databaseOutageWait,
     @Bindable(defaultValue = "7d") Duration endedRunRetryWindow) {
 
