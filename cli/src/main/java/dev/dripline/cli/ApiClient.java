@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -115,9 +116,13 @@ final class ApiClient {
     List<String> lines = new ArrayList<>();
     JsonNode problem = parse(body);
     if (problem.hasNonNull("detail")) {
-      lines.add(problem.get("detail").asText());
+      String detail = problem.get("detail").asText();
+      lines.add(detail);
       for (JsonNode error : problem.path("errors")) {
-        lines.add("  " + error.path("field").asText() + ": " + error.path("message").asText());
+        String line = error.path("field").asText() + ": " + error.path("message").asText();
+        if (!line.equals(detail)) {
+          lines.add("  " + line);
+        }
       }
       if (problem.hasNonNull("existingRunId")) {
         lines.add("  existing run: " + problem.get("existingRunId").asText());
@@ -162,13 +167,18 @@ final class ApiClient {
     return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
+  /** What went wrong with the connection, e.g. {@code ConnectException: Connection refused}. */
   private static String describe(IOException e) {
-    String message = e.getMessage();
-    if (message == null || message.isBlank()) {
-      Throwable cause = e.getCause();
-      message = cause != null && cause.getMessage() != null ? cause.getMessage() : "";
+    String message = null;
+    for (Throwable cause = e; cause != null && message == null; cause = cause.getCause()) {
+      if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
+        message = cause.getMessage();
+      }
+    }
+    if (message == null && e instanceof ConnectException) {
+      message = "connection refused";
     }
     String kind = e.getClass().getSimpleName();
-    return message.isBlank() ? kind : kind + ": " + message;
+    return message == null ? kind : kind + ": " + message;
   }
 }

@@ -154,6 +154,23 @@ class DriplineCliTest {
   }
 
   @Test
+  void aSingleErrorThatIsTheDetailIsPrintedOnce() {
+    api.on(
+        "PATCH",
+        "/api/throttle/checks/nope",
+        400,
+        "{\"status\": 400, \"detail\": \"name: 'nope' is not a configured check\", \"errors\": ["
+            + "{\"field\": \"name\", \"message\": \"'nope' is not a configured check\"}]}");
+
+    CliRun run = dripline("throttle", "set", "nope", "--threshold", "3");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCode.REFUSED);
+    assertThat(run.err().lines())
+        .containsExactly("dripline: name: 'nope' is not a configured check");
+    assertThat(api.requests().get(0).body()).isEqualTo("{\"threshold\":3.0}");
+  }
+
+  @Test
   void statusesMapToTheirExitCodes() {
     api.on("GET", "/api/runs/404", 404, "{\"status\": 404, \"detail\": \"no run with id 404\"}");
     api.on("GET", "/api/runs/401", 401, "{\"status\": 401, \"detail\": \"needs a bearer token\"}");
