@@ -84,7 +84,7 @@ public final class DriplineCli {
   }
 
   /** Runs one command line and returns its exit code ({@link ExitCode}). */
-  static int run(
+  public static int run(
       String[] args, Map<String, String> env, PrintWriter out, PrintWriter err, boolean terminal) {
     DriplineCli cli = new DriplineCli(env, out, err, terminal);
     CommandLine commandLine = new CommandLine(cli);
