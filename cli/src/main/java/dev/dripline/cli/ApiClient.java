@@ -106,7 +106,13 @@ final class ApiClient {
     }
     String text = response.body() == null ? "" : response.body();
     if (response.statusCode() >= 400) {
-      throw failure(response.statusCode(), text);
+      ApiFailure failure = failure(response.statusCode(), text);
+      if (response.statusCode() == 401 && token == null) {
+        List<String> lines = new ArrayList<>(failure.lines());
+        lines.add("  no token was sent: set DRIPLINE_TOKEN or give --token");
+        failure = new ApiFailure(failure.exitCode(), lines);
+      }
+      throw failure;
     }
     return new ApiReply(response.statusCode(), text, parse(text));
   }

@@ -180,6 +180,12 @@ class DriplineCliTest {
 
     assertThat(dripline("runs", "show", "404").exitCode()).isEqualTo(ExitCode.NOT_FOUND);
     assertThat(dripline("runs", "show", "401").exitCode()).isEqualTo(ExitCode.AUTH);
+    CliRun noToken = CliRun.of(Map.of("DRIPLINE_URL", api.url()), false, "runs", "show", "401");
+    assertThat(noToken.exitCode()).isEqualTo(ExitCode.AUTH);
+    assertThat(noToken.err().lines())
+        .containsExactly(
+            "dripline: needs a bearer token",
+            "  no token was sent: set DRIPLINE_TOKEN or give --token");
     assertThat(dripline("runs", "delete", "403").exitCode()).isEqualTo(ExitCode.AUTH);
     CliRun serverError = dripline("runs", "show", "500");
     assertThat(serverError.exitCode()).isEqualTo(ExitCode.SERVER);
@@ -200,7 +206,9 @@ class DriplineCliTest {
     api.close();
     CliRun unreachable = CliRun.of(Map.of("DRIPLINE_URL", url), false, "runs", "show", "7");
     assertThat(unreachable.exitCode()).isEqualTo(ExitCode.SERVER);
-    assertThat(unreachable.err()).startsWith("dripline: cannot reach Dripline at " + url);
+    assertThat(unreachable.err())
+        .startsWith("dripline: cannot reach Dripline at " + url)
+        .contains("ConnectException");
   }
 
   @Test
