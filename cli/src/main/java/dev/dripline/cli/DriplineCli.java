@@ -15,8 +15,10 @@ import picocli.CommandLine.Option;
  * {@code --json}; the exit code says how it went ({@link ExitCode}). The options given here apply
  * to every command and may also follow the command's own.
  */
+// INHERIT: every subcommand has --help, --version and the footer too.
 @Command(
     name = "dripline",
+    scope = CommandLine.ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
     versionProvider = DriplineCli.Version.class,
     description = "Runs, targets, pools and the throttle of a Dripline API.",

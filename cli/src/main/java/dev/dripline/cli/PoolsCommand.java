@@ -9,7 +9,6 @@ import picocli.CommandLine.Parameters;
 /** {@code dripline pools ...}: pools of batch slots shared across runs ({@code /api/pools}). */
 @Command(
     name = "pools",
-    mixinStandardHelpOptions = true,
     description = "List pools; create or resize one.",
     subcommands = {PoolsCommand.ListPools.class, PoolsCommand.Set.class})
 final class PoolsCommand {
@@ -23,10 +22,7 @@ final class PoolsCommand {
         pool.path("waiting").asText());
   }
 
-  @Command(
-      name = "list",
-      mixinStandardHelpOptions = true,
-      description = "List every pool: size, slots in use, runs waiting.")
+  @Command(name = "list", description = "List every pool: size, slots in use, runs waiting.")
   static final class ListPools extends ApiCommand {
     @Override
     int execute() {
@@ -50,7 +46,6 @@ final class PoolsCommand {
 
   @Command(
       name = "set",
-      mixinStandardHelpOptions = true,
       description = "Create a pool, or resize it (a smaller size pre-empts nothing).")
   static final class Set extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<name>", description = "The pool's name.")

@@ -17,7 +17,6 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "watch",
-    mixinStandardHelpOptions = true,
     description = {
       "Show a run's progress until it ends: a bar, percent, keys, throughput, ETA.",
       "Exits 0 if the run completed, 1 if it failed or was stopped."

@@ -15,7 +15,6 @@ import picocli.CommandLine.Parameters;
 /** {@code dripline runs ...}: list, show, start, watch and control runs ({@code /api/runs}). */
 @Command(
     name = "runs",
-    mixinStandardHelpOptions = true,
     description = "List, show, start, watch and control runs.",
     subcommands = {
       RunsCommand.ListRuns.class,
@@ -37,10 +36,7 @@ final class RunsCommand {
     return "api/runs/" + id;
   }
 
-  @Command(
-      name = "list",
-      mixinStandardHelpOptions = true,
-      description = "List runs, newest first, a page at a time.")
+  @Command(name = "list", description = "List runs, newest first, a page at a time.")
   static final class ListRuns extends ApiCommand {
     @Option(
         names = "--status",
@@ -106,7 +102,7 @@ final class RunsCommand {
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one run.")
+  @Command(name = "show", description = "Show one run.")
   static final class Show extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
     long id;
@@ -193,7 +189,6 @@ final class RunsCommand {
 
   @Command(
       name = "batches",
-      mixinStandardHelpOptions = true,
       description = "List a run's batches in number order, with their errors.")
   static final class Batches extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
@@ -244,7 +239,6 @@ final class RunsCommand {
 
   @Command(
       name = "start",
-      mixinStandardHelpOptions = true,
       description = "Start a run of a backfill (or, with --dry-run, preview what it would plan).")
   static final class Start extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<backfill>", description = "The backfill's name.")
@@ -387,7 +381,6 @@ final class RunsCommand {
 
   @Command(
       name = "stop",
-      mixinStandardHelpOptions = true,
       description = "Stop a run: no new batch starts; batches in flight finish.")
   static final class Stop extends Signal {
     @Override
@@ -401,10 +394,7 @@ final class RunsCommand {
     }
   }
 
-  @Command(
-      name = "pause",
-      mixinStandardHelpOptions = true,
-      description = "Pause a run: batches in flight finish, the others wait.")
+  @Command(name = "pause", description = "Pause a run: batches in flight finish, the others wait.")
   static final class Pause extends Signal {
     @Override
     String action() {
@@ -417,7 +407,7 @@ final class RunsCommand {
     }
   }
 
-  @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a paused run.")
+  @Command(name = "resume", description = "Resume a paused run.")
   static final class Resume extends Signal {
     @Override
     String action() {
@@ -432,7 +422,6 @@ final class RunsCommand {
 
   @Command(
       name = "retry",
-      mixinStandardHelpOptions = true,
       description = "Re-queue a run's failed (and, if it was stopped, stopped) batches.")
   static final class Retry extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
@@ -452,10 +441,7 @@ final class RunsCommand {
     }
   }
 
-  @Command(
-      name = "cap",
-      mixinStandardHelpOptions = true,
-      description = "Change how many batches of a run may be in flight at once.")
+  @Command(name = "cap", description = "Change how many batches of a run may be in flight at once.")
   static final class Cap extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
     long id;
@@ -486,10 +472,7 @@ final class RunsCommand {
     }
   }
 
-  @Command(
-      name = "delete",
-      mixinStandardHelpOptions = true,
-      description = "Delete a pending or ended run and its batches.")
+  @Command(name = "delete", description = "Delete a pending or ended run and its batches.")
   static final class Delete extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
     long id;

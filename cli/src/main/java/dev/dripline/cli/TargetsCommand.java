@@ -17,7 +17,6 @@ import picocli.CommandLine.Parameters;
 /** {@code dripline targets ...}: targets and their live batches ({@code /api/targets}). */
 @Command(
     name = "targets",
-    mixinStandardHelpOptions = true,
     description = "List, show, create, replan and delete targets; queue live batches.",
     subcommands = {
       TargetsCommand.ListTargets.class,
@@ -34,10 +33,7 @@ final class TargetsCommand {
     return "api/targets/" + ApiClient.segment(name);
   }
 
-  @Command(
-      name = "list",
-      mixinStandardHelpOptions = true,
-      description = "List targets by name, a page at a time.")
+  @Command(name = "list", description = "List targets by name, a page at a time.")
   static final class ListTargets extends ApiCommand {
     @Option(
         names = "--state",
@@ -91,7 +87,7 @@ final class TargetsCommand {
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one target.")
+  @Command(name = "show", description = "Show one target.")
   static final class Show extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<name>", description = "The target's name.")
     String name;
@@ -142,7 +138,6 @@ final class TargetsCommand {
 
   @Command(
       name = "create",
-      mixinStandardHelpOptions = true,
       description = "Register a target: its backfill runs until it is primed.")
   static final class Create extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<name>", description = "The target's name.")
@@ -184,10 +179,7 @@ final class TargetsCommand {
     }
   }
 
-  @Command(
-      name = "delete",
-      mixinStandardHelpOptions = true,
-      description = "Remove a target and its live batches; stop its run.")
+  @Command(name = "delete", description = "Remove a target and its live batches; stop its run.")
   static final class Delete extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<name>", description = "The target's name.")
     String name;
@@ -206,7 +198,6 @@ final class TargetsCommand {
 
   @Command(
       name = "replan",
-      mixinStandardHelpOptions = true,
       description =
           "Stop a target's run, reset its failure streak and plan its backfill again"
               + " (--dry-run: only say what would happen).")
@@ -259,7 +250,6 @@ final class TargetsCommand {
 
   @Command(
       name = "live-batch",
-      mixinStandardHelpOptions = true,
       description = "Queue a live batch for a target; applied in order once it is primed.")
   static final class LiveBatch extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<name>", description = "The target's name.")

@@ -12,7 +12,6 @@ import picocli.CommandLine.Parameters;
 /** {@code dripline throttle ...}: the brake and the health checks ({@code /api/throttle}). */
 @Command(
     name = "throttle",
-    mixinStandardHelpOptions = true,
     description = "Show the brake and the health checks; hold or release every run; tune a check.",
     subcommands = {
       ThrottleCommand.Show.class,
@@ -69,10 +68,7 @@ final class ThrottleCommand {
     return ExitCode.OK;
   }
 
-  @Command(
-      name = "show",
-      mixinStandardHelpOptions = true,
-      description = "Show the brake and every health check's last reading.")
+  @Command(name = "show", description = "Show the brake and every health check's last reading.")
   static final class Show extends ApiCommand {
     @Override
     int execute() {
@@ -82,7 +78,6 @@ final class ThrottleCommand {
 
   @Command(
       name = "hold",
-      mixinStandardHelpOptions = true,
       description = "Put the brake on: no new batch of any run starts until released.")
   static final class Hold extends ApiCommand {
     @Parameters(
@@ -99,7 +94,7 @@ final class ThrottleCommand {
     }
   }
 
-  @Command(name = "release", mixinStandardHelpOptions = true, description = "Take the brake off.")
+  @Command(name = "release", description = "Take the brake off.")
   static final class Release extends ApiCommand {
     @Override
     int execute() {
@@ -109,7 +104,6 @@ final class ThrottleCommand {
 
   @Command(
       name = "set",
-      mixinStandardHelpOptions = true,
       description = "Change a health check's threshold or resume level at runtime.")
   static final class SetCheck extends ApiCommand {
     @Parameters(index = "0", paramLabel = "<check>", description = "The check's name.")

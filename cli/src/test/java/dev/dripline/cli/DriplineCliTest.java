@@ -200,6 +200,10 @@ class DriplineCliTest {
     assertThat(dripline("nothing").exitCode()).isEqualTo(ExitCode.USAGE);
     assertThat(dripline("runs", "watch", "7", "--interval", "0").exitCode())
         .isEqualTo(ExitCode.USAGE);
+    CliRun help = dripline("runs", "watch", "--help");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out()).contains("--interval=<seconds>", "Exit codes: 0 ok");
+    assertThat(dripline("pools", "-V").out()).startsWith("dripline ");
     assertThat(api.requests()).isEmpty();
 
     String url = api.url();
