@@ -11,9 +11,10 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code dripline runs watch <id>}: polls {@code GET /api/runs/{id}} and shows its {@link
  * ProgressLine} until the run is completed, failed or stopped; exits 0 if it completed, 1 if not
- * (its error on stderr). On a terminal the line is redrawn in place; otherwise (a pipe, a log) a
- * line is printed each time the run's status or processed keys change, and with {@code --json} each
- * such answer is printed as one line of JSON.
+ * (its error on stderr). An API that stops answering (unreachable, 5xx) is polled on for up to
+ * {@code --outage} seconds, as while the app restarts. On a terminal the line is redrawn in place;
+ * otherwise (a pipe, a log) a line is printed each time the run's status or processed keys change,
+ * and with {@code --json} each such answer is printed as one line of JSON.
  */
 @Command(
     name = "watch",
@@ -35,18 +36,59 @@ final class RunWatch extends ApiCommand {
       description = "Seconds between polls (default ${DEFAULT-VALUE}).")
   double intervalSeconds;
 
+  @Option(
+      names = "--outage",
+      paramLabel = "<seconds>",
+      defaultValue = "60",
+      description =
+          "How long the API may stay unreachable or fail (5xx) before watch gives up with exit 5"
+              + " (default ${DEFAULT-VALUE}); a restarting app is waited for.")
+  long outageSeconds;
+
   @Override
   int execute() {
     if (!(intervalSeconds > 0) || intervalSeconds > 3_600) {
       throw new ParameterException(
           spec.commandLine(), "--interval must be above 0 and at most 3600 seconds");
     }
+    if (outageSeconds < 0) {
+      throw new ParameterException(spec.commandLine(), "--outage must be 0 or more seconds");
+    }
     Duration interval = Duration.ofMillis(Math.max(1, Math.round(intervalSeconds * 1_000)));
     PrintWriter out = out();
     boolean redraw = cli().terminal() && !json();
     String lastChange = null;
+    long failingSince = 0;
+    boolean failing = false;
     while (true) {
-      ApiReply reply = api().get(RunsCommand.runPath(id));
+      ApiReply reply;
+      try {
+        reply = api().get(RunsCommand.runPath(id));
+      } catch (ApiFailure failure) {
+        if (failure.exitCode() != ExitCode.SERVER) {
+          throw failure;
+        }
+        long now = System.nanoTime();
+        if (!failing) {
+          failing = true;
+          failingSince = now;
+          if (redraw) {
+            out.println();
+            out.flush();
+          }
+          cli().err().println("dripline: " + failure.lines().get(0) + "; still watching");
+          cli().err().flush();
+        } else if (now - failingSince > Duration.ofSeconds(outageSeconds).toNanos()) {
+          throw failure;
+        }
+        pause(interval);
+        continue;
+      }
+      if (failing) {
+        failing = false;
+        cli().err().println("dripline: the API answers again");
+        cli().err().flush();
+      }
       JsonNode run = reply.json();
       String status = run.path("status").asText();
       String change = status + "/" + run.path("progress").path("processedKeys").asLong();
@@ -64,12 +106,16 @@ final class RunWatch extends ApiCommand {
         }
         return ended(run, status);
       }
-      try {
-        Thread.sleep(interval.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new ApiFailure(ExitCode.SERVER, "interrupted");
-      }
+      pause(interval);
+    }
+  }
+
+  private static void pause(Duration interval) {
+    try {
+      Thread.sleep(interval.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiFailure(ExitCode.SERVER, "interrupted");
     }
   }
 

@@ -248,6 +248,30 @@ class DriplineCliTest {
   }
 
   @Test
+  void watchWaitsOutAFailingApiButNotForeverAndNotANotFound() {
+    api.on("GET", "/api/runs/7", 200, run7("running", "null", 30))
+        .on("GET", "/api/runs/7", 503, "{\"status\": 503, \"detail\": \"Temporal is down\"}")
+        .on("GET", "/api/runs/7", 503, "{\"status\": 503, \"detail\": \"Temporal is down\"}")
+        .on("GET", "/api/runs/7", 200, run7("completed", "null", 60));
+    api.on("GET", "/api/runs/8", 503, "{\"status\": 503, \"detail\": \"Temporal is down\"}");
+    api.on("GET", "/api/runs/9", 200, run7("running", "null", 30))
+        .on("GET", "/api/runs/9", 404, "{\"status\": 404, \"detail\": \"no run with id 9\"}");
+
+    CliRun recovered = dripline("runs", "watch", "7", "--interval", "0.01");
+    CliRun gaveUp = dripline("runs", "watch", "8", "--interval", "0.01", "--outage", "0");
+    CliRun deleted = dripline("runs", "watch", "9", "--interval", "0.01");
+
+    assertThat(recovered.exitCode()).isZero();
+    assertThat(recovered.err().lines())
+        .containsExactly(
+            "dripline: Temporal is down; still watching", "dripline: the API answers again");
+    assertThat(recovered.out().lines()).hasSize(2);
+    assertThat(gaveUp.exitCode()).isEqualTo(ExitCode.SERVER);
+    assertThat(gaveUp.err()).endsWith("dripline: Temporal is down" + System.lineSeparator());
+    assertThat(deleted.exitCode()).isEqualTo(ExitCode.NOT_FOUND);
+  }
+
+  @Test
   void watchWithJsonPrintsEachChangedAnswerAsOneLine() {
     api.on("GET", "/api/runs/7", 200, run7("running", "null", 30))
         .on("GET", "/api/runs/7", 200, run7("stopped", "null", 30));
