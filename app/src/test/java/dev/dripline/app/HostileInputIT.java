@@ -38,6 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code detail} that names the offending field or value and leaks no internals, and that every
  * Dripline table and sequence is exactly as it was before.
  *
+ * <p>{@link #schemaBreakingBodies()} adds cases generated from the OpenAPI document's schemas of
+ * the request bodies ({@link SchemaBreakingBodies}): each must be a 400 naming the property it
+ * breaks, again changing nothing.
+ *
  * <p>Temporal is pointed at a port nobody listens on: a request that slipped past validation and
  * tried to start or signal a workflow would be answered 503 and fail its case, so no case can start
  * a workflow unnoticed.
@@ -564,6 +568,11 @@ class HostileInputIT {
             "path of 10k chars", "GET", "/api/runs/" + "9".repeat(10_000), null, 413, "too large"));
   }
 
+  /** Bodies that break the OpenAPI document's schemas, one property and one rule each. */
+  static Stream<SchemaBreakingBodies.Case> schemaBreakingBodies() {
+    return SchemaBreakingBodies.of(OpenApiDocument.fromClasspath()).stream();
+  }
+
   @BeforeEach
   void setUp() {
     data = new TestData(database);
@@ -602,6 +611,44 @@ class HostileInputIT {
     assertThat(detail.toLowerCase(Locale.ROOT))
         .contains(hostile.mentions().toLowerCase(Locale.ROOT))
         .doesNotContain("exception", "org.postgresql", "java.", "\tat ", "sqlstate", "error:");
+    assertThat(snapshot()).as("every table and sequence").isEqualTo(before);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("schemaBreakingBodies")
+  void aBodyBreakingItsSchemaIsA400NamingThePropertyAndChangesNothing(
+      SchemaBreakingBodies.Case hostile) throws Exception {
+    long ended = data.run(backfill, "completed", "{\"items\":2,\"mode\":\"fast\",\"sleepMs\":0}");
+    Map<String, String> before = snapshot();
+
+    HttpResponse<String> response =
+        send(
+            new Case(
+                hostile.toString(),
+                hostile.method(),
+                hostile.path(),
+                Map.of(),
+                hostile.body(),
+                400,
+                hostile.field()),
+            ended);
+
+    assertThat(response.statusCode())
+        .as("status; body: %s", abbreviated(response.body()))
+        .isEqualTo(400);
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+    Map<String, Object> problem =
+        json.readValue(response.body(), Argument.mapOf(String.class, Object.class));
+    assertThat(problem).containsEntry("status", 400);
+    List<?> errors = (List<?>) problem.getOrDefault("errors", List.of());
+    List<String> fields =
+        errors.stream().map(error -> String.valueOf(((Map<?, ?>) error).get("field"))).toList();
+    assertThat(fields).as("errors of %s", abbreviated(response.body())).contains(hostile.field());
+    assertThat((String) problem.get("detail"))
+        .isNotBlank()
+        .hasSizeLessThanOrEqualTo(1_000)
+        .doesNotContain("Exception", "org.postgresql", "java.", "\tat ", "SQLSTATE");
     assertThat(snapshot()).as("every table and sequence").isEqualTo(before);
   }
 

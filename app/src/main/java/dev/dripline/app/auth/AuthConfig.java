@@ -18,7 +18,8 @@ import java.util.List;
 public record AuthConfig(
     @Nullable String operatorToken,
     @Nullable String viewerToken,
-    @Bindable(defaultValue = "/health,/health/**,/prometheus") @Nullable List<String> openPaths) {
+    @Bindable(defaultValue = "/health,/health/**,/prometheus,/openapi.yml,/swagger-ui/**") @Nullable
+        List<String> openPaths) {
 
   /** The local development stack's operator token, refused by the production profile. */
   public static final String DEV_OPERATOR_TOKEN = "dev-operator";

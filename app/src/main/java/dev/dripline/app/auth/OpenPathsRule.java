@@ -15,9 +15,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Lets reads ({@code GET}, {@code HEAD}) of the open paths through without a token ({@code
- * DRIPLINE_AUTH_OPEN_PATHS}; by default {@code /health}, {@code /health/**} and {@code
- * /prometheus}); everything else is left to {@link RoleRule}, which it is consulted before. Entries
- * are Ant-style patterns, as in that map: {@code /x/**} covers {@code /x} and every path below it.
+ * DRIPLINE_AUTH_OPEN_PATHS}; by default {@code /health}, {@code /health/**}, {@code /prometheus},
+ * {@code /openapi.yml} and {@code /swagger-ui/**}); everything else is left to {@link RoleRule},
+ * which it is consulted before. Entries are Ant-style patterns, as in that map: {@code /x/**}
+ * covers {@code /x} and every path below it.
  *
  * <p>A path with anything unusual — dot segments, empty segments, percent-escapes, {@code ;} — is
  * never open, so a crafted path cannot pass as an open one.

@@ -1,10 +1,19 @@
 package dev.dripline.app.catalogue;
 
+import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 
 /** {@code GET /api/backfills}: the catalogue of definitions a run may name. */
@@ -12,6 +21,13 @@ import java.util.List;
 // own /health and /prometheus.
 @Requires(notEnv = "worker")
 @Controller("/api/backfills")
+@Tag(name = "backfills")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class BackfillController {
   private final Catalogue catalogue;
@@ -21,6 +37,8 @@ public class BackfillController {
   }
 
   @Get
+  @Operation(operationId = "listBackfills", summary = "The catalogue of definitions a run may name")
+  @ApiResponses({@ApiResponse(responseCode = "200", description = "the definitions")})
   public List<BackfillResponse> list() {
     return catalogue.all().stream().map(BackfillResponse::of).toList();
   }

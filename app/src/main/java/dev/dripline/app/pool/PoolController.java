@@ -1,5 +1,7 @@
 package dev.dripline.app.pool;
 
+import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.MediaType;
@@ -11,6 +13,15 @@ import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Put;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 
 /**
@@ -20,6 +31,13 @@ import java.util.List;
  */
 @Requires(notEnv = "worker")
 @Controller("/api/pools")
+@Tag(name = "pools")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PoolController {
   private final PoolService pools;
@@ -29,13 +47,66 @@ public class PoolController {
   }
 
   @Get
+  @Operation(operationId = "listPools", summary = "Every pool by name")
+  @ApiResponses({@ApiResponse(responseCode = "200", description = "the pools")})
   public List<PoolResponse> list() {
     return pools.list();
   }
 
   @Put("/{name}")
   @Consumes(MediaType.APPLICATION_JSON)
-  public PoolResponse put(@PathVariable String name, @Body @Nullable String body) {
+  @Operation(operationId = "putPool", summary = "Create a pool or resize it")
+  @RequestBody(
+      description = "the pool's size",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = PoolSizeRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the pool",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = PoolResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid, or the name (name)",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public PoolResponse put(
+      @PathVariable
+          @Parameter(
+              description = "the pool's name",
+              schema = @Schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"))
+          String name,
+      @Body @Parameter(hidden = true) @Nullable String body) {
     return pools.put(name, body);
   }
 }

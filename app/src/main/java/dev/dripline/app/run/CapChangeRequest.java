@@ -1,6 +1,7 @@
 package dev.dripline.app.run;
 
 import io.micronaut.serde.annotation.Serdeable;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -11,6 +12,7 @@ import jakarta.validation.constraints.NotNull;
  * @param maxParallelBatches the new requested cap
  */
 @Serdeable
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record CapChangeRequest(
     @NotNull(message = "is required")
         @Min(value = 1, message = "must be at least 1")

@@ -1,6 +1,8 @@
 package dev.dripline.app.run;
 
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.serde.annotation.Serdeable;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -35,34 +37,46 @@ import java.util.Map;
  *     100; {@code null} for its definition's
  */
 @Serdeable
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record CreateRunRequest(
     @NotNull(message = "is required") @NotBlank(message = "must be a backfill name")
         String backfill,
-    Map<String, Object> options,
+    @Nullable
+        @Schema(
+            description = "option values as the definition's options schema declares them",
+            additionalProperties = Schema.AdditionalPropertiesValue.TRUE)
+        Map<String, Object> options,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        @Nullable
         Long batchSize,
-    @Min(value = 1, message = "must be at least 1") Long maxRecords,
+    @Min(value = 1, message = "must be at least 1") @Nullable Long maxRecords,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        @Nullable
         Long maxParallelBatches,
-    @Schedulable Instant startAt,
-    String targetBatchDuration,
+    @Schedulable @Nullable Instant startAt,
+    @Nullable @Schema(format = "duration", example = "PT2S") String targetBatchDuration,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        @Nullable
         Long minBatchSize,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        @Nullable
         Long maxBatchSize,
     @DecimalMin(value = "0", message = "must be between 0 and 100")
         @DecimalMax(value = "100", message = "must be between 0 and 100")
+        @Nullable
         Double maxFailedBatchesPercent,
     @Min(value = 1, message = "must be at least 1")
         @Max(value = Integer.MAX_VALUE, message = "must be at most 2147483647")
+        @Nullable
         Long failureBudgetMinBatches,
-    @Size(min = 1, max = 100, message = "must be a pool name") String pool,
+    @Size(min = 1, max = 100, message = "must be a pool name") @Nullable String pool,
     @DecimalMin(value = "0", message = "must be between 0 and 100")
         @DecimalMax(value = "100", message = "must be between 0 and 100")
+        @Nullable
         Double niceRatio) {
 
   CreateRunRequest {

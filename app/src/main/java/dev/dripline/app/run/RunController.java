@@ -1,6 +1,8 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.NotFoundProblem;
+import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -21,6 +23,15 @@ import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.security.authentication.Authentication;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.net.URI;
 
 /**
@@ -36,6 +47,13 @@ import java.net.URI;
 // own /health and /prometheus.
 @Requires(notEnv = "worker")
 @Controller("/api/runs")
+@Tag(name = "runs")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RunController {
   private final RunService service;
@@ -48,10 +66,95 @@ public class RunController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
+  @Operation(operationId = "createRun", summary = "Create a run, or preview one (dryRun=true)")
+  @RequestBody(
+      description = "the run: a backfill of the catalogue and its options",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = CreateRunRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "201",
+        description = "the run, created; Location names it",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = RunResponse.class))),
+    @ApiResponse(
+        responseCode = "200",
+        description =
+            "the preview of a dry run, or the run an earlier request with the same Idempotency-Key created",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(oneOf = {DryRunResponse.class, RunResponse.class}))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid: one error each",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "an identical run is active (existingRunId)",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "422",
+        description = "the definition failed to plan (dry run)",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description =
+            "Temporal cannot be reached (nothing created), or no worker answered a dry run in time",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public HttpResponse<?> create(
-      @Body @Nullable String body,
-      @Header("Idempotency-Key") @Nullable String idempotencyKey,
-      @QueryValue @Nullable String dryRun,
+      @Body @Parameter(hidden = true) @Nullable String body,
+      @Header("Idempotency-Key")
+          @Parameter(
+              description = "1 to 255 characters; a repeat answers the run it created",
+              schema = @Schema(minLength = 1, maxLength = 255))
+          @Nullable
+          String idempotencyKey,
+      @QueryValue
+          @Parameter(
+              description = "true: validate and plan, save nothing",
+              schema = @Schema(type = "boolean"))
+          @Nullable
+          String dryRun,
       Authentication caller) {
     if (requests.dryRun(dryRun)) {
       return HttpResponse.ok(service.dryRun(requests.create(body, null)));
@@ -66,67 +169,437 @@ public class RunController {
   }
 
   @Get
+  @Operation(operationId = "listRuns", summary = "A page of runs, newest first")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the page"),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public PageResponse<RunResponse> list(
       HttpRequest<?> request,
-      @QueryValue @Nullable String status,
-      @QueryValue @Nullable String backfill,
-      @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size) {
+      @QueryValue
+          @Parameter(
+              description = "only runs of this status",
+              schema =
+                  @Schema(
+                      allowableValues = {
+                        "pending",
+                        "running",
+                        "paused",
+                        "completed",
+                        "failed",
+                        "stopped"
+                      }))
+          @Nullable
+          String status,
+      @QueryValue @Parameter(description = "only runs of this backfill") @Nullable String backfill,
+      @QueryValue
+          @Parameter(
+              description = "page number from 0",
+              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
+          @Nullable
+          String page,
+      @QueryValue
+          @Parameter(
+              description = "rows per page",
+              schema =
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+          @Nullable
+          String size) {
     return service.list(
         requests.runQuery(request.getParameters().names(), status, backfill, page, size));
   }
 
   @Get("/{id}")
-  public RunResponse get(@PathVariable String id) {
+  @Operation(operationId = "getRun", summary = "A run with its batch counts, progress and throttle")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the run",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = RunResponse.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public RunResponse get(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     return service.get(runId(id));
   }
 
   @Get("/{id}/batches")
+  @Operation(operationId = "listBatches", summary = "A page of a run's batches in number order")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the page"),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter, or a key of the wrong type",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public PageResponse<BatchResponse> batches(
       HttpRequest<?> request,
-      @PathVariable String id,
-      @QueryValue @Nullable String status,
-      @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size,
-      @QueryValue @Nullable String key) {
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id,
+      @QueryValue
+          @Parameter(
+              description = "only batches of this status",
+              schema =
+                  @Schema(
+                      allowableValues = {
+                        "pending",
+                        "enqueued",
+                        "running",
+                        "completed",
+                        "failed",
+                        "stopped"
+                      }))
+          @Nullable
+          String status,
+      @QueryValue
+          @Parameter(
+              description = "page number from 0",
+              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
+          @Nullable
+          String page,
+      @QueryValue
+          @Parameter(
+              description = "rows per page",
+              schema =
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+          @Nullable
+          String size,
+      @QueryValue
+          @Parameter(
+              description =
+                  "JSON of a key of the run (a bare string is a string): the batch that holds it")
+          @Nullable
+          String key) {
     return service.batches(
         runId(id), requests.batchQuery(request.getParameters().names(), status, page, size, key));
   }
 
   @Post("/{id}/stop")
   @Status(HttpStatus.ACCEPTED)
-  public void stop(@PathVariable String id) {
+  @Operation(operationId = "stopRun", summary = "Stop a run: no new batch starts")
+  @ApiResponses({
+    @ApiResponse(responseCode = "202", description = "the stop is sent"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run has ended",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "Temporal cannot be reached; nothing sent",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void stop(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     service.stop(runId(id));
   }
 
   @Post("/{id}/retry")
   @Status(HttpStatus.ACCEPTED)
-  public RetryResponse retry(@PathVariable String id) {
+  @Operation(
+      operationId = "retryRun",
+      summary = "Re-queue a run's failed (and, once stopped, stopped) batches")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "202",
+        description = "the batches re-queued",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = RetryResponse.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run is pending or completed, has nothing to re-queue, or is stopping",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "no worker answered in time; nothing changed",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public RetryResponse retry(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     return new RetryResponse(service.retry(runId(id)));
   }
 
   @Post("/{id}/pause")
   @Status(HttpStatus.ACCEPTED)
-  public void pause(@PathVariable String id) {
+  @Operation(
+      operationId = "pauseRun",
+      summary = "Pause a run: in-flight batches finish, pending ones wait")
+  @ApiResponses({
+    @ApiResponse(responseCode = "202", description = "the pause is sent"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run is neither pending nor running",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "Temporal cannot be reached; nothing sent",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void pause(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     service.pause(runId(id));
   }
 
   @Post("/{id}/resume")
   @Status(HttpStatus.ACCEPTED)
-  public void resume(@PathVariable String id) {
+  @Operation(operationId = "resumeRun", summary = "Resume a paused run")
+  @ApiResponses({
+    @ApiResponse(responseCode = "202", description = "the resume is sent"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run is not paused",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "Temporal cannot be reached; nothing sent",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void resume(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     service.resume(runId(id));
   }
 
   @Patch("/{id}")
   @Consumes(MediaType.APPLICATION_JSON)
-  public RunResponse changeCap(@PathVariable String id, @Body @Nullable String body) {
+  @Operation(operationId = "changeRunCap", summary = "Change a pending or live run's cap")
+  @RequestBody(
+      description = "the new cap",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = CapChangeRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the run, its cap recorded",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = RunResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run has ended",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "no worker answered in time; nothing changed",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public RunResponse changeCap(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id,
+      @Body @Parameter(hidden = true) @Nullable String body) {
     long runId = runId(id);
     return service.changeCap(runId, requests.capChange(body));
   }
 
   @Delete("/{id}")
   @Status(HttpStatus.NO_CONTENT)
-  public void delete(@PathVariable String id) {
+  @Operation(operationId = "deleteRun", summary = "Delete a pending or ended run and its batches")
+  @ApiResponses({
+    @ApiResponse(responseCode = "204", description = "deleted"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such run",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "the run is running or paused",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void delete(
+      @PathVariable
+          @Parameter(
+              description = "the run's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     service.delete(runId(id));
   }
 

@@ -1,6 +1,8 @@
 package dev.dripline.app.targets;
 
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.serde.annotation.Serdeable;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -16,14 +18,19 @@ import java.util.Map;
  * @param group the capacity group, or {@code null} for none
  */
 @Serdeable
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record CreateTargetRequest(
     @NotNull(message = "is required")
         @Pattern(regexp = TargetRequests.NAME_PATTERN, message = TargetRequests.NAME_RULE)
         String name,
     @NotNull(message = "is required") @NotBlank(message = "must be a backfill name")
         String backfill,
-    Map<String, Object> options,
-    @Pattern(regexp = TargetRequests.NAME_PATTERN, message = TargetRequests.NAME_RULE)
+    @Nullable
+        @Schema(
+            description = "option values as the definition's options schema declares them",
+            additionalProperties = Schema.AdditionalPropertiesValue.TRUE)
+        Map<String, Object> options,
+    @Pattern(regexp = TargetRequests.NAME_PATTERN, message = TargetRequests.NAME_RULE) @Nullable
         String group) {
 
   CreateTargetRequest {

@@ -2,6 +2,7 @@ package dev.dripline.app.targets;
 
 import io.micronaut.json.tree.JsonNode;
 import io.micronaut.serde.annotation.Serdeable;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 
 /**
@@ -10,4 +11,8 @@ import jakarta.validation.constraints.NotNull;
  * @param payload the live batch's work, a JSON object kept as it was sent
  */
 @Serdeable
-record LiveBatchRequest(@NotNull(message = "is required: a JSON object") JsonNode payload) {}
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+record LiveBatchRequest(
+    @NotNull(message = "is required: a JSON object")
+        @Schema(implementation = Object.class, type = "object")
+        JsonNode payload) {}

@@ -1,6 +1,8 @@
 package dev.dripline.app.targets;
 
+import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.NotFoundProblem;
+import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -19,6 +21,15 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.net.URI;
 
 /**
@@ -32,6 +43,13 @@ import java.net.URI;
 // own /health and /prometheus.
 @Requires(notEnv = "worker")
 @Controller("/api/targets")
+@Tag(name = "targets")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class TargetController {
   private final TargetService service;
@@ -44,7 +62,67 @@ public class TargetController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
-  public HttpResponse<TargetResponse> create(@Body @Nullable String body) {
+  @Operation(operationId = "createTarget", summary = "Register a target and start its workflow")
+  @RequestBody(
+      description = "the target: its name, a backfill of the catalogue and its options",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = CreateTargetRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "201",
+        description = "the target, registered; Location names it",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = TargetResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid: one error each",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "409",
+        description = "a target of that name exists",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "Temporal cannot be reached; nothing registered",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public HttpResponse<TargetResponse> create(
+      @Body @Parameter(hidden = true) @Nullable String body) {
     TargetResponse target = service.create(requests.create(body));
     URI location = URI.create("/api/targets/" + target.name());
     return HttpResponse.<TargetResponse>status(HttpStatus.CREATED)
@@ -53,32 +131,206 @@ public class TargetController {
   }
 
   @Get
+  @Operation(operationId = "listTargets", summary = "A page of targets by name")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the page"),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public PageResponse<TargetResponse> list(
       HttpRequest<?> request,
-      @QueryValue @Nullable String state,
-      @QueryValue @Nullable String group,
-      @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size) {
+      @QueryValue
+          @Parameter(
+              description = "only targets in this state",
+              schema =
+                  @Schema(
+                      allowableValues = {
+                        "pending_backfill",
+                        "backfilling",
+                        "primed",
+                        "needs_resync"
+                      }))
+          @Nullable
+          String state,
+      @QueryValue @Parameter(description = "only targets of this group") @Nullable String group,
+      @QueryValue
+          @Parameter(
+              description = "page number from 0",
+              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
+          @Nullable
+          String page,
+      @QueryValue
+          @Parameter(
+              description = "rows per page",
+              schema =
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+          @Nullable
+          String size) {
     return service.list(
         requests.targetQuery(request.getParameters().names(), state, group, page, size));
   }
 
   @Get("/{name}")
-  public TargetResponse get(@PathVariable String name) {
+  @Operation(operationId = "getTarget", summary = "A target with its state and failure streak")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the target",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = TargetResponse.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such target",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public TargetResponse get(
+      @PathVariable
+          @Parameter(
+              description = "the target's name",
+              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
+          String name) {
     return service.get(targetName(name));
   }
 
   @Post("/{name}/live-batches")
   @Consumes(MediaType.APPLICATION_JSON)
   @Status(HttpStatus.ACCEPTED)
-  public LiveBatchResponse queueLiveBatch(@PathVariable String name, @Body @Nullable String body) {
+  @Operation(
+      operationId = "queueLiveBatch",
+      summary = "Queue a live batch, applied in order once the target is primed")
+  @RequestBody(
+      description = "the live batch's work",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = LiveBatchRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "202",
+        description = "queued",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = LiveBatchResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such target",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public LiveBatchResponse queueLiveBatch(
+      @PathVariable
+          @Parameter(
+              description = "the target's name",
+              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
+          String name,
+      @Body @Parameter(hidden = true) @Nullable String body) {
     return service.queueLiveBatch(targetName(name), requests.liveBatchPayload(body));
   }
 
   /** A dry run answers 200 with what would happen; a replan answers 202 with what was done. */
   @Post("/{name}/replan")
+  @Operation(
+      operationId = "replanTarget",
+      summary = "Stop a target's run and return it to pending_backfill")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "dryRun=true: what a replan would do",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ReplanPreview.class))),
+    @ApiResponse(
+        responseCode = "202",
+        description = "replanned",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ReplanResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such target",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "the cancelled run could not be told to stop (the replan stands)",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public HttpResponse<?> replan(
-      HttpRequest<?> request, @PathVariable String name, @QueryValue @Nullable String dryRun) {
+      HttpRequest<?> request,
+      @PathVariable
+          @Parameter(
+              description = "the target's name",
+              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
+          String name,
+      @QueryValue
+          @Parameter(
+              description = "true: report what would happen, change nothing",
+              schema = @Schema(type = "boolean"))
+          @Nullable
+          String dryRun) {
     String target = targetName(name);
     if (TargetRequests.dryRun(request.getParameters().names(), dryRun)) {
       return HttpResponse.ok(service.previewReplan(target));
@@ -88,7 +340,39 @@ public class TargetController {
 
   @Delete("/{name}")
   @Status(HttpStatus.NO_CONTENT)
-  public void delete(@PathVariable String name) {
+  @Operation(
+      operationId = "deleteTarget",
+      summary = "Remove a target and its live batches, stop its run")
+  @ApiResponses({
+    @ApiResponse(responseCode = "204", description = "removed"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such target",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "503",
+        description = "Temporal cannot be reached to stop its run; nothing removed",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void delete(
+      @PathVariable
+          @Parameter(
+              description = "the target's name",
+              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
+          String name) {
     service.delete(targetName(name));
   }
 

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
 @Singleton
 public class TargetRequests {
   /** Names of targets and groups: they end up in workflow ids, metric labels and URLs. */
-  static final String NAME_PATTERN = "[A-Za-z0-9._-]{1,100}";
+  static final String NAME_PATTERN = "^[A-Za-z0-9._-]{1,100}$";
 
   static final String NAME_RULE = "must be 1 to 100 letters, digits, '.', '_' or '-'";
 

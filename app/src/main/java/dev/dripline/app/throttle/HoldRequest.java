@@ -1,6 +1,7 @@
 package dev.dripline.app.throttle;
 
 import io.micronaut.serde.annotation.Serdeable;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -11,6 +12,7 @@ import jakarta.validation.constraints.Size;
  * @param reason why every run is held, shown with the hold
  */
 @Serdeable
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record HoldRequest(
     @NotNull(message = "is required")
         @NotBlank(message = "must not be blank")

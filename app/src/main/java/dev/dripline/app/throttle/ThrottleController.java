@@ -1,5 +1,7 @@
 package dev.dripline.app.throttle;
 
+import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.MediaType;
@@ -13,6 +15,15 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.security.authentication.Authentication;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 
 /**
  * The throttle API (P3): {@code GET /api/throttle} shows the brake and the health checks (viewer
@@ -22,6 +33,13 @@ import io.micronaut.security.authentication.Authentication;
  */
 @Requires(notEnv = "worker")
 @Controller("/api/throttle")
+@Tag(name = "throttle")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ThrottleController {
   private final ThrottleService throttle;
@@ -31,25 +49,149 @@ public class ThrottleController {
   }
 
   @Get
+  @Operation(operationId = "getThrottle", summary = "The brake and the health checks")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the throttle",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ThrottleResponse.class)))
+  })
   public ThrottleResponse show() {
     return throttle.current();
   }
 
   @Post("/hold")
   @Consumes(MediaType.APPLICATION_JSON)
-  public ThrottleResponse hold(@Body @Nullable String body, Authentication caller) {
+  @Operation(
+      operationId = "holdThrottle",
+      summary = "Put the brake on: no new batch of any run starts")
+  @RequestBody(
+      description = "why every run is held",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = HoldRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the throttle, held (a repeated hold keeps the first)",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ThrottleResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public ThrottleResponse hold(
+      @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
     return throttle.hold(body, caller.getName());
   }
 
   @Post("/release")
+  @Operation(operationId = "releaseThrottle", summary = "Take the brake off")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the throttle, released",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ThrottleResponse.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public ThrottleResponse release() {
     return throttle.release();
   }
 
   @Patch("/checks/{name}")
   @Consumes(MediaType.APPLICATION_JSON)
+  @Operation(
+      operationId = "changeThrottleCheck",
+      summary = "Override a health check's threshold or resumeBelow")
+  @RequestBody(
+      description = "the limits to change; at least one",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = CheckChangeRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the throttle, the override stored",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = ThrottleResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid, or no such check (name)",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public ThrottleResponse change(
-      @PathVariable String name, @Body @Nullable String body, Authentication caller) {
+      @PathVariable @Parameter(description = "the check's name") String name,
+      @Body @Parameter(hidden = true) @Nullable String body,
+      Authentication caller) {
     return throttle.change(name, body, caller.getName());
   }
 }
