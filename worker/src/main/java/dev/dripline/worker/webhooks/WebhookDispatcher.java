@@ -47,6 +47,7 @@ public class WebhookDispatcher {
   private final TemporalConfig temporal;
   private final WebhookConfig config;
   private ScheduledExecutorService executor;
+  private boolean failing;
 
   public WebhookDispatcher(
       WebhookRepository webhooks,
@@ -80,9 +81,17 @@ public class WebhookDispatcher {
       while (dispatchPage() == PAGE) {
         // A full page: there may be more.
       }
+      if (failing) {
+        failing = false;
+        LOG.info("Webhook deliveries dispatched again");
+      }
     } catch (RuntimeException e) {
       // PostgreSQL or Temporal unreachable: the rows stay undispatched; the next pass tries again.
-      LOG.warn("Webhook deliveries not dispatched: {}", e.toString());
+      // Said once per outage, not once per pass.
+      if (!failing) {
+        failing = true;
+        LOG.warn("Webhook deliveries not dispatched, retrying every pass: {}", e.toString());
+      }
     }
   }
 
