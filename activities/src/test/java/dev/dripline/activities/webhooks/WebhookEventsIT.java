@@ -2,7 +2,9 @@ package dev.dripline.activities.webhooks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.run.RunRepository;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
@@ -23,12 +25,15 @@ class WebhookEventsIT {
   private final String tag = "webhook-events-" + UUID.randomUUID().toString().substring(0, 8);
 
   @Inject Database database;
+  @Inject RunFixtures fixtures;
+  @Inject RunRepository runs;
 
   @AfterEach
   void tearDown() {
     execute("delete from webhook_endpoints where url like ?", "http://" + tag + "%");
     execute("delete from targets where name = ?", tag);
     execute("delete from throttle_checks where name = ?", tag);
+    fixtures.deleteCreated();
   }
 
   private int execute(String sql, Object... args) {
@@ -43,8 +48,15 @@ class WebhookEventsIT {
         });
   }
 
-  /** The types of the events delivered to endpoint {@code url} about {@code key}, in order. */
+  /** The types of the events for endpoint {@code url} whose data's {@code field} is the tag. */
   private List<String> events(String url, String field) {
+    return events(url, field, tag);
+  }
+
+  /**
+   * The types of the events for endpoint {@code url} whose data's {@code field} is {@code value}.
+   */
+  private List<String> events(String url, String field, String value) {
     return database.inTransaction(
         connection -> {
           try (PreparedStatement query =
@@ -55,7 +67,7 @@ class WebhookEventsIT {
                       + " where e.url = ? and (v.data ->> ? = ?) order by v.id")) {
             query.setString(1, url);
             query.setString(2, field);
-            query.setString(3, tag);
+            query.setString(3, value);
             List<String> types = new ArrayList<>();
             try (ResultSet rows = query.executeQuery()) {
               while (rows.next()) {
@@ -74,6 +86,24 @@ class WebhookEventsIT {
         url,
         "{" + String.join(",", events) + "}");
     return url;
+  }
+
+  @Test
+  void aRunStartsOnceAndEachEndIsAnEventAResumeOrARetryIsNot() {
+    String url = subscribe("/runs", "run.started", "run.completed", "run.failed", "run.stopped");
+    long run = fixtures.run("pending", "{\"items\":4}", 2, null);
+
+    runs.markRunning(run);
+    runs.recordStatus(run, "paused");
+    runs.recordStatus(run, "running");
+    runs.markEnded(run, "failed", "boom");
+    runs.reopen(run);
+    runs.markEnded(run, "stopped", null);
+    runs.reopen(run);
+    runs.markEnded(run, "completed", null);
+
+    assertThat(events(url, "runId", Long.toString(run)))
+        .containsExactly("run.started", "run.failed", "run.stopped", "run.completed");
   }
 
   @Test
