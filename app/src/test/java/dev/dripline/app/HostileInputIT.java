@@ -561,6 +561,52 @@ class HostileInputIT {
         request("replan NUL name", "POST", "/api/targets/a%00b/replan", null, 404, "no target"),
         request("GET replan", "GET", "/api/targets/{target}/replan", null, 405, "not allowed"),
 
+        // --- webhooks
+        request(
+            "webhook: no url",
+            "POST",
+            "/api/webhooks",
+            "{\"events\":[\"run.failed\"]}",
+            400,
+            "url"),
+        request(
+            "webhook: javascript url",
+            "POST",
+            "/api/webhooks",
+            "{\"url\":\"javascript:alert(1)\",\"events\":[\"run.failed\"]}",
+            400,
+            "url"),
+        request(
+            "webhook: unknown event",
+            "POST",
+            "/api/webhooks",
+            "{\"url\":\"http://127.0.0.1:18132/x\",\"events\":[\"run.*\"]}",
+            400,
+            "events"),
+        request(
+            "webhook: events not strings",
+            "POST",
+            "/api/webhooks",
+            "{\"url\":\"http://127.0.0.1:18132/x\",\"events\":[{}]}",
+            400,
+            "events"),
+        request(
+            "webhook: secret not whsec",
+            "POST",
+            "/api/webhooks",
+            "{\"url\":\"http://127.0.0.1:18132/x\",\"events\":[\"run.failed\"],"
+                + "\"secret\":\"whsec_!!\"}",
+            400,
+            "secret"),
+        request("webhook: non-numeric id", "GET", "/api/webhooks/abc", null, 404, "no webhook"),
+        request(
+            "webhook: deliveries size huge",
+            "GET",
+            "/api/webhooks/1/deliveries?size=100000",
+            null,
+            400,
+            "size"),
+        request("webhook: PUT", "PUT", "/api/webhooks/1", "{}", 405, "not allowed"),
         // --- elsewhere
         request("POST health", "POST", "/health", "{}", 405, "not allowed"),
         request("unknown API path", "GET", "/api/nothing", null, 404, "found"),

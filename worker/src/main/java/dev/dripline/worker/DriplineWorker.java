@@ -9,12 +9,14 @@ import dev.dripline.activities.run.RunActivitiesImpl;
 import dev.dripline.activities.targets.LiveBatchActivitiesImpl;
 import dev.dripline.activities.targets.TargetPlanningActivitiesImpl;
 import dev.dripline.activities.targets.TargetRecordActivitiesImpl;
+import dev.dripline.activities.webhooks.WebhookActivitiesImpl;
 import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
 import dev.dripline.workflows.targets.TargetWorkflowImpl;
+import dev.dripline.workflows.webhooks.WebhookDeliveryWorkflowImpl;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
@@ -28,10 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Temporal worker of this process: registers the run, target, metrics and dry-run workflows and
- * their activities on the task queue, and polls from start-up to shutdown. Once polling, it makes
- * sure the deployment's one metrics workflow ({@link TargetWorkflowIds#metrics}) is running; {@link
- * WorkflowReconciler} keeps it so.
+ * The Temporal worker of this process: registers the run, target, metrics, dry-run and webhook
+ * delivery workflows and their activities on the task queue, and polls from start-up to shutdown.
+ * Once polling, it makes sure the deployment's one metrics workflow ({@link
+ * TargetWorkflowIds#metrics}) is running; {@link WorkflowReconciler} keeps it so.
  *
  * <p>The catalogue is published before polling starts, so the app never accepts a run for a
  * definition no worker has announced, and this worker never takes a batch whose definition it has
@@ -55,6 +57,7 @@ public class DriplineWorker {
   private final MetricsActivitiesImpl metricsActivities;
   private final DryRunActivitiesImpl dryRunActivities;
   private final MetricsWorkflowStarter metricsWorkflow;
+  private final WebhookActivitiesImpl webhookActivities;
 
   public DriplineWorker(
       WorkerFactory factory,
@@ -69,7 +72,8 @@ public class DriplineWorker {
       LiveBatchActivitiesImpl liveBatchActivities,
       MetricsActivitiesImpl metricsActivities,
       DryRunActivitiesImpl dryRunActivities,
-      MetricsWorkflowStarter metricsWorkflow) {
+      MetricsWorkflowStarter metricsWorkflow,
+      WebhookActivitiesImpl webhookActivities) {
     this.factory = factory;
     this.config = config;
     this.temporal = temporal;
@@ -83,6 +87,7 @@ public class DriplineWorker {
     this.metricsActivities = metricsActivities;
     this.dryRunActivities = dryRunActivities;
     this.metricsWorkflow = metricsWorkflow;
+    this.webhookActivities = webhookActivities;
   }
 
   @EventListener
@@ -101,7 +106,8 @@ public class DriplineWorker {
         BackfillRunWorkflowImpl.class,
         TargetWorkflowImpl.class,
         MetricsWorkflowImpl.class,
-        DryRunWorkflowImpl.class);
+        DryRunWorkflowImpl.class,
+        WebhookDeliveryWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         runActivities,
         planningActivities,
@@ -110,7 +116,8 @@ public class DriplineWorker {
         targetPlanningActivities,
         liveBatchActivities,
         metricsActivities,
-        dryRunActivities);
+        dryRunActivities,
+        webhookActivities);
     factory.start();
     startMetricsWorkflow();
     LOG.info(

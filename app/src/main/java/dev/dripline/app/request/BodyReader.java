@@ -119,6 +119,15 @@ public class BodyReader {
                       != NotNull.class)
           .thenComparing(ConstraintViolation::getMessage);
 
+  private static boolean allStrings(JsonNode array) {
+    for (JsonNode value : array.values()) {
+      if (!value.isString()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static String field(Path path) {
     return path.iterator().next().getName();
   }
@@ -129,8 +138,9 @@ public class BodyReader {
    * {@code 1.5} into 1, {@code [1]} or {@code 7} into a string, {@code 5} or {@code "5"} into an
    * instant — where the API rejects the value against its field, so the JSON type is checked here
    * first: a string for {@code String}, an ISO-8601 string for {@link Instant}, a whole number
-   * within range for {@code Long}, a finite number for {@code Double}, an object for a {@code Map}
-   * or a {@link JsonNode} (which keeps a free-form object as it was sent).
+   * within range for {@code Long}, a finite number for {@code Double}, an array of strings for a
+   * {@code List}, an object for a {@code Map} or a {@link JsonNode} (which keeps a free-form object
+   * as it was sent).
    */
   private Object decode(JsonNode node, Argument<?> field) throws WrongType {
     Class<?> type = field.getType();
@@ -160,6 +170,8 @@ public class BodyReader {
       return node;
     } else if (Map.class.isAssignableFrom(type)) {
       expect(node.isObject(), "must be a JSON object");
+    } else if (List.class.isAssignableFrom(type)) {
+      expect(node.isArray() && allStrings(node), "must be an array of strings");
     } else {
       throw new IllegalArgumentException("no JSON type is defined for a " + type.getName());
     }

@@ -99,7 +99,13 @@ class AuthMatrixIT {
               "PATCH",
               "/api/throttle/checks/{name}",
               "/api/throttle/checks/authmatrix-no-such-check",
-              "{\"threshold\":1}"));
+              "{\"threshold\":1}"),
+          new Endpoint("POST", "/api/webhooks", "/api/webhooks", INVALID),
+          new Endpoint("GET", "/api/webhooks", "/api/webhooks", null),
+          new Endpoint("GET", "/api/webhooks/{id}", "/api/webhooks/999999999", null),
+          new Endpoint(
+              "GET", "/api/webhooks/{id}/deliveries", "/api/webhooks/999999999/deliveries", null),
+          new Endpoint("DELETE", "/api/webhooks/{id}", "/api/webhooks/999999999", null));
 
   @Inject
   @Client("/")
