@@ -9,7 +9,7 @@
     if (!seconds || !document.querySelector('[data-live]')) { return; }
     setInterval(function () {
       if (document.hidden) { return; }
-      fetch(window.location.href, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } })
+      fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store' })
         .then(function (response) {
           if (response.redirected || !response.ok) { return null; }
           return response.text();

@@ -9,8 +9,10 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
@@ -23,6 +25,7 @@ import java.util.Map;
  * throttle and pools APIs show them.
  */
 @Requires(notEnv = "worker")
+@Produces(MediaType.TEXT_HTML)
 @Controller(UiFilter.ROOT)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiDeskController {

@@ -12,6 +12,7 @@ import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.cookie.Cookie;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.regex.Pattern;
  * another site can set neither).
  */
 @Requires(notEnv = "worker")
+@Produces(MediaType.TEXT_HTML)
 @Controller(UiFilter.ROOT)
 public class UiLoginController {
   /** Where a sign-in may lead: a dashboard path, never another site. */

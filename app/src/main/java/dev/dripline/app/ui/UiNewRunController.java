@@ -19,6 +19,7 @@ import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
@@ -39,6 +40,7 @@ import java.util.regex.Pattern;
  * again with each field's error beside it; nothing is created.
  */
 @Requires(notEnv = "worker")
+@Produces(MediaType.TEXT_HTML)
 @Controller(UiFilter.ROOT + "/runs/new")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiNewRunController {

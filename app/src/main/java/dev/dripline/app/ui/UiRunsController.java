@@ -1,5 +1,6 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.ProblemException;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.run.BatchResponse;
@@ -21,6 +22,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
@@ -41,6 +43,7 @@ import java.util.Map;
  * refuses is refused here with the API's detail and status, and nothing is done.
  */
 @Requires(notEnv = "worker")
+@Produces(MediaType.TEXT_HTML)
 @Controller(UiFilter.ROOT + "/runs")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiRunsController {
@@ -113,7 +116,7 @@ public class UiRunsController {
       @PathVariable String id,
       @QueryValue @Nullable Integer failedPage,
       @QueryValue @Nullable String notice) {
-    long runId = RunDesk.runId(id);
+    long runId = runId(id, session);
     return runPage(
         session,
         runId,
@@ -131,7 +134,7 @@ public class UiRunsController {
       @PathVariable String action,
       @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
-    long runId = RunDesk.runId(id);
+    long runId = runId(id, session);
     try {
       switch (action) {
         case "stop" -> runs.stop(runId);
@@ -155,7 +158,7 @@ public class UiRunsController {
   public HttpResponse<?> cap(
       HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
-    long runId = RunDesk.runId(id);
+    long runId = runId(id, session);
     String value = form == null ? null : form.get("maxParallelBatches");
     try {
       runs.changeCap(
@@ -170,7 +173,7 @@ public class UiRunsController {
   private HttpResponse<?> refused(UiSession session, long runId, ProblemException e) {
     HttpStatus status = HttpStatus.valueOf(e.toProblem().status());
     if (status == HttpStatus.NOT_FOUND) {
-      throw e;
+      throw new UiRefusal(status, e.getMessage(), session);
     }
     String detail =
         e instanceof ValidationProblem validation
@@ -186,7 +189,12 @@ public class UiRunsController {
       HttpStatus status,
       String notice,
       String actionError) {
-    RunResponse run = runs.get(runId);
+    RunResponse run;
+    try {
+      run = runs.get(runId);
+    } catch (NotFoundProblem e) {
+      throw new UiRefusal(HttpStatus.NOT_FOUND, e.getMessage(), session);
+    }
     int number = failedPage == null || failedPage < 1 ? 1 : failedPage;
     PageResponse<BatchResponse> failed = runs.batches(runId, "failed", number - 1, FAILED_PER_PAGE);
     Map<String, Object> values = new HashMap<>();
@@ -206,6 +214,15 @@ public class UiRunsController {
             + URLEncoder.encode(run.workflowId(), StandardCharsets.UTF_8));
     values.put("controls", Controls.of(run));
     return UiPages.page(status, "run", pages.model("Run " + runId, "runs", session, values));
+  }
+
+  /** A run id from a path, as the API reads it; anything else names no run (a 404 page). */
+  private static long runId(String id, UiSession session) {
+    try {
+      return RunDesk.runId(id);
+    } catch (NotFoundProblem e) {
+      throw new UiRefusal(HttpStatus.NOT_FOUND, e.getMessage(), session);
+    }
   }
 
   private static String query(@Nullable String status, @Nullable String backfill) {
@@ -235,7 +252,7 @@ public class UiRunsController {
               + run.batchCounts().getOrDefault("stopped", 0L);
       return new Controls(
           live || status.equals("pending"),
-          status.equals("running"),
+          status.equals("running") || status.equals("pending"),
           status.equals("paused"),
           (status.equals("failed") || status.equals("stopped") || live) && failedOrStopped > 0,
           live || status.equals("pending"),

@@ -344,6 +344,18 @@ class DashboardIT {
   }
 
   @Test
+  void aRunThatDoesNotExistIsA404Page() {
+    browser.signIn(Api.VIEWER_TOKEN);
+
+    UiClient.Page page = browser.get("/ui/runs/999999999");
+    UiClient.Page notAnId = browser.get("/ui/runs/x1");
+
+    assertThat(page.status()).isEqualTo(404);
+    assertThat(page.body()).contains("<html", "999999999");
+    assertThat(notAnId.status()).isEqualTo(404);
+  }
+
+  @Test
   void theAssetsAreOpen() {
     assertThat(browser.get("/ui/assets/dashboard.css").status()).isEqualTo(200);
     assertThat(browser.get("/ui/assets/dashboard.js").status()).isEqualTo(200);
