@@ -332,6 +332,60 @@ class DashboardIT {
   }
 
   @Test
+  void anOperatorPutsTheBrakeOnAndOffAndAViewerCannot() {
+    browser.signIn(Api.VIEWER_TOKEN);
+    String viewerPage = browser.get("/ui/throttle").body();
+    UiClient.Page viewerHold =
+        browser.post("/ui/throttle/hold", Map.of("_csrf", csrfOf(viewerPage), "reason", "viewer"));
+    UiClient operator = new UiClient(server.getURI());
+    operator.signIn(Api.OPERATOR_TOKEN);
+    String token = operator.get("/ui/throttle").csrf();
+
+    UiClient.Page blank = operator.post("/ui/throttle/hold", Map.of("_csrf", token, "reason", ""));
+    UiClient.Page held =
+        operator.post("/ui/throttle/hold", Map.of("_csrf", token, "reason", "ui test " + backfill));
+    String whileHeld = operator.get("/ui/throttle").body();
+    UiClient.Page released = operator.post("/ui/throttle/release", Map.of("_csrf", token));
+
+    assertThat(viewerPage).doesNotContain("/ui/throttle/hold");
+    assertThat(viewerHold.status()).isEqualTo(403);
+    assertThat(blank.status()).isEqualTo(400);
+    assertThat(blank.body()).contains("reason: is required");
+    assertThat(held.status()).isEqualTo(303);
+    assertThat(whileHeld).contains("by operator: ui test " + backfill, "/ui/throttle/release");
+    assertThat(released.status()).isEqualTo(303);
+    assertThat(operator.get("/ui/throttle").body()).contains("The brake is off.");
+  }
+
+  @Test
+  void anOperatorSetsAPoolsSizeWithTheApisRules() {
+    String pool = "ui-" + backfill.substring(backfill.indexOf('.') + 1);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/throttle").csrf();
+    try {
+      UiClient.Page bad =
+          browser.post("/ui/pools", Map.of("_csrf", token, "name", pool, "size", "lots"));
+      UiClient.Page set =
+          browser.post("/ui/pools", Map.of("_csrf", token, "name", pool, "size", "4"));
+
+      assertThat(bad.status()).isEqualTo(400);
+      assertThat(bad.body()).contains("size:");
+      assertThat(data.count("select count(*) from pools where name = ?", pool)).isEqualTo(1);
+      assertThat(set.status()).isEqualTo(303);
+      assertThat(browser.get("/ui/throttle").body()).contains("data-pool=\"" + pool + "\"");
+    } finally {
+      data.sql("delete from pools where name = ?", pool);
+    }
+  }
+
+  private static String csrfOf(String page) {
+    java.util.regex.Matcher matcher =
+        java.util.regex.Pattern.compile("name=\"_csrf\" value=\"([^\"]*)\"").matcher(page);
+    assertThat(matcher.find()).isTrue();
+    return matcher.group(1);
+  }
+
+  @Test
   void signingOutEndsTheSession() {
     browser.signIn(Api.VIEWER_TOKEN);
     String token = browser.get("/ui/runs").csrf();
