@@ -145,6 +145,19 @@ try {
   await awaitStatus(page, 'paused');
   await control(page, 'resume');
   await awaitStatus(page, 'running');
+
+  step('the brake holds it, and the run page says so');
+  const runUrl = `${base}/ui/runs/${slow}`;
+  await page.goto(`${base}/ui/throttle`);
+  await page.fill('[name=reason]', 'ui test');
+  await Promise.all([page.waitForURL(/notice=held/), page.click('button[name=hold]')]);
+  await page.waitForSelector('#brake:has-text("by operator: ui test")');
+  await page.goto(runUrl);
+  await page.waitForSelector('#throttle li:has-text("brake")', { timeout: LONG });
+  await page.goto(`${base}/ui/throttle`);
+  await Promise.all([page.waitForURL(/notice=released/), page.click('button[name=release]')]);
+  await page.goto(runUrl);
+  await page.waitForSelector('#throttle:has-text("Nothing holds this run.")', { timeout: LONG });
   await control(page, 'stop');
   await awaitStatus(page, 'stopped');
 
