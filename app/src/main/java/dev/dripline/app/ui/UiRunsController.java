@@ -1,5 +1,7 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.catalogue.Catalogue;
+import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.ProblemException;
 import dev.dripline.app.problem.ValidationProblem;
@@ -68,12 +70,15 @@ public class UiRunsController {
           "deleted", "Run deleted.");
 
   private final RunDesk runs;
+  private final Catalogue catalogue;
   private final UiPages pages;
   private final UiForms forms;
   private final TemporalConfig temporal;
 
-  public UiRunsController(RunDesk runs, UiPages pages, UiForms forms, TemporalConfig temporal) {
+  public UiRunsController(
+      RunDesk runs, Catalogue catalogue, UiPages pages, UiForms forms, TemporalConfig temporal) {
     this.runs = runs;
+    this.catalogue = catalogue;
     this.pages = pages;
     this.forms = forms;
     this.temporal = temporal;
@@ -93,6 +98,7 @@ public class UiRunsController {
     values.put(
         "statuses",
         Arrays.stream(RunStatus.values()).map(s -> s.name().toLowerCase(Locale.ROOT)).toList());
+    values.put("backfills", catalogue.all().stream().map(PublishedBackfill::name).toList());
     values.put("notice", NOTICES.getOrDefault(notice == null ? "" : notice, ""));
     values.put("fmt", UiFormat.INSTANCE);
     HttpStatus answer = HttpStatus.OK;
