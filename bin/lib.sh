@@ -240,6 +240,62 @@ ensure_prometheus() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Browser (the dashboard's browser test, bin/dripline-screenshots)
+
+_install_chromium() {
+  # Re-check under the lock: another script may have just installed it.
+  command -v chromium >/dev/null 2>&1 && return 0
+  [[ "$(id -u)" == 0 ]] || die "chromium is not installed and installing it needs root (apt-get install chromium)"
+  log "installing Debian's chromium package (apt-get update; apt-get install chromium)"
+  apt-get update -qq >"$DRIPLINE_LOGS/apt-chromium.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/apt-chromium.log" 20
+    die "apt-get update failed"
+  }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+    >>"$DRIPLINE_LOGS/apt-chromium.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/apt-chromium.log" 20
+    die "apt-get install chromium failed"
+  }
+}
+
+_install_node() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && return 0
+  [[ "$(id -u)" == 0 ]] || die "node and npm are not installed and installing them needs root (apt-get install nodejs npm)"
+  log "installing Debian's nodejs and npm packages"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; } \
+    >"$DRIPLINE_LOGS/apt-node.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/apt-node.log" 20
+    die "apt-get install nodejs npm failed"
+  }
+}
+
+_install_ui_test() {
+  [[ -d "$DRIPLINE_ROOT/ui-test/node_modules/playwright-core" ]] && return 0
+  log "installing ui-test's node packages (npm ci: playwright-core, which never downloads a browser)"
+  (cd "$DRIPLINE_ROOT/ui-test" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund) \
+    >"$DRIPLINE_LOGS/npm-ui-test.log" 2>&1 || {
+    tail_log "$DRIPLINE_LOGS/npm-ui-test.log" 20
+    die "npm ci in ui-test failed"
+  }
+}
+
+# ensure_browser: makes Debian's chromium and Node (with npm) available, installing the packages
+# when missing, and ui-test's node packages (playwright-core, driving that chromium); exports
+# DRIPLINE_CHROMIUM (chromium's absolute path). Fast when already installed.
+ensure_browser() {
+  if ! command -v chromium >/dev/null 2>&1; then
+    with_lock install _install_chromium
+  fi
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    with_lock install _install_node
+  fi
+  with_lock ui-test _install_ui_test
+  DRIPLINE_CHROMIUM="$(command -v chromium)"
+  export DRIPLINE_CHROMIUM
+  log "browser: $DRIPLINE_CHROMIUM ($("$DRIPLINE_CHROMIUM" --version 2>/dev/null | sed -n 1p)); node $(node --version)"
+}
+
+# ---------------------------------------------------------------------------------------------
 # PostgreSQL
 
 # as_postgres CMD...: runs CMD as the postgres OS user.

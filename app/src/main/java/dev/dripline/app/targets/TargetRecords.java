@@ -9,6 +9,7 @@ import dev.dripline.store.targets.RunToStop;
 import dev.dripline.store.targets.TargetReplan;
 import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.store.targets.TargetWithQueue;
+import dev.dripline.workflows.targets.FailureStreak;
 import dev.dripline.workflows.targets.ReplanResult;
 import dev.dripline.workflows.targets.TargetState;
 import io.micronaut.data.model.Page;
@@ -82,6 +83,13 @@ public class TargetRecords {
   Page<TargetRow> list(TargetState state, String group, int page, int size) {
     return targets
         .list(state == null ? null : state.wire(), group, Pageable.from(page, size))
+        .map(this::row);
+  }
+
+  /** Targets failing first, then stuck ones, then the rest (the dashboard's list). */
+  Page<TargetRow> listFailingFirst(int page, int size) {
+    return targets
+        .listFailingFirst(FailureStreak.FAILING_THRESHOLD, Pageable.from(page, size))
         .map(this::row);
   }
 

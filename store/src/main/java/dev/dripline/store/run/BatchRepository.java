@@ -214,6 +214,17 @@ public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntr
   RecentBatches recentBatches(long runId, int limit);
 
   /**
+   * When run {@code runId}'s last {@code limit} completed batches by number finished, and their
+   * sizes: the same bounded backward scan of {@code batches_run_status_idx} as {@link
+   * #recentBatches}, for the dashboard's throughput chart.
+   */
+  @Query(
+      "select finished_at, size from batches"
+          + " where run_id = :runId and status = (select 'completed')"
+          + " and finished_at is not null order by number desc limit :limit")
+  List<CompletionPoint> recentCompletions(long runId, int limit);
+
+  /**
    * Inserts a page of run {@code runId}'s batches as one statement (the arrays, one element per
    * batch, are unnested), not one per batch: a page of 100 batches is one statement for PostgreSQL
    * to parse, plan and run instead of 100. A batch whose number exists is left as it is; the

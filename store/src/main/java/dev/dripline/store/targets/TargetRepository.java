@@ -59,6 +59,22 @@ public interface TargetRepository extends GenericRepository<TargetEntry, String>
   Page<TargetWithQueue> list(@Nullable String state, @Nullable String group, Pageable pageable);
 
   /**
+   * A page of targets, failing ones first (state {@code needs_resync}, or a streak of at least
+   * {@code failingStreak} while not primed; the longest streak first), then the stuck ones (not
+   * primed, with live batches queued), then the rest, each by name: the dashboard's list.
+   */
+  @Query(
+      value =
+          WITH_QUEUE
+              + " order by (t.state = 'needs_resync' or (t.state <> 'primed'"
+              + " and t.consecutive_failures >= :failingStreak)) desc,"
+              + " (t.state <> 'primed' and exists (select 1 from live_batches l"
+              + " where l.target_name = t.name and l.status = 'queued')) desc,"
+              + " t.consecutive_failures desc, t.name",
+      countQuery = "select count(*) from targets t where :failingStreak = :failingStreak")
+  Page<TargetWithQueue> listFailingFirst(int failingStreak, Pageable pageable);
+
+  /**
    * Registers a target in {@code pending_backfill} with an empty streak (spec T1).
    *
    * @return 0 if a target of that name exists (nothing written), else 1

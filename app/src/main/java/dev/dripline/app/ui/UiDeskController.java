@@ -1,0 +1,162 @@
+package dev.dripline.app.ui;
+
+import dev.dripline.app.pool.PoolService;
+import dev.dripline.app.problem.ProblemException;
+import dev.dripline.app.problem.ValidationProblem;
+import dev.dripline.app.run.PageResponse;
+import dev.dripline.app.targets.TargetDesk;
+import dev.dripline.app.targets.TargetResponse;
+import dev.dripline.app.throttle.ThrottleService;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Consumes;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
+import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.RequestAttribute;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.net.URI;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The dashboard's targets (failing and stuck first) and its throttle and pools, as the targets,
+ * throttle and pools APIs show them; the operator puts the brake on and off and sets a pool's size
+ * through the same services those APIs call, refused with their words.
+ */
+@Requires(notEnv = "worker")
+@Produces(MediaType.TEXT_HTML)
+@Controller(UiFilter.ROOT)
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class UiDeskController {
+  /** Targets per page. */
+  static final int TARGETS_PER_PAGE = 25;
+
+  private final TargetDesk targets;
+  private final ThrottleService throttle;
+  private final PoolService pools;
+
+  /** What a control's redirect may say it did, by its key. */
+  private static final Map<String, String> NOTICES =
+      Map.of(
+          "held", "The brake is on: no new batch of any run starts.",
+          "released", "The brake is off.",
+          "pool", "Pool size set.");
+
+  private final UiPages pages;
+  private final UiForms forms;
+
+  public UiDeskController(
+      TargetDesk targets,
+      ThrottleService throttle,
+      PoolService pools,
+      UiPages pages,
+      UiForms forms) {
+    this.targets = targets;
+    this.throttle = throttle;
+    this.pools = pools;
+    this.pages = pages;
+    this.forms = forms;
+  }
+
+  @Get("/targets")
+  public HttpResponse<?> targets(
+      @RequestAttribute(UiSession.ATTRIBUTE) UiSession session,
+      @QueryValue @Nullable Integer page) {
+    int number = page == null || page < 1 ? 1 : page;
+    PageResponse<TargetResponse> found = targets.failingFirst(number - 1, TARGETS_PER_PAGE);
+    Map<String, Object> values = new HashMap<>();
+    values.put("targets", found.items());
+    values.put("pager", Pager.of(number, TARGETS_PER_PAGE, found.total(), ""));
+    values.put("fmt", UiFormat.INSTANCE);
+    return UiPages.page(
+        HttpStatus.OK, "targets", pages.model("Targets", "targets", session, values));
+  }
+
+  @Get("/throttle")
+  public HttpResponse<?> throttle(
+      @RequestAttribute(UiSession.ATTRIBUTE) UiSession session,
+      @QueryValue @Nullable String notice) {
+    return throttlePage(
+        session, HttpStatus.OK, NOTICES.getOrDefault(notice == null ? "" : notice, ""), "");
+  }
+
+  /** Puts the brake on, as {@code POST /api/throttle/hold} does, with the form's reason. */
+  @Post("/throttle/hold")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  public HttpResponse<?> hold(HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
+    UiSession session = forms.accept(request, form);
+    String reason = form == null ? null : form.get("reason");
+    return act(
+        session,
+        () ->
+            throttle.hold(
+                FormJson.object(
+                    Collections.singletonMap(
+                        "reason", reason == null || reason.isEmpty() ? null : reason)),
+                session.name()),
+        "held");
+  }
+
+  /** Takes the brake off, as {@code POST /api/throttle/release} does. */
+  @Post("/throttle/release")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  public HttpResponse<?> release(HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
+    UiSession session = forms.accept(request, form);
+    return act(session, throttle::release, "released");
+  }
+
+  /** Sets a pool's size, as {@code PUT /api/pools/{name}} does (creating the pool if need be). */
+  @Post("/pools")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  public HttpResponse<?> poolSize(
+      HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
+    UiSession session = forms.accept(request, form);
+    String name = form == null || form.get("name") == null ? "" : form.get("name");
+    String size = form == null ? null : form.get("size");
+    return act(
+        session,
+        () ->
+            pools.put(
+                name, FormJson.object(Collections.singletonMap("size", FormJson.number(size)))),
+        "pool");
+  }
+
+  private HttpResponse<?> act(UiSession session, Runnable action, String notice) {
+    try {
+      action.run();
+    } catch (ValidationProblem e) {
+      return throttlePage(
+          session,
+          HttpStatus.BAD_REQUEST,
+          "",
+          String.join(
+              "; ",
+              e.errors().stream().map(error -> error.field() + ": " + error.message()).toList()));
+    } catch (ProblemException e) {
+      return throttlePage(session, HttpStatus.valueOf(e.toProblem().status()), "", e.getMessage());
+    }
+    return HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/throttle?notice=" + notice));
+  }
+
+  private HttpResponse<?> throttlePage(
+      UiSession session, HttpStatus status, String notice, String actionError) {
+    Map<String, Object> values = new HashMap<>();
+    values.put("throttle", throttle.current());
+    values.put("pools", pools.list());
+    values.put("fmt", UiFormat.INSTANCE);
+    values.put("notice", notice);
+    values.put("actionError", actionError);
+    return UiPages.page(
+        status, "throttle", pages.model("Throttle and pools", "throttle", session, values));
+  }
+}
