@@ -1,5 +1,6 @@
 package dev.dripline.app.pool;
 
+import dev.dripline.app.audit.Audited;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.MediaType;
@@ -35,6 +36,7 @@ public class PoolController {
 
   @Put("/{name}")
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "pool.put", subject = "name", detail = "body")
   public PoolResponse put(@PathVariable String name, @Body @Nullable String body) {
     return pools.put(name, body);
   }

@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.problem.NotFoundProblem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -48,6 +49,7 @@ public class RunController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "run.create", detail = "body", previewWhen = "dryRun")
   public HttpResponse<?> create(
       @Body @Nullable String body,
       @Header("Idempotency-Key") @Nullable String idempotencyKey,
@@ -95,30 +97,35 @@ public class RunController {
 
   @Post("/{id}/stop")
   @Status(HttpStatus.ACCEPTED)
+  @Audited(value = "run.stop", run = "id")
   public void stop(@PathVariable String id) {
     service.stop(runId(id));
   }
 
   @Post("/{id}/retry")
   @Status(HttpStatus.ACCEPTED)
+  @Audited(value = "run.retry", run = "id")
   public RetryResponse retry(@PathVariable String id) {
     return new RetryResponse(service.retry(runId(id)));
   }
 
   @Post("/{id}/pause")
   @Status(HttpStatus.ACCEPTED)
+  @Audited(value = "run.pause", run = "id")
   public void pause(@PathVariable String id) {
     service.pause(runId(id));
   }
 
   @Post("/{id}/resume")
   @Status(HttpStatus.ACCEPTED)
+  @Audited(value = "run.resume", run = "id")
   public void resume(@PathVariable String id) {
     service.resume(runId(id));
   }
 
   @Patch("/{id}")
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "run.cap", run = "id", detail = "body")
   public RunResponse changeCap(@PathVariable String id, @Body @Nullable String body) {
     long runId = runId(id);
     return service.changeCap(runId, requests.capChange(body));
@@ -126,6 +133,7 @@ public class RunController {
 
   @Delete("/{id}")
   @Status(HttpStatus.NO_CONTENT)
+  @Audited(value = "run.delete", run = "id")
   public void delete(@PathVariable String id) {
     service.delete(runId(id));
   }

@@ -1,5 +1,6 @@
 package dev.dripline.app.targets;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
@@ -44,6 +45,7 @@ public class TargetController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "target.create", detail = "body")
   public HttpResponse<TargetResponse> create(@Body @Nullable String body) {
     TargetResponse target = service.create(requests.create(body));
     URI location = URI.create("/api/targets/" + target.name());
@@ -77,6 +79,7 @@ public class TargetController {
 
   /** A dry run answers 200 with what would happen; a replan answers 202 with what was done. */
   @Post("/{name}/replan")
+  @Audited(value = "target.replan", target = "name", previewWhen = "dryRun")
   public HttpResponse<?> replan(
       HttpRequest<?> request, @PathVariable String name, @QueryValue @Nullable String dryRun) {
     String target = targetName(name);
@@ -88,6 +91,7 @@ public class TargetController {
 
   @Delete("/{name}")
   @Status(HttpStatus.NO_CONTENT)
+  @Audited(value = "target.delete", target = "name")
   public void delete(@PathVariable String name) {
     service.delete(targetName(name));
   }

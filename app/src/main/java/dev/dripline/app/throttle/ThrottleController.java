@@ -1,5 +1,6 @@
 package dev.dripline.app.throttle;
 
+import dev.dripline.app.audit.Audited;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.MediaType;
@@ -37,17 +38,20 @@ public class ThrottleController {
 
   @Post("/hold")
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "throttle.hold", detail = "body")
   public ThrottleResponse hold(@Body @Nullable String body, Authentication caller) {
     return throttle.hold(body, caller.getName());
   }
 
   @Post("/release")
+  @Audited("throttle.release")
   public ThrottleResponse release() {
     return throttle.release();
   }
 
   @Patch("/checks/{name}")
   @Consumes(MediaType.APPLICATION_JSON)
+  @Audited(value = "throttle.check", subject = "name", detail = "body")
   public ThrottleResponse change(
       @PathVariable String name, @Body @Nullable String body, Authentication caller) {
     return throttle.change(name, body, caller.getName());
