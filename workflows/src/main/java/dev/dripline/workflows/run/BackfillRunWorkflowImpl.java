@@ -46,13 +46,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   @Override
-  public void stop() {
-    engine.on(new RunEvent.Stop());
+  public void stop(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Stop(), origin, "run.stop", null);
   }
 
   @Override
   public void retry() {
-    engine.on(new RunEvent.Retry());
+    engine.signalled(new RunEvent.Retry(), null, "run.retry", null);
   }
 
   @Override
@@ -79,18 +79,20 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   @Override
-  public void pause() {
-    engine.on(new RunEvent.Pause());
+  public void pause(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Pause(), origin, "run.pause", null);
   }
 
   @Override
-  public void resume() {
-    engine.on(new RunEvent.Resume());
+  public void resume(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Resume(), origin, "run.resume", null);
   }
 
   @Override
   public void setMaxParallelBatches(CapChange change) {
-    engine.on(new RunEvent.CapSignal(change == null ? 0 : change.maxParallelBatches()));
+    int cap = change == null ? 0 : change.maxParallelBatches();
+    engine.signalled(
+        new RunEvent.CapSignal(cap), null, "run.cap", "{\"maxParallelBatches\":" + cap + "}");
   }
 
   @Override

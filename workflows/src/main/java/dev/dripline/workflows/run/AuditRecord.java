@@ -1,0 +1,17 @@
+package dev.dripline.workflows.run;
+
+/**
+ * An entry of the audit trail (O4) a run's workflow writes: a signal sent to it from outside
+ * Dripline (the Temporal CLI or Web UI), whose actor is {@code temporal}.
+ *
+ * @param runId the run
+ * @param action what, as the API names it: {@code run.stop}, {@code run.pause}, {@code run.resume},
+ *     {@code run.retry}, {@code run.cap}
+ * @param outcome {@code accepted}, or {@code ignored} when the run's rules refused it
+ * @param problem why it was ignored, else {@code null}
+ * @param detail what was asked (a cap change's cap), else {@code null}
+ * @param dedupKey unique to this signal's handling, the same when replayed: a repeated write of it
+ *     records nothing
+ */
+public record AuditRecord(
+    long runId, String action, String outcome, String problem, String detail, String dedupKey) {}
