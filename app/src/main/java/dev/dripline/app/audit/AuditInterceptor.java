@@ -60,17 +60,20 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
       trail.record(entry(audited, arguments, null, rejection(e)));
       throw e;
     }
-    int status =
-        result instanceof HttpResponse<?> response
-            ? response.getStatus().getCode()
-            : context
-                .enumValue(Status.class, HttpStatus.class)
-                .map(HttpStatus::getCode)
-                .orElse(HttpStatus.OK.getCode());
+    int status;
+    String problem = null;
+    if (result instanceof HttpResponse<?> response) {
+      status = response.getStatus().getCode();
+      problem = response.getAttribute(Audited.PROBLEM, String.class).orElse(null);
+    } else {
+      status =
+          context
+              .enumValue(Status.class, HttpStatus.class)
+              .map(HttpStatus::getCode)
+              .orElse(HttpStatus.OK.getCode());
+    }
     Outcome outcome =
-        status >= 400
-            ? new Outcome(AuditEvent.REJECTED, status, null)
-            : new Outcome(AuditEvent.ACCEPTED, status, null);
+        new Outcome(status >= 400 ? AuditEvent.REJECTED : AuditEvent.ACCEPTED, status, problem);
     trail.record(entry(audited, arguments, result, outcome));
     return result;
   }

@@ -16,12 +16,22 @@ import java.lang.annotation.Target;
  *
  * <p>Arguments are named by their parameter names, e.g. {@code @Audited(value = "run.stop", run =
  * "id")} on {@code stop(@PathVariable String id)}.
+ *
+ * <p>A method that answers a refusal itself instead of throwing (a form rendered again with the
+ * error next to its field) returns an {@code HttpResponse} with the refusal's status (4xx) and, as
+ * its attribute {@link #PROBLEM}, the problem's detail: it is recorded as rejected with both.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
 @Around
 public @interface Audited {
+  /**
+   * The attribute of a returned {@code HttpResponse} holding why the action was refused, when the
+   * method answers the refusal itself.
+   */
+  String PROBLEM = "dripline.audit.problem";
+
   /** The action's name, {@code <thing>.<verb>}: {@code run.stop}, {@code pool.put}, … */
   String value();
 

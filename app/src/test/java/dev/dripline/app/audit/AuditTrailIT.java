@@ -44,6 +44,7 @@ class AuditTrailIT {
   @Inject Database database;
   @Inject WorkflowClient workflows;
   @Inject TemporalConfig temporal;
+  @Inject AuditedForms forms;
 
   private Api operator;
   private Api viewer;
@@ -227,6 +228,57 @@ class AuditTrailIT {
         .containsEntry("outcome", "accepted")
         .containsEntry("detail", "{\"size\":3}");
     assertThat(entries).allSatisfy(e -> assertThat(e).containsEntry("actor", "operator"));
+  }
+
+  @Test
+  void aFailedAuditWriteLeavesTheActionDoneAndAnswered() {
+    String pool = "audit-" + TestData.uniqueName();
+    pools.add(pool);
+    long mark = lastId();
+    data.sql(
+        "create function audit_it_refuse() returns trigger language plpgsql as"
+            + " $$ begin raise exception 'audit write refused by AuditTrailIT'; end $$");
+    Api.Reply reply;
+    try {
+      data.sql(
+          "create trigger audit_it_refuse before insert on audit_events"
+              + " for each row execute function audit_it_refuse()");
+      reply = operator.put("/api/pools/" + pool, "{\"size\":2}");
+    } finally {
+      data.sql("drop trigger if exists audit_it_refuse on audit_events");
+      data.sql("drop function if exists audit_it_refuse()");
+    }
+
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.object()).containsEntry("name", pool).containsEntry("size", 2);
+    assertThat(data.count("select size from pools where name = ?", pool)).isEqualTo(2);
+    assertThat(lastId()).isEqualTo(mark);
+  }
+
+  @Test
+  void anyBeanMethodIsAuditedAndARefusalItAnswersItselfIsRecordedAsOne() {
+    long mark = lastId();
+
+    forms.refuse(987_654_321L, "{\"maxParallelBatches\":3}");
+    assertThat(forms.done("form-" + backfill)).isEqualTo("done form-" + backfill);
+
+    List<Map<String, Object>> entries = since(mark);
+    assertThat(entries).hasSize(2);
+    // Outside a request there is no caller.
+    assertThat(entries.get(1))
+        .containsEntry("action", "test.form-refused")
+        .containsEntry("actor", "anonymous")
+        .containsEntry("run_id", 987_654_321L)
+        .containsEntry("detail", "{\"maxParallelBatches\":3}")
+        .containsEntry("outcome", "rejected")
+        .containsEntry("status", 409)
+        .containsEntry("problem", "run 987654321 is completed; its cap can no longer change");
+    assertThat(entries.get(0))
+        .containsEntry("action", "test.form-done")
+        .containsEntry("subject", "form-" + backfill)
+        .containsEntry("outcome", "accepted")
+        .containsEntry("status", 200)
+        .containsEntry("problem", null);
   }
 
   @Test
