@@ -24,10 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The audit trail (O4) of signals sent to a run's workflow with the real Temporal CLI (env {@code
- * TEMPORAL_CLI}, {@code temporal workflow signal} without input, as an operator types it): the
- * workflow records each as sent by {@code temporal}, with whether it took or ignored it, while the
- * API's own signals are recorded once, by the API, as the caller's.
+ * The audit trail (O4) of signals and Updates sent to a run's workflow with the real Temporal CLI
+ * (env {@code TEMPORAL_CLI}; {@code temporal workflow signal} without input, {@code temporal
+ * workflow update execute --name changeCap}, as an operator types them): the workflow records each
+ * as sent by {@code temporal}, with whether it took or ignored it, while the API's own signals and
+ * Updates are recorded once, by the API, as the caller's.
  */
 @MicronautTest(transactional = false)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -57,13 +58,26 @@ class AuditSignalsIT implements TestPropertyProvider {
   }
 
   @Test
-  void signalsFromTheTemporalCliAreAuditedAsTemporalsAndTheApisAsTheOperators() throws Exception {
+  void requestsFromTheTemporalCliAreAuditedAsTemporalsAndTheApisAsTheOperators() throws Exception {
     long id = slowRun();
     awaitStatus(id, "running");
 
     signal(id, "pause");
     awaitStatus(id, "paused");
     JsonNode pause = awaitEntry(id, "temporal", "run.pause");
+    assertThat(api.patch("/api/runs/" + id, Map.of("maxParallelBatches", 2)).status())
+        .isEqualTo(200);
+    temporal(
+        "workflow",
+        "update",
+        "execute",
+        "--workflow-id",
+        RunWorkflowIds.forRun(id),
+        "--name",
+        "changeCap",
+        "--input",
+        "{\"maxParallelBatches\": 3}");
+    JsonNode cap = awaitEntry(id, "temporal", "run.cap");
     assertThat(api.post("/api/runs/" + id + "/resume", Map.of()).status()).isEqualTo(202);
     awaitStatus(id, "running");
     // Taken after the API's resume (signals are handled in order), so that one is recorded by now
@@ -77,6 +91,8 @@ class AuditSignalsIT implements TestPropertyProvider {
     assertThat(pause.path("outcome").asText()).isEqualTo("accepted");
     assertThat(pause.path("status").isNull()).isTrue();
     assertThat(pause.path("problem").isNull()).isTrue();
+    assertThat(cap.path("outcome").asText()).isEqualTo("accepted");
+    assertThat(cap.path("detail").asText()).isEqualTo("{\"maxParallelBatches\":3}");
     assertThat(ignored.path("outcome").asText()).isEqualTo("ignored");
     assertThat(ignored.path("problem").asText()).contains("not paused");
     List<String> trail = new ArrayList<>();
@@ -88,6 +104,8 @@ class AuditSignalsIT implements TestPropertyProvider {
             "temporal run.stop",
             "temporal run.resume",
             "operator run.resume",
+            "temporal run.cap",
+            "operator run.cap",
             "temporal run.pause",
             "operator run.create");
   }
@@ -109,26 +127,20 @@ class AuditSignalsIT implements TestPropertyProvider {
 
   /** Sends signal {@code name} to the run with the Temporal CLI, without input. */
   private void signal(long id, String name) throws IOException, InterruptedException {
+    temporal("workflow", "signal", "--workflow-id", RunWorkflowIds.forRun(id), "--name", name);
+  }
+
+  /** Runs the Temporal CLI with {@code arguments} against the test's server; it must succeed. */
+  private void temporal(String... arguments) throws IOException, InterruptedException {
     String cli = System.getenv("TEMPORAL_CLI");
     assertThat(cli).as("env TEMPORAL_CLI (set by bin/dripline-test)").isNotBlank();
-    Process process =
-        new ProcessBuilder(
-                cli,
-                "workflow",
-                "signal",
-                "--address",
-                temporalAddress,
-                "--namespace",
-                namespace,
-                "--workflow-id",
-                RunWorkflowIds.forRun(id),
-                "--name",
-                name)
-            .redirectErrorStream(true)
-            .start();
-    assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("temporal workflow signal ended").isTrue();
+    List<String> command = new ArrayList<>(List.of(arguments));
+    command.addAll(0, List.of(cli));
+    command.addAll(List.of("--address", temporalAddress, "--namespace", namespace));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("temporal %s ended", command).isTrue();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.exitValue()).as("temporal workflow signal: %s", output).isZero();
+    assertThat(process.exitValue()).as("temporal %s: %s", command, output).isZero();
   }
 
   private JsonNode trail(long id) {

@@ -225,7 +225,7 @@ public class RunWorkflows {
         (stub, answerBy) ->
             WorkflowClient.startUpdateWithStart(
                 stub::retryRun,
-                new RetryRequest(answerBy),
+                new RetryRequest(answerBy, SignalOrigin.API),
                 UpdateOptions.<RetryAnswer>newBuilder()
                     .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),
@@ -243,7 +243,7 @@ public class RunWorkflows {
         (stub, answerBy) ->
             WorkflowClient.startUpdateWithStart(
                 stub::changeCap,
-                new CapUpdate(maxParallelBatches, answerBy),
+                new CapUpdate(maxParallelBatches, answerBy, SignalOrigin.API),
                 UpdateOptions.<CapAnswer>newBuilder()
                     .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),

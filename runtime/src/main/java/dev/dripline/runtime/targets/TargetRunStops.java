@@ -57,7 +57,7 @@ public final class TargetRunStops {
     BackfillRunWorkflow stub = stub(client, taskQueue, target, run, "retried", true);
     return WorkflowClient.executeUpdateWithStart(
         stub::retryRun,
-        new RetryRequest(null),
+        new RetryRequest(null, SignalOrigin.ENGINE),
         UpdateOptions.<RetryAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.COMPLETED)
             .build(),

@@ -19,12 +19,12 @@ import io.temporal.workflow.WorkflowMethod;
  *
  * <p>Signals are safe to send from the Temporal CLI: one that does not apply to the run's current
  * state is logged and ignored, never a failed workflow. The API's {@code stop}, {@code pause} and
- * {@code resume} carry a {@link SignalOrigin}; a signal sent without one, and every {@code retry}
- * and {@code setMaxParallelBatches} signal (Dripline sends neither), is recorded in the audit trail
- * as sent by {@code temporal}, with whether the workflow took or ignored it. When the run ends
- * failed or stopped its workflow stays open for a {@code retry} signal for the engine's {@code
- * ended-run-retry-window} (7 days by default), so the CLI and the Web UI can retry it as the API
- * does; a completed run's workflow closes at once.
+ * {@code resume} signals and its Updates carry a {@link SignalOrigin}; a signal or Update sent
+ * without one, and every {@code retry} and {@code setMaxParallelBatches} signal (Dripline sends
+ * neither), is recorded in the audit trail as sent by {@code temporal}, with whether the workflow
+ * took it. When the run ends failed or stopped its workflow stays open for a {@code retry} signal
+ * for the engine's {@code ended-run-retry-window} (7 days by default), so the CLI and the Web UI
+ * can retry it as the API does; a completed run's workflow closes at once.
  */
 @WorkflowInterface
 public interface BackfillRunWorkflow {

@@ -62,7 +62,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public RetryAnswer retryRun(RetryRequest request) {
-    return engine.retryAndAnswer();
+    RetryAnswer answer = engine.retryAndAnswer();
+    engine.updated(
+        request == null ? null : request.origin(),
+        "run.retry",
+        null,
+        answer.runGone() ? "the run no longer exists" : answer.refusal());
+    return answer;
   }
 
   @Override
@@ -75,7 +81,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public CapAnswer changeCap(CapUpdate update) {
-    return engine.changeCap(update.maxParallelBatches());
+    CapAnswer answer = engine.changeCap(update.maxParallelBatches());
+    engine.updated(
+        update.origin(),
+        "run.cap",
+        "{\"maxParallelBatches\":" + update.maxParallelBatches() + "}",
+        answer.runGone() ? "the run no longer exists" : answer.refusal());
+    return answer;
   }
 
   @Override

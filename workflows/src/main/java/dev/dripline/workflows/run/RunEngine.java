@@ -89,12 +89,28 @@ final class RunEngine {
         }
       }
     }
+    audit(action, ignored == null ? "accepted" : "ignored", ignored, detail);
+  }
+
+  /**
+   * Records an Update the workflow has answered ({@code retryRun}, {@code changeCap}) in the audit
+   * trail as sent by {@code temporal}, when it did not come from Dripline: accepted, or rejected
+   * with the answer's refusal.
+   */
+  void updated(SignalOrigin origin, String action, String detail, String refusal) {
+    if (SignalOrigin.fromDripline(origin) || !has(RunWorkflowVersions.AUDIT_TEMPORAL_SIGNALS)) {
+      return;
+    }
+    audit(action, refusal == null ? "accepted" : "rejected", refusal, detail);
+  }
+
+  private void audit(String action, String outcome, String problem, String detail) {
     run.runs.recordAudit(
         new AuditRecord(
             RunWorkflowIds.runIdOf(Workflow.getInfo().getWorkflowId()),
             action,
-            ignored == null ? "accepted" : "ignored",
-            ignored,
+            outcome,
+            problem,
             detail,
             Workflow.getInfo().getRunId() + "/" + Workflow.randomUUID()));
   }

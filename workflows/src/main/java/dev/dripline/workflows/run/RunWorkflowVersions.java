@@ -103,9 +103,10 @@ final class RunWorkflowVersions {
 
   /**
    * Change id: a signal sent from outside Dripline — {@code stop}, {@code pause} or {@code resume}
-   * without a {@link SignalOrigin}, {@code retry}, {@code setMaxParallelBatches} — is recorded in
-   * the audit trail ({@code recordAudit}) as sent by {@code temporal}, once the workflow has taken
-   * it. Asked only when such a signal came.
+   * without a {@link SignalOrigin}, {@code retry}, {@code setMaxParallelBatches} — and a {@code
+   * retryRun} or {@code changeCap} Update without one are recorded in the audit trail ({@code
+   * recordAudit}) as sent by {@code temporal}, once the workflow has taken or answered them. Asked
+   * only when such a request came.
    */
   static final String AUDIT_TEMPORAL_SIGNALS = "audit-temporal-signals";
 

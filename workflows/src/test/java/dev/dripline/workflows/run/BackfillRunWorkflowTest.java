@@ -108,7 +108,7 @@ class BackfillRunWorkflowTest {
                     WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING));
     return WorkflowClient.executeUpdateWithStart(
         run::retryRun,
-        new RetryRequest(answerByMillis),
+        new RetryRequest(answerByMillis, SignalOrigin.API),
         UpdateOptions.<RetryAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.COMPLETED)
             .build(),
@@ -317,7 +317,7 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
-  void signalsSentWithoutAnOriginAreAuditedAsTemporalsAndTheApisAreNot() {
+  void requestsSentWithoutAnOriginAreAuditedAsTemporalsAndTheApisAreNot() {
     store.items = 400;
     store.requestedCap = 1;
     store.batchMillis = 50;
@@ -328,16 +328,19 @@ class BackfillRunWorkflowTest {
     run.pause(null);
     await().until(() -> store.status() == RunStatus.PAUSED);
     run.resume(SignalOrigin.API);
+    assertThat(run.changeCap(new CapUpdate(3, null, null)).effectiveCap()).isEqualTo(3);
+    run.changeCap(new CapUpdate(1, null, SignalOrigin.API));
     run.setMaxParallelBatches(new CapChange(2));
     run.stop(null);
 
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
-    await().until(() -> store.audited().size() == 4);
+    await().until(() -> store.audited().size() == 5);
     assertThat(store.audited())
         .extracting(AuditRecord::action, AuditRecord::outcome, AuditRecord::detail)
         .containsExactly(
             tuple("run.resume", "ignored", null),
             tuple("run.pause", "accepted", null),
+            tuple("run.cap", "accepted", "{\"maxParallelBatches\":3}"),
             tuple("run.cap", "accepted", "{\"maxParallelBatches\":2}"),
             tuple("run.stop", "accepted", null));
     assertThat(store.audited()).allSatisfy(e -> assertThat(e.runId()).isEqualTo(store.runId));
@@ -895,7 +898,7 @@ class BackfillRunWorkflowTest {
     store.capRelease = new CountDownLatch(1);
     WorkflowClient.startUpdate(
         run::changeCap,
-        new CapUpdate(1, null),
+        new CapUpdate(1, null, SignalOrigin.API),
         UpdateOptions.<CapAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
             .build());
@@ -1651,9 +1654,9 @@ class BackfillRunWorkflowTest {
     long past = Instant.now().minus(Duration.ofDays(2)).toEpochMilli();
 
     assertThatThrownBy(() -> retryWithUpdate(past)).isInstanceOf(WorkflowUpdateException.class);
-    assertThatThrownBy(() -> run.changeCap(new CapUpdate(2, past)))
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(2, past, SignalOrigin.API)))
         .isInstanceOf(WorkflowUpdateException.class);
-    assertThatThrownBy(() -> run.changeCap(new CapUpdate(0, null)))
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(0, null, SignalOrigin.API)))
         .isInstanceOf(WorkflowUpdateException.class);
 
     assertThat(store.status()).isEqualTo(RunStatus.FAILED);
@@ -1670,7 +1673,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
 
-    CapAnswer answer = run.changeCap(new CapUpdate(3, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(3, null, SignalOrigin.API));
 
     assertThat(answer).isEqualTo(new CapAnswer(3, 3, null, false));
     assertThat(store.recordedCap).isEqualTo(3);
@@ -1686,7 +1689,7 @@ class BackfillRunWorkflowTest {
     store.startAt = Instant.now().plus(Duration.ofDays(1));
     BackfillRunWorkflow run = startRun();
 
-    CapAnswer answer = run.changeCap(new CapUpdate(7, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(7, null, SignalOrigin.API));
 
     assertThat(answer).isEqualTo(new CapAnswer(7, 7, null, false));
     assertThat(store.recordedCap).isEqualTo(7);
@@ -1699,7 +1702,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
 
-    CapAnswer answer = run.changeCap(new CapUpdate(2, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(2, null, SignalOrigin.API));
 
     assertThat(answer.refusal())
         .isEqualTo("run " + store.runId + " is failed; its cap can no longer change");
