@@ -83,7 +83,9 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
   private static Outcome rejection(RuntimeException e) {
     if (e instanceof ProblemException problem) {
       return new Outcome(
-          AuditEvent.REJECTED, problem.toProblem().status(), problem.toProblem().detail());
+          AuditEvent.REJECTED,
+          problem.toProblem().status(),
+          storable(problem.toProblem().detail()));
     }
     return new Outcome(
         AuditEvent.REJECTED,
@@ -163,8 +165,33 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
   }
 
   private static String abbreviated(String text) {
-    return text.length() <= MAX_DETAIL
-        ? text
-        : text.substring(0, MAX_DETAIL) + "… (" + text.length() + " chars)";
+    return storable(
+        text.length() <= MAX_DETAIL
+            ? text
+            : text.substring(0, MAX_DETAIL) + "… (" + text.length() + " chars)");
+  }
+
+  /**
+   * {@code text} as PostgreSQL can store it: a NUL or a surrogate without its pair (hostile input,
+   * or a pair cut by the abbreviation) becomes U+FFFD, so the entry is written rather than lost.
+   */
+  static @Nullable String storable(@Nullable String text) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        out.append(c).append(text.charAt(++i));
+      } else if (c == 0 || Character.isSurrogate(c)) {
+        out.append('\uFFFD');
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 }

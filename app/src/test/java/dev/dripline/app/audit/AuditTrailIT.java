@@ -166,6 +166,21 @@ class AuditTrailIT {
   }
 
   @Test
+  void hostileInputIsRecordedAsPostgresCanStoreIt() {
+    long mark = lastId();
+    String body = "{\"backfill\":\"a\u0000b\"}";
+
+    assertThat(operator.post("/api/runs", body).status()).isEqualTo(400);
+
+    List<Map<String, Object>> entries = since(mark);
+    assertThat(entries).hasSize(1);
+    assertThat(entries.get(0))
+        .containsEntry("action", "run.create")
+        .containsEntry("outcome", "rejected")
+        .containsEntry("detail", "{\"backfill\":\"a\uFFFDb\"}");
+  }
+
+  @Test
   void targetActionsAreRecordedAndFilteredByTarget() {
     String name = TestData.uniqueTarget();
     targets.add(name);
