@@ -3,6 +3,8 @@ package dev.dripline.activities.run;
 import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.runtime.run.BatchRequeue;
 import dev.dripline.runtime.throttle.ThrottleChecks;
+import dev.dripline.store.audit.AuditEvent;
+import dev.dripline.store.audit.AuditEventRepository;
 import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.db.ShardedCounters;
@@ -15,6 +17,7 @@ import dev.dripline.store.run.ReleasedBatch;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.run.RunSettingsView;
 import dev.dripline.store.run.RunState;
+import dev.dripline.workflows.run.AuditRecord;
 import dev.dripline.workflows.run.BatchFailure;
 import dev.dripline.workflows.run.BatchRef;
 import dev.dripline.workflows.run.CapRecord;
@@ -75,6 +78,7 @@ public class RunActivitiesImpl implements RunActivities {
   private final BatchMetrics metrics;
   private final BatchOutcomeCounterRepository counters;
   private final ThrottleChecks checks;
+  private final AuditEventRepository audit;
 
   public RunActivitiesImpl(
       RunRepository runs,
@@ -84,7 +88,8 @@ public class RunActivitiesImpl implements RunActivities {
       EngineConfig engine,
       BatchMetrics metrics,
       BatchOutcomeCounterRepository counters,
-      ThrottleChecks checks) {
+      ThrottleChecks checks,
+      AuditEventRepository audit) {
     this.runs = runs;
     this.batches = batches;
     this.requeues = requeues;
@@ -93,6 +98,7 @@ public class RunActivitiesImpl implements RunActivities {
     this.metrics = metrics;
     this.counters = counters;
     this.checks = checks;
+    this.audit = audit;
   }
 
   /**
@@ -364,6 +370,26 @@ public class RunActivitiesImpl implements RunActivities {
   public void recordCap(CapRecord record) {
     transactions.inTransaction(
         connection -> runs.recordCap(record.runId(), record.requestedCap(), record.effectiveCap()));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The entry's actor is {@code temporal}; its dedup key makes a retried call a no-op.
+   */
+  @Override
+  public void recordAudit(AuditRecord record) {
+    audit.record(
+        AuditEvent.TEMPORAL,
+        record.action(),
+        record.runId() > 0 ? record.runId() : null,
+        null,
+        null,
+        record.detail(),
+        record.outcome(),
+        null,
+        record.problem(),
+        record.dedupKey());
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.dripline.activities.testing.RunFixtures;
 import dev.dripline.runtime.config.EngineConfig;
 import dev.dripline.runtime.run.BatchRequeue;
 import dev.dripline.runtime.throttle.ThrottleChecks;
+import dev.dripline.store.audit.AuditEventRepository;
 import dev.dripline.store.counters.BatchOutcomeCounterRepository;
 import dev.dripline.store.db.DataTransactions;
 import dev.dripline.store.run.BatchRepository;
@@ -57,6 +58,7 @@ class RunActivitiesIT {
   @Inject BatchMetrics metrics;
   @Inject BatchOutcomeCounterRepository counters;
   @Inject ThrottleChecks checks;
+  @Inject AuditEventRepository audit;
   @Inject BrakeRepository brake;
   @Inject CheckRowRepository checkRows;
 
@@ -123,7 +125,8 @@ class RunActivitiesIT {
             withSafetyCap(engine, 3),
             metrics,
             counters,
-            checks);
+            checks,
+            audit);
     try {
       RunSettings settings = redeployed.loadRun(new RunRef(runId));
 

@@ -1,5 +1,6 @@
 package dev.dripline.app.pool;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
@@ -100,6 +101,7 @@ public class PoolController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "pool.put", subject = "name", detail = "body")
   public PoolResponse put(
       @PathVariable
           @Parameter(

@@ -1,5 +1,6 @@
 package dev.dripline.app.run;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
@@ -141,6 +142,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.create", detail = "body", previewWhen = "dryRun")
   public HttpResponse<?> create(
       @Body @Parameter(hidden = true) @Nullable String body,
       @Header("Idempotency-Key")
@@ -340,6 +342,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.stop", run = "id")
   public void stop(
       @PathVariable
           @Parameter(
@@ -391,6 +394,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.retry", run = "id")
   public RetryResponse retry(
       @PathVariable
           @Parameter(
@@ -436,6 +440,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.pause", run = "id")
   public void pause(
       @PathVariable
           @Parameter(
@@ -479,6 +484,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.resume", run = "id")
   public void resume(
       @PathVariable
           @Parameter(
@@ -556,6 +562,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.cap", run = "id", detail = "body")
   public RunResponse changeCap(
       @PathVariable
           @Parameter(
@@ -594,6 +601,7 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "run.delete", run = "id")
   public void delete(
       @PathVariable
           @Parameter(

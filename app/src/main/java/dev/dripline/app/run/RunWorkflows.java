@@ -11,6 +11,7 @@ import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
 import dev.dripline.workflows.run.RunWorkflowStart;
+import dev.dripline.workflows.run.SignalOrigin;
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.taskqueue.v1.TaskQueue;
@@ -89,7 +90,10 @@ public class RunWorkflows {
     updates.shutdownNow();
   }
 
-  /** A signal of {@link BackfillRunWorkflow} the API sends. */
+  /**
+   * A signal of {@link BackfillRunWorkflow} the API sends, naming the API as its origin: the API
+   * records its actions in the audit trail itself, so the workflow does not.
+   */
   enum Signal {
     STOP,
     PAUSE,
@@ -97,17 +101,17 @@ public class RunWorkflows {
 
     void sendTo(BackfillRunWorkflow stub) {
       switch (this) {
-        case STOP -> stub.stop();
-        case PAUSE -> stub.pause();
-        case RESUME -> stub.resume();
+        case STOP -> stub.stop(SignalOrigin.API);
+        case PAUSE -> stub.pause(SignalOrigin.API);
+        case RESUME -> stub.resume(SignalOrigin.API);
       }
     }
 
     void addTo(BatchRequest batch, BackfillRunWorkflow stub) {
       switch (this) {
-        case STOP -> batch.add(stub::stop);
-        case PAUSE -> batch.add(stub::pause);
-        case RESUME -> batch.add(stub::resume);
+        case STOP -> batch.add(stub::stop, SignalOrigin.API);
+        case PAUSE -> batch.add(stub::pause, SignalOrigin.API);
+        case RESUME -> batch.add(stub::resume, SignalOrigin.API);
       }
     }
   }
@@ -221,7 +225,7 @@ public class RunWorkflows {
         (stub, answerBy) ->
             WorkflowClient.startUpdateWithStart(
                 stub::retryRun,
-                new RetryRequest(answerBy),
+                new RetryRequest(answerBy, SignalOrigin.API),
                 UpdateOptions.<RetryAnswer>newBuilder()
                     .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),
@@ -239,7 +243,7 @@ public class RunWorkflows {
         (stub, answerBy) ->
             WorkflowClient.startUpdateWithStart(
                 stub::changeCap,
-                new CapUpdate(maxParallelBatches, answerBy),
+                new CapUpdate(maxParallelBatches, answerBy, SignalOrigin.API),
                 UpdateOptions.<CapAnswer>newBuilder()
                     .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
                     .build(),

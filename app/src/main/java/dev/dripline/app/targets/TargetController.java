@@ -1,5 +1,6 @@
 package dev.dripline.app.targets;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
@@ -121,6 +122,7 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "target.create", detail = "body")
   public HttpResponse<TargetResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body) {
     TargetResponse target = service.create(requests.create(body));
@@ -318,6 +320,7 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "target.replan", target = "name", previewWhen = "dryRun")
   public HttpResponse<?> replan(
       HttpRequest<?> request,
       @PathVariable
@@ -367,6 +370,7 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "target.delete", target = "name")
   public void delete(
       @PathVariable
           @Parameter(

@@ -1,5 +1,6 @@
 package dev.dripline.app.throttle;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
@@ -112,6 +113,7 @@ public class ThrottleController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "throttle.hold", detail = "body")
   public ThrottleResponse hold(
       @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
     return throttle.hold(body, caller.getName());
@@ -135,6 +137,7 @@ public class ThrottleController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited("throttle.release")
   public ThrottleResponse release() {
     return throttle.release();
   }
@@ -188,6 +191,7 @@ public class ThrottleController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "throttle.check", subject = "name", detail = "body")
   public ThrottleResponse change(
       @PathVariable @Parameter(description = "the check's name") String name,
       @Body @Parameter(hidden = true) @Nullable String body,

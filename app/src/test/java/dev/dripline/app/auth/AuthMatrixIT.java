@@ -92,6 +92,7 @@ class AuthMatrixIT {
           // A size below 1 is refused (400) and writes nothing.
           new Endpoint("PUT", "/api/pools/{name}", "/api/pools/authmatrix-pool", "{\"size\":0}"),
           new Endpoint("GET", "/api/throttle", "/api/throttle", null),
+          new Endpoint("GET", "/api/audit", "/api/audit?size=1", null),
           new Endpoint("POST", "/api/throttle/hold", "/api/throttle/hold", "{}"),
           // Releasing the brake while it is off (as in these tests) changes nothing.
           new Endpoint("POST", "/api/throttle/release", "/api/throttle/release", ""),

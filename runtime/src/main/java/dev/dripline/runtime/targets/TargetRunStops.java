@@ -7,6 +7,7 @@ import dev.dripline.workflows.run.RetryRequest;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowInput;
 import dev.dripline.workflows.run.RunWorkflowStart;
+import dev.dripline.workflows.run.SignalOrigin;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.UpdateOptions;
@@ -40,7 +41,7 @@ public final class TargetRunStops {
     BackfillRunWorkflow stub = stub(client, taskQueue, target, run, "stopped", false);
     BatchRequest batch = client.newSignalWithStartRequest();
     batch.add(stub::run, RunWorkflowInput.fresh(run.runId()));
-    batch.add(stub::stop);
+    batch.add(stub::stop, SignalOrigin.ENGINE);
     client.signalWithStart(batch);
   }
 
@@ -56,7 +57,7 @@ public final class TargetRunStops {
     BackfillRunWorkflow stub = stub(client, taskQueue, target, run, "retried", true);
     return WorkflowClient.executeUpdateWithStart(
         stub::retryRun,
-        new RetryRequest(null),
+        new RetryRequest(null, SignalOrigin.ENGINE),
         UpdateOptions.<RetryAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.COMPLETED)
             .build(),

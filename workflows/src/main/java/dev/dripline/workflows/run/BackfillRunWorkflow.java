@@ -18,10 +18,13 @@ import io.temporal.workflow.WorkflowMethod;
  * resume}, and asks {@code retryRun} and {@code changeCap} as Updates, whose answers it needs.
  *
  * <p>Signals are safe to send from the Temporal CLI: one that does not apply to the run's current
- * state is logged and ignored, never a failed workflow. When the run ends failed or stopped its
- * workflow stays open for a {@code retry} signal for the engine's {@code ended-run-retry-window} (7
- * days by default), so the CLI and the Web UI can retry it as the API does; a completed run's
- * workflow closes at once.
+ * state is logged and ignored, never a failed workflow. The API's {@code stop}, {@code pause} and
+ * {@code resume} signals and its Updates carry a {@link SignalOrigin}; a signal or Update sent
+ * without one, and every {@code retry} and {@code setMaxParallelBatches} signal (Dripline sends
+ * neither), is recorded in the audit trail as sent by {@code temporal}, with whether the workflow
+ * took it. When the run ends failed or stopped its workflow stays open for a {@code retry} signal
+ * for the engine's {@code ended-run-retry-window} (7 days by default), so the CLI and the Web UI
+ * can retry it as the API does; a completed run's workflow closes at once.
  */
 @WorkflowInterface
 public interface BackfillRunWorkflow {
@@ -33,31 +36,49 @@ public interface BackfillRunWorkflow {
   @WorkflowMethod(name = "BackfillRun")
   RunOutcome run(RunWorkflowInput input);
 
-  /** No new batch starts; batches holding a slot finish; pending batches become stopped. */
+  /**
+   * No new batch starts; batches holding a slot finish; pending batches become stopped.
+   *
+   * @param origin who in Dripline sent it; {@code null} (no input) for anyone else
+   */
   @SignalMethod(
       description =
           "Stop the run: no new batch starts, in-flight batches finish, pending batches become"
-              + " stopped. Like POST /api/runs/{id}/stop.")
-  void stop();
+              + " stopped. Like POST /api/runs/{id}/stop. No input needed; recorded in Dripline's"
+              + " audit trail as sent by temporal.")
+  void stop(SignalOrigin origin);
 
   /** Re-queues failed batches (and, for a stopped run, stopped ones) through the same cap. */
   @SignalMethod(
       description =
           "Re-queue failed batches (and, for a stopped run, stopped ones) through the same cap;"
               + " also re-opens a failed or stopped run whose workflow is still open. Ignored while"
-              + " the run is stopping. Like POST /api/runs/{id}/retry.")
+              + " the run is stopping. Like POST /api/runs/{id}/retry. Recorded in Dripline's audit"
+              + " trail as sent by temporal.")
   void retry();
 
-  /** No new batch starts; in-flight ones finish; pending ones stay pending. */
+  /**
+   * No new batch starts; in-flight ones finish; pending ones stay pending.
+   *
+   * @param origin who in Dripline sent it; {@code null} (no input) for anyone else
+   */
   @SignalMethod(
       description =
           "Pause the run: no new batch starts, in-flight batches finish, pending ones wait."
-              + " Like POST /api/runs/{id}/pause.")
-  void pause();
+              + " Like POST /api/runs/{id}/pause. No input needed; recorded in Dripline's audit"
+              + " trail as sent by temporal.")
+  void pause(SignalOrigin origin);
 
-  /** Continues a paused run. */
-  @SignalMethod(description = "Continue a paused run. Like POST /api/runs/{id}/resume.")
-  void resume();
+  /**
+   * Continues a paused run.
+   *
+   * @param origin who in Dripline sent it; {@code null} (no input) for anyone else
+   */
+  @SignalMethod(
+      description =
+          "Continue a paused run. Like POST /api/runs/{id}/resume. No input needed; recorded in"
+              + " Dripline's audit trail as sent by temporal.")
+  void resume(SignalOrigin origin);
 
   /**
    * Retries the run as {@link #retry} does and answers how many batches were re-queued, or why
@@ -93,7 +114,8 @@ public interface BackfillRunWorkflow {
   @SignalMethod(
       description =
           "Change the run's requested cap, input {\"maxParallelBatches\": n}; the effective cap"
-              + " stays bounded by the definition and the engine. Like PATCH /api/runs/{id}.")
+              + " stays bounded by the definition and the engine. Like PATCH /api/runs/{id}."
+              + " Recorded in Dripline's audit trail as sent by temporal.")
   void setMaxParallelBatches(CapChange change);
 
   /** The same figures as {@code GET /api/runs/{id}}. */

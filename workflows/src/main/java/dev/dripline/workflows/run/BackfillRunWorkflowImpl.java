@@ -46,13 +46,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   }
 
   @Override
-  public void stop() {
-    engine.on(new RunEvent.Stop());
+  public void stop(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Stop(), origin, "run.stop", null);
   }
 
   @Override
   public void retry() {
-    engine.on(new RunEvent.Retry());
+    engine.signalled(new RunEvent.Retry(), null, "run.retry", null);
   }
 
   @Override
@@ -62,7 +62,13 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public RetryAnswer retryRun(RetryRequest request) {
-    return engine.retryAndAnswer();
+    RetryAnswer answer = engine.retryAndAnswer();
+    engine.updated(
+        request == null ? null : request.origin(),
+        "run.retry",
+        null,
+        answer.runGone() ? "the run no longer exists" : answer.refusal());
+    return answer;
   }
 
   @Override
@@ -75,22 +81,30 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
 
   @Override
   public CapAnswer changeCap(CapUpdate update) {
-    return engine.changeCap(update.maxParallelBatches());
+    CapAnswer answer = engine.changeCap(update.maxParallelBatches());
+    engine.updated(
+        update.origin(),
+        "run.cap",
+        "{\"maxParallelBatches\":" + update.maxParallelBatches() + "}",
+        answer.runGone() ? "the run no longer exists" : answer.refusal());
+    return answer;
   }
 
   @Override
-  public void pause() {
-    engine.on(new RunEvent.Pause());
+  public void pause(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Pause(), origin, "run.pause", null);
   }
 
   @Override
-  public void resume() {
-    engine.on(new RunEvent.Resume());
+  public void resume(SignalOrigin origin) {
+    engine.signalled(new RunEvent.Resume(), origin, "run.resume", null);
   }
 
   @Override
   public void setMaxParallelBatches(CapChange change) {
-    engine.on(new RunEvent.CapSignal(change == null ? 0 : change.maxParallelBatches()));
+    int cap = change == null ? 0 : change.maxParallelBatches();
+    engine.signalled(
+        new RunEvent.CapSignal(cap), null, "run.cap", "{\"maxParallelBatches\":" + cap + "}");
   }
 
   @Override

@@ -60,6 +60,13 @@ public interface RunActivities {
   @ActivityMethod
   void recordCap(CapRecord record);
 
+  /**
+   * Records a signal sent to the run from outside Dripline in the audit trail (O4); a repeated call
+   * with the same {@link AuditRecord#dedupKey} records nothing.
+   */
+  @ActivityMethod
+  void recordAudit(AuditRecord record);
+
   /** Returns batches left enqueued or running by an execution that was terminated to pending. */
   @ActivityMethod
   int recoverSlots(RunRef run);

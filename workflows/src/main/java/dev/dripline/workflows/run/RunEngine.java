@@ -65,15 +65,72 @@ final class RunEngine {
 
   /** Takes {@code event}: the next state, then its commands carried out in order. */
   void on(RunEvent event) {
-    Step step = RunTransitions.on(run.state, event);
+    take(event);
+  }
+
+  /**
+   * Takes an operator's request that came as a signal ({@code event}) and, when it did not come
+   * from Dripline ({@link SignalOrigin}), records it in the audit trail as sent by {@code
+   * temporal}: accepted, or ignored with the reason the rules gave.
+   */
+  void signalled(RunEvent event, SignalOrigin origin, String action, String detail) {
+    Taken taken = take(event);
+    if (SignalOrigin.fromDripline(origin) || !has(RunWorkflowVersions.AUDIT_TEMPORAL_SIGNALS)) {
+      return;
+    }
+    // A request the rules refuse leaves the state as it was and says why in the log.
+    String ignored = null;
+    if (taken.step().state().equals(taken.from())) {
+      for (RunCommand command : taken.step().commands()) {
+        if (command instanceof Log l) {
+          ignored = l.message();
+        } else if (command instanceof Warn w) {
+          ignored = w.message();
+        }
+      }
+    }
+    audit(action, ignored == null ? "accepted" : "ignored", ignored, detail);
+  }
+
+  /**
+   * Records an Update the workflow has answered ({@code retryRun}, {@code changeCap}) in the audit
+   * trail as sent by {@code temporal}, when it did not come from Dripline: accepted, or rejected
+   * with the answer's refusal.
+   */
+  void updated(SignalOrigin origin, String action, String detail, String refusal) {
+    if (SignalOrigin.fromDripline(origin) || !has(RunWorkflowVersions.AUDIT_TEMPORAL_SIGNALS)) {
+      return;
+    }
+    audit(action, refusal == null ? "accepted" : "rejected", refusal, detail);
+  }
+
+  private void audit(String action, String outcome, String problem, String detail) {
+    run.runs.recordAudit(
+        new AuditRecord(
+            RunWorkflowIds.runIdOf(Workflow.getInfo().getWorkflowId()),
+            action,
+            outcome,
+            problem,
+            detail,
+            Workflow.getInfo().getRunId() + "/" + Workflow.randomUUID()));
+  }
+
+  /** An event taken: the state it was taken in, and the step the rules made of it. */
+  private record Taken(RunState from, Step step) {}
+
+  private Taken take(RunEvent event) {
+    RunState from = run.state;
+    Step step = RunTransitions.on(from, event);
     while (step.needsVersion() != null) {
       has(step.needsVersion());
-      step = RunTransitions.on(run.state, event);
+      from = run.state;
+      step = RunTransitions.on(from, event);
     }
     run.state = step.state();
     for (RunCommand command : step.commands()) {
       execute(command);
     }
+    return new Taken(from, step);
   }
 
   /**

@@ -9,4 +9,16 @@ public final class RunWorkflowIds {
   public static String forRun(long runId) {
     return PREFIX + runId;
   }
+
+  /** The run id in a run's workflow id ({@link #forRun}), or 0 if it is not one. */
+  public static long runIdOf(String workflowId) {
+    if (workflowId == null || !workflowId.startsWith(PREFIX)) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(workflowId.substring(PREFIX.length()));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
 }

@@ -102,6 +102,15 @@ final class RunWorkflowVersions {
   static final String WAIT_WHILE_HELD = "wait-while-held";
 
   /**
+   * Change id: a signal sent from outside Dripline — {@code stop}, {@code pause} or {@code resume}
+   * without a {@link SignalOrigin}, {@code retry}, {@code setMaxParallelBatches} — and a {@code
+   * retryRun} or {@code changeCap} Update without one are recorded in the audit trail ({@code
+   * recordAudit}) as sent by {@code temporal}, once the workflow has taken or answered them. Asked
+   * only when such a request came.
+   */
+  static final String AUDIT_TEMPORAL_SIGNALS = "audit-temporal-signals";
+
+  /**
    * Whether this execution has change {@code changeId}: true in an execution that begins with it
    * (Temporal records the marker) and when replaying a history that recorded it; false when
    * replaying one from before it. Each call is a command of the workflow: where it is asked is part

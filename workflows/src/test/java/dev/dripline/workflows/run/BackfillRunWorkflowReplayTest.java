@@ -84,10 +84,10 @@ class BackfillRunWorkflowReplayTest {
           while (store.count(BatchStatus.COMPLETED) < 40) {
             Thread.sleep(20);
           }
-          live.pause();
+          live.pause(SignalOrigin.API);
           Thread.sleep(300);
           live.setMaxParallelBatches(new CapChange(2));
-          live.resume();
+          live.resume(SignalOrigin.API);
         });
   }
 

@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -107,7 +108,7 @@ class BackfillRunWorkflowTest {
                     WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING));
     return WorkflowClient.executeUpdateWithStart(
         run::retryRun,
-        new RetryRequest(answerByMillis),
+        new RetryRequest(answerByMillis, SignalOrigin.API),
         UpdateOptions.<RetryAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.COMPLETED)
             .build(),
@@ -201,7 +202,7 @@ class BackfillRunWorkflowTest {
     assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
 
     store.holds = List.of();
-    run.resume();
+    run.resume(SignalOrigin.API);
     RunOutcome outcome = resultOf();
     assertThat(outcome.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(outcome.processedKeys()).isEqualTo(6);
@@ -292,7 +293,7 @@ class BackfillRunWorkflowTest {
     Thread.sleep(8_000);
     int calls = store.planningCalls - callsBefore;
     double seconds = (System.nanoTime() - from) / 1e9;
-    run.stop();
+    run.stop(SignalOrigin.API);
 
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.chainedBatches).isPositive();
@@ -316,6 +317,39 @@ class BackfillRunWorkflowTest {
   }
 
   @Test
+  void requestsSentWithoutAnOriginAreAuditedAsTemporalsAndTheApisAreNot() {
+    store.items = 400;
+    store.requestedCap = 1;
+    store.batchMillis = 50;
+    BackfillRunWorkflow run = startRun();
+    await().until(() -> store.count(BatchStatus.COMPLETED) >= 2);
+
+    run.resume(null);
+    run.pause(null);
+    await().until(() -> store.status() == RunStatus.PAUSED);
+    run.resume(SignalOrigin.API);
+    assertThat(run.changeCap(new CapUpdate(3, null, null)).effectiveCap()).isEqualTo(3);
+    run.changeCap(new CapUpdate(1, null, SignalOrigin.API));
+    run.setMaxParallelBatches(new CapChange(2));
+    run.stop(null);
+
+    assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
+    await().until(() -> store.audited().size() == 5);
+    assertThat(store.audited())
+        .extracting(AuditRecord::action, AuditRecord::outcome, AuditRecord::detail)
+        .containsExactly(
+            tuple("run.resume", "ignored", null),
+            tuple("run.pause", "accepted", null),
+            tuple("run.cap", "accepted", "{\"maxParallelBatches\":3}"),
+            tuple("run.cap", "accepted", "{\"maxParallelBatches\":2}"),
+            tuple("run.stop", "accepted", null));
+    assertThat(store.audited()).allSatisfy(e -> assertThat(e.runId()).isEqualTo(store.runId));
+    assertThat(store.audited().get(0).problem()).contains("resume ignored");
+    assertThat(store.audited().get(1).problem()).isNull();
+    assertThat(store.audited()).extracting(AuditRecord::dedupKey).doesNotHaveDuplicates();
+  }
+
+  @Test
   void stopEndsChainsAndStopsEveryPendingBatch() {
     store.items = 400;
     store.requestedCap = 2;
@@ -324,7 +358,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.count(BatchStatus.COMPLETED) >= 5);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
 
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.stopRecorded).isTrue();
@@ -438,7 +472,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 2);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
     store.release(1);
     store.release(2);
 
@@ -500,7 +534,7 @@ class BackfillRunWorkflowTest {
     store.gate(1);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
-    run.stop();
+    run.stop(SignalOrigin.API);
     store.release(1);
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.count(BatchStatus.STOPPED)).isEqualTo(5);
@@ -523,7 +557,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 2);
 
-    run.pause();
+    run.pause(SignalOrigin.API);
     await().until(() -> store.status == RunStatus.PAUSED);
     store.release(1);
     store.release(2);
@@ -535,7 +569,7 @@ class BackfillRunWorkflowTest {
     assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
     assertThat(run.progress().inFlight()).isZero();
 
-    run.resume();
+    run.resume(SignalOrigin.API);
 
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(6);
@@ -556,14 +590,14 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = newRun();
     BatchRequest start = client.newSignalWithStartRequest();
     start.add(run::run, RunWorkflowInput.fresh(store.runId));
-    start.add(run::pause);
+    start.add(run::pause, SignalOrigin.API);
 
     client.signalWithStart(start);
 
     await().until(() -> store.status == RunStatus.PAUSED);
     env.sleep(Duration.ofMinutes(5));
     assertThat(store.claimOrder).isEmpty();
-    existingRun().resume();
+    existingRun().resume(SignalOrigin.API);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
   }
@@ -577,7 +611,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = newRun();
     BatchRequest start = client.newSignalWithStartRequest();
     start.add(run::run, RunWorkflowInput.fresh(store.runId));
-    start.add(run::resume);
+    start.add(run::resume, SignalOrigin.API);
 
     client.signalWithStart(start);
 
@@ -653,7 +687,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     env.sleep(Duration.ofMinutes(1));
 
-    run.pause();
+    run.pause(SignalOrigin.API);
     await().until(() -> store.status == RunStatus.PAUSED);
     env.sleep(Duration.ofHours(3));
 
@@ -661,7 +695,7 @@ class BackfillRunWorkflowTest {
     assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
     assertThat(store.batches).isEmpty();
     assertThat(store.startedAt).isNull();
-    run.resume();
+    run.resume(SignalOrigin.API);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.statusChanges)
         .containsExactly(
@@ -679,7 +713,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = newRun();
     BatchRequest start = client.newSignalWithStartRequest();
     start.add(run::run, RunWorkflowInput.fresh(store.runId));
-    start.add(run::pause);
+    start.add(run::pause, SignalOrigin.API);
 
     client.signalWithStart(start);
 
@@ -687,7 +721,7 @@ class BackfillRunWorkflowTest {
     env.sleep(Duration.ofMinutes(5));
     assertThat(store.batches).isEmpty();
     assertThat(store.startedAt).isNull();
-    existingRun().resume();
+    existingRun().resume(SignalOrigin.API);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
   }
@@ -702,7 +736,7 @@ class BackfillRunWorkflowTest {
 
     assertThat(store.batches).isEmpty();
     assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
-    run.resume();
+    run.resume(SignalOrigin.API);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.startedAt).isNotNull();
   }
@@ -714,7 +748,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     env.sleep(Duration.ofMinutes(1));
 
-    run.stop();
+    run.stop(SignalOrigin.API);
 
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(store.batches).isEmpty();
@@ -791,9 +825,9 @@ class BackfillRunWorkflowTest {
       // The last batch of an execution is under way: the pause meets its continue-as-new.
       int last = claimed;
       await().pollInterval(Duration.ofMillis(1)).until(() -> claimedSoFar() >= last);
-      signal(run::pause);
+      signal(() -> run.pause(SignalOrigin.API));
       await().pollInterval(Duration.ofMillis(1)).until(() -> store.status() == RunStatus.PAUSED);
-      signal(run::resume);
+      signal(() -> run.resume(SignalOrigin.API));
       awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
     }
     store.release(300);
@@ -825,7 +859,7 @@ class BackfillRunWorkflowTest {
     store.gate(5);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1 && store.claimOrder.size() == 5);
-    run.pause();
+    run.pause(SignalOrigin.API);
     await().until(() -> store.status() == RunStatus.PAUSED);
 
     synchronized (store) {
@@ -836,7 +870,7 @@ class BackfillRunWorkflowTest {
 
     awaitRecordAndWorkflowAgree(run, RunStatus.PAUSED);
     assertThat(store.claimOrder).hasSize(5);
-    signal(run::resume);
+    signal(() -> run.resume(SignalOrigin.API));
     awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.batches.values()).allMatch(b -> b.executions == 1);
@@ -864,7 +898,7 @@ class BackfillRunWorkflowTest {
     store.capRelease = new CountDownLatch(1);
     WorkflowClient.startUpdate(
         run::changeCap,
-        new CapUpdate(1, null),
+        new CapUpdate(1, null, SignalOrigin.API),
         UpdateOptions.<CapAnswer>newBuilder()
             .setWaitForStage(WorkflowUpdateStage.ACCEPTED)
             .build());
@@ -873,7 +907,7 @@ class BackfillRunWorkflowTest {
     awaitWorkflowTaskAfter(5, "BatchProcessBatch");
 
     store.statusRelease = new CountDownLatch(1);
-    run.pause();
+    run.pause(SignalOrigin.API);
     awaitSignalHandled("pause");
     store.capRelease.countDown();
     await().atMost(Duration.ofSeconds(60)).until(() -> store.statusWritten.getCount() == 0);
@@ -921,7 +955,7 @@ class BackfillRunWorkflowTest {
   void aResumeHandledWhileThePauseIsRecordedBeforeContinueAsNewIsRecorded() {
     BackfillRunWorkflow run = pauseRecordedWhileContinuingAsNew();
 
-    run.resume();
+    run.resume(SignalOrigin.API);
     awaitSignalHandled("resume");
     store.statusRelease.countDown();
 
@@ -943,7 +977,7 @@ class BackfillRunWorkflowTest {
   void aResumeThatMakesTheServerRejectAContinueAsNewIsRecorded() {
     BackfillRunWorkflow run = pauseRecordedWhileContinuingAsNew();
 
-    run.resume();
+    run.resume(SignalOrigin.API);
     store.statusRelease.countDown();
 
     awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
@@ -968,11 +1002,11 @@ class BackfillRunWorkflowTest {
     store.gate(12);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1 && store.claimOrder.size() == 5);
-    run.pause();
+    run.pause(SignalOrigin.API);
     await().until(() -> store.status() == RunStatus.PAUSED);
 
     store.release(5);
-    signal(run::resume);
+    signal(() -> run.resume(SignalOrigin.API));
 
     awaitRecordAndWorkflowAgree(run, RunStatus.RUNNING);
     store.release(12);
@@ -1026,7 +1060,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
 
-    run.resume();
+    run.resume(SignalOrigin.API);
     run.setMaxParallelBatches(new CapChange(0));
     store.release(1);
 
@@ -1051,7 +1085,7 @@ class BackfillRunWorkflowTest {
         startRun(WorkflowOptions.newBuilder().setWorkflowTaskTimeout(Duration.ofSeconds(1)));
     await().atMost(Duration.ofSeconds(60)).until(() -> store.loadBlocked.getCount() == 0);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
     awaitSignalHandled("stop");
     store.loadRelease.countDown();
 
@@ -1185,7 +1219,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
     await().until(() -> store.stopRecorded);
     store.release(1);
 
@@ -1262,7 +1296,7 @@ class BackfillRunWorkflowTest {
     await()
         .until(() -> store.batches.get(1).status == BatchStatus.FAILED && store.executing() == 2);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
     await().until(() -> store.stopRecorded);
     store.failing.clear();
     run.retry();
@@ -1288,7 +1322,7 @@ class BackfillRunWorkflowTest {
     store.gate(1);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
-    run.stop();
+    run.stop(SignalOrigin.API);
     store.release(1);
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
     assertThat(workflowStatus())
@@ -1340,9 +1374,9 @@ class BackfillRunWorkflowTest {
     List<RunStatus> changes = List.copyOf(store.statusChanges);
 
     run.retry();
-    run.stop();
-    run.pause();
-    run.resume();
+    run.stop(SignalOrigin.API);
+    run.pause(SignalOrigin.API);
+    run.resume(SignalOrigin.API);
     run.setMaxParallelBatches(new CapChange(3));
     awaitSignalHandled("setMaxParallelBatches");
 
@@ -1462,7 +1496,7 @@ class BackfillRunWorkflowTest {
     store.gate(1);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
-    run.stop();
+    run.stop(SignalOrigin.API);
     store.release(1);
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
 
@@ -1472,11 +1506,11 @@ class BackfillRunWorkflowTest {
     request.add(revived::retry);
     store.requeue(new RequeueRequest(store.runId, null));
     client.signalWithStart(request);
-    run.pause();
+    run.pause(SignalOrigin.API);
 
     await().until(() -> store.status() == RunStatus.PAUSED);
     assertThat(run.progress().status()).isEqualTo(RunStatus.PAUSED);
-    run.resume();
+    run.resume(SignalOrigin.API);
     assertThat(resultOf().status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(store.count(BatchStatus.COMPLETED)).isEqualTo(4);
   }
@@ -1489,12 +1523,12 @@ class BackfillRunWorkflowTest {
     store.gate(1);
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
-    run.stop();
+    run.stop(SignalOrigin.API);
     store.release(1);
     assertThat(awaitEnded()).isEqualTo(RunStatus.STOPPED);
 
     run.retry();
-    run.stop();
+    run.stop(SignalOrigin.API);
 
     await()
         .atMost(Duration.ofSeconds(60))
@@ -1544,7 +1578,7 @@ class BackfillRunWorkflowTest {
     await()
         .until(() -> store.batches.get(1).status == BatchStatus.FAILED && store.executing() == 2);
 
-    run.stop();
+    run.stop(SignalOrigin.API);
     RetryAnswer answer = retryWithUpdate();
     store.release(2);
     store.release(3);
@@ -1620,9 +1654,9 @@ class BackfillRunWorkflowTest {
     long past = Instant.now().minus(Duration.ofDays(2)).toEpochMilli();
 
     assertThatThrownBy(() -> retryWithUpdate(past)).isInstanceOf(WorkflowUpdateException.class);
-    assertThatThrownBy(() -> run.changeCap(new CapUpdate(2, past)))
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(2, past, SignalOrigin.API)))
         .isInstanceOf(WorkflowUpdateException.class);
-    assertThatThrownBy(() -> run.changeCap(new CapUpdate(0, null)))
+    assertThatThrownBy(() -> run.changeCap(new CapUpdate(0, null, SignalOrigin.API)))
         .isInstanceOf(WorkflowUpdateException.class);
 
     assertThat(store.status()).isEqualTo(RunStatus.FAILED);
@@ -1639,7 +1673,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     await().until(() -> store.executing() == 1);
 
-    CapAnswer answer = run.changeCap(new CapUpdate(3, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(3, null, SignalOrigin.API));
 
     assertThat(answer).isEqualTo(new CapAnswer(3, 3, null, false));
     assertThat(store.recordedCap).isEqualTo(3);
@@ -1655,7 +1689,7 @@ class BackfillRunWorkflowTest {
     store.startAt = Instant.now().plus(Duration.ofDays(1));
     BackfillRunWorkflow run = startRun();
 
-    CapAnswer answer = run.changeCap(new CapUpdate(7, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(7, null, SignalOrigin.API));
 
     assertThat(answer).isEqualTo(new CapAnswer(7, 7, null, false));
     assertThat(store.recordedCap).isEqualTo(7);
@@ -1668,7 +1702,7 @@ class BackfillRunWorkflowTest {
     BackfillRunWorkflow run = startRun();
     assertThat(awaitEnded()).isEqualTo(RunStatus.FAILED);
 
-    CapAnswer answer = run.changeCap(new CapUpdate(2, null));
+    CapAnswer answer = run.changeCap(new CapUpdate(2, null, SignalOrigin.API));
 
     assertThat(answer.refusal())
         .isEqualTo("run " + store.runId + " is failed; its cap can no longer change");

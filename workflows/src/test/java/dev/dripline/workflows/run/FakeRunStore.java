@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -394,6 +395,19 @@ final class FakeRunStore implements RunActivities, PlanningActivities, BatchActi
   @Override
   public synchronized void recordStopRequested(RunRef run) {
     stopRecorded = true;
+  }
+
+  /** The audit trail the workflow wrote, by dedup key: a repeated write records nothing. */
+  final Map<String, AuditRecord> audit = new LinkedHashMap<>();
+
+  @Override
+  public synchronized void recordAudit(AuditRecord record) {
+    audit.putIfAbsent(record.dedupKey(), record);
+  }
+
+  /** The audit entries written so far, in order. */
+  synchronized List<AuditRecord> audited() {
+    return List.copyOf(audit.values());
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.dripline.workflows.run.RunOutcome;
 import dev.dripline.workflows.run.RunProgressView;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.SignalOrigin;
 
 /**
  * Stands in for the run engine as the target workflow's child. The target never awaits its child
@@ -22,16 +23,16 @@ public class FakeRunWorkflow implements BackfillRunWorkflow {
   }
 
   @Override
-  public void stop() {}
+  public void stop(SignalOrigin origin) {}
 
   @Override
   public void retry() {}
 
   @Override
-  public void pause() {}
+  public void pause(SignalOrigin origin) {}
 
   @Override
-  public void resume() {}
+  public void resume(SignalOrigin origin) {}
 
   @Override
   public void setMaxParallelBatches(CapChange change) {}
