@@ -41,7 +41,9 @@ public final class SchemaBreakingBodies {
           "PATCH /api/throttle/checks/{name}",
           ordered("threshold", "10"),
           "PUT /api/pools/{name}",
-          ordered("size", "1"));
+          ordered("size", "1"),
+          "POST /api/webhooks",
+          ordered("url", "\"http://127.0.0.1:1/hostile-input\"", "events", "[\"run.failed\"]"));
 
   /**
    * One generated request.
