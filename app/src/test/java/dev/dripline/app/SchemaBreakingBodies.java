@@ -12,10 +12,10 @@ import java.util.stream.Collectors;
  * Request bodies generated from the OpenAPI document's schemas, each breaking one rule of one
  * property of an operation's JSON body: a value of another JSON type, a number out of its range, a
  * string too long or too short or off its pattern or format, an unknown enum value, a required
- * property missing or {@code null}, an unknown property. Each starts from a valid body of the
- * operation ({@link #BASES}; for an operation not there, its required properties with the least
- * values their schemas allow) and changes that one property, so the API must reject it naming that
- * property.
+ * property missing or {@code null}, an unknown property, an array with too few items or one item
+ * that breaks the items' schema. Each starts from a valid body of the operation ({@link #BASES};
+ * for an operation not there, its required properties with the least values their schemas allow)
+ * and changes that one property, so the API must reject it naming that property.
  *
  * <p>Paths name the fixtures of {@link HostileInputIT}: {@code {run}}, {@code {target}}; bodies
  * {@code {backfill}} and {@code {target}}. Values are JSON text.
@@ -41,7 +41,9 @@ public final class SchemaBreakingBodies {
           "PATCH /api/throttle/checks/{name}",
           ordered("threshold", "10"),
           "PUT /api/pools/{name}",
-          ordered("size", "1"));
+          ordered("size", "1"),
+          "POST /api/webhooks",
+          ordered("url", "\"http://127.0.0.1:1/hostile-input\"", "events", "[\"run.failed\"]"));
 
   /**
    * One generated request.
@@ -188,6 +190,14 @@ public final class SchemaBreakingBodies {
       case "array" -> {
         values.put("an object", "{}");
         values.put("a string", "\"x\"");
+        Object minItems = property.get("minItems");
+        if (minItems != null && ((Number) minItems).intValue() > 0) {
+          values.put("too few items", "[]");
+        }
+        if (property.get("items") instanceof Map<?, ?> items && items.containsKey("type")) {
+          breaking(OpenApiDocument.map(items))
+              .forEach((breaks, json) -> values.put("an item " + breaks, "[" + json + "]"));
+        }
       }
       default -> throw new IllegalArgumentException("a property of no known type: " + property);
     }
@@ -206,11 +216,18 @@ public final class SchemaBreakingBodies {
     }
   }
 
-  /** A property's schema, through its {@code $ref} if it has one. */
+  /**
+   * A property's schema, and its items' if it is an array, through a {@code $ref} if it has one.
+   */
   private static Map<String, Object> resolve(
       OpenApiDocument document, Map<String, Object> property) {
     if (property.get("$ref") instanceof String ref) {
       return document.schema(ref);
+    }
+    if (property.get("items") instanceof Map<?, ?> items && items.get("$ref") instanceof String) {
+      Map<String, Object> resolved = new LinkedHashMap<>(property);
+      resolved.put("items", resolve(document, OpenApiDocument.map(items)));
+      return resolved;
     }
     return property;
   }

@@ -60,6 +60,26 @@ class SchemaBreakingBodiesTest {
   }
 
   @Test
+  void anArrayIsBrokenByTooFewItemsAndByOneBadItem() {
+    Map<String, String> values =
+        SchemaBreakingBodies.breaking(
+            Map.of(
+                "type",
+                "array",
+                "minItems",
+                1,
+                "items",
+                Map.of("type", "string", "enum", List.of("a", "b"))));
+
+    assertThat(values)
+        .containsEntry("an object", "{}")
+        .containsEntry("too few items", "[]")
+        .containsEntry("an item a number", "[7]")
+        .containsEntry("an item an unknown enum value", "[\"no-such-value\"]");
+    assertThat(values.get("an item huge")).hasSize(SchemaBreakingBodies.HUGE + 4);
+  }
+
+  @Test
   void pathsNameTheCorpusFixtures() {
     assertThat(SchemaBreakingBodies.fixturePath("/api/runs/{id}")).isEqualTo("/api/runs/{run}");
     assertThat(SchemaBreakingBodies.fixturePath("/api/targets/{name}/live-batches"))

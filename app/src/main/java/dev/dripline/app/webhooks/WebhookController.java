@@ -1,5 +1,7 @@
 package dev.dripline.app.webhooks;
 
+import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -19,6 +21,15 @@ import io.micronaut.http.annotation.Status;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.security.authentication.Authentication;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.net.URI;
 import java.util.List;
 
@@ -31,6 +42,13 @@ import java.util.List;
  */
 @Requires(notEnv = "worker")
 @Controller("/api/webhooks")
+@Tag(name = "webhooks")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class WebhookController {
   private final WebhookService webhooks;
@@ -41,8 +59,55 @@ public class WebhookController {
 
   @Post
   @Consumes(MediaType.APPLICATION_JSON)
+  @Operation(
+      operationId = "createWebhook",
+      summary = "Register a webhook endpoint; the one answer that carries its secret")
+  @RequestBody(
+      description = "the endpoint's URL, the events it subscribes to and, optionally, its secret",
+      required = true,
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = CreateWebhookRequest.class)))
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "201",
+        description = "the endpoint with its secret; Location names it",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = CreatedWebhookResponse.class))),
+    @ApiResponse(
+        responseCode = "400",
+        description = "a field is invalid: one error each; nothing written",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "413",
+        description = "a body of more than 1 MB",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "415",
+        description = "a body that is not application/json",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public HttpResponse<CreatedWebhookResponse> create(
-      @Body @Nullable String body, Authentication caller) {
+      @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
     CreatedWebhookResponse created = webhooks.create(body, caller.getName());
     return HttpResponse.<CreatedWebhookResponse>status(HttpStatus.CREATED)
         .headers(h -> h.location(URI.create("/api/webhooks/" + created.id())))
@@ -50,27 +115,113 @@ public class WebhookController {
   }
 
   @Get
+  @Operation(operationId = "listWebhooks", summary = "Every webhook endpoint, oldest first")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the endpoints, without their secrets")
+  })
   public List<WebhookResponse> list() {
     return webhooks.list();
   }
 
   @Get("/{id}")
-  public WebhookResponse get(@PathVariable String id) {
+  @Operation(operationId = "getWebhook", summary = "A webhook endpoint, without its secret")
+  @ApiResponses({
+    @ApiResponse(
+        responseCode = "200",
+        description = "the endpoint",
+        content =
+            @Content(
+                mediaType = MediaType.APPLICATION_JSON,
+                schema = @Schema(implementation = WebhookResponse.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such webhook",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public WebhookResponse get(
+      @PathVariable
+          @Parameter(
+              description = "the webhook's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     return webhooks.get(webhookId(id));
   }
 
   @Delete("/{id}")
   @Status(HttpStatus.NO_CONTENT)
-  public void delete(@PathVariable String id) {
+  @Operation(
+      operationId = "deleteWebhook",
+      summary = "Delete a webhook endpoint and its deliveries")
+  @ApiResponses({
+    @ApiResponse(responseCode = "204", description = "deleted"),
+    @ApiResponse(
+        responseCode = "403",
+        description = "the viewer token: writes need the operator token",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such webhook",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
+  public void delete(
+      @PathVariable
+          @Parameter(
+              description = "the webhook's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id) {
     webhooks.delete(webhookId(id));
   }
 
   @Get("/{id}/deliveries")
+  @Operation(
+      operationId = "listWebhookDeliveries",
+      summary = "A page of a webhook endpoint's deliveries, newest first")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the page"),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class))),
+    @ApiResponse(
+        responseCode = "404",
+        description = "no such webhook",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public PageResponse<WebhookDeliveryResponse> deliveries(
       HttpRequest<?> request,
-      @PathVariable String id,
-      @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size) {
+      @PathVariable
+          @Parameter(
+              description = "the webhook's id",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          String id,
+      @QueryValue
+          @Parameter(
+              description = "page number from 0",
+              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
+          @Nullable
+          String page,
+      @QueryValue
+          @Parameter(
+              description = "rows per page",
+              schema =
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
+          @Nullable
+          String size) {
     return webhooks.deliveries(webhookId(id), request.getParameters().names(), page, size);
   }
 

@@ -39,6 +39,10 @@ public class WebhookService {
   static final int GENERATED_KEY_BYTES = 32;
 
   private static final String SECRET_PREFIX = "whsec_";
+
+  /** How many unknown events an error names, so its message stays short. */
+  private static final int MAX_NAMED_UNKNOWN = 3;
+
   private static final Set<String> DELIVERY_PARAMETERS = Set.of("page", "size");
 
   private final WebhookRepository webhooks;
@@ -68,14 +72,7 @@ public class WebhookService {
       eventsProblem(request.events()).ifPresent(errors::add);
     }
     if (request.secret() != null && !validSecret(request.secret())) {
-      errors.add(
-          new FieldError(
-              "secret",
-              "must be whsec_ followed by the base64 of "
-                  + MIN_KEY_BYTES
-                  + " to "
-                  + MAX_KEY_BYTES
-                  + " bytes"));
+      errors.add(new FieldError("secret", CreateWebhookRequest.SECRET_RULE));
     }
     if (!errors.isEmpty()) {
       throw new ValidationProblem(errors);
@@ -92,11 +89,19 @@ public class WebhookService {
   }
 
   private static Optional<FieldError> eventsProblem(Collection<String> events) {
-    List<String> unknown = events.stream().filter(e -> !WebhookEvents.TYPES.contains(e)).toList();
+    List<String> unknown =
+        events.stream().filter(e -> !WebhookEvents.TYPES.contains(e)).distinct().toList();
     if (!unknown.isEmpty()) {
+      String named =
+          unknown.size() <= MAX_NAMED_UNKNOWN
+              ? unknown.toString()
+              : unknown.subList(0, MAX_NAMED_UNKNOWN)
+                  + " and "
+                  + (unknown.size() - MAX_NAMED_UNKNOWN)
+                  + " more";
       return Optional.of(
           new FieldError(
-              "events", "unknown event(s) " + unknown + "; known events: " + WebhookEvents.TYPES));
+              "events", "unknown event(s) " + named + "; known events: " + WebhookEvents.TYPES));
     }
     return Optional.empty();
   }

@@ -8,6 +8,7 @@ import dev.dripline.app.OpenApiDocument;
 import dev.dripline.app.OpenApiDocument.Operation;
 import dev.dripline.app.TestData;
 import dev.dripline.store.db.Database;
+import dev.dripline.store.webhooks.WebhookEvents;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -92,7 +93,12 @@ class OpenApiDocumentIT {
           entry("POST /api/throttle/release", Set.of(200)),
           entry("PATCH /api/throttle/checks/{name}", Set.of(200, 400)),
           entry("GET /api/pools", Set.of(200)),
-          entry("PUT /api/pools/{name}", Set.of(200, 400)));
+          entry("PUT /api/pools/{name}", Set.of(200, 400)),
+          entry("POST /api/webhooks", Set.of(201, 400)),
+          entry("GET /api/webhooks", Set.of(200)),
+          entry("GET /api/webhooks/{id}", Set.of(200, 404)),
+          entry("DELETE /api/webhooks/{id}", Set.of(204, 404)),
+          entry("GET /api/webhooks/{id}/deliveries", Set.of(200, 400, 404)));
 
   /** What a documented operation must carry; named in failure messages. */
   private static final String HOW =
@@ -230,6 +236,13 @@ class OpenApiDocumentIT {
         .containsEntry("type", "integer")
         .containsEntry("minimum", 1)
         .containsEntry("maximum", Integer.MAX_VALUE);
+    Map<String, Object> events =
+        OpenApiDocument.map(
+            OpenApiDocument.map(document.schema("CreateWebhookRequest").get("properties"))
+                .get("events"));
+    assertThat(OpenApiDocument.map(events.get("items")).get("enum"))
+        .as("the webhook events the schema lists")
+        .isEqualTo(WebhookEvents.TYPES);
     assertThat(document.schema("Problem").get("required"))
         .isEqualTo(List.of("detail", "status", "title", "type"));
   }

@@ -127,6 +127,55 @@ class WebhooksApiIT {
     assertThat(endpoints()).isEqualTo(before);
   }
 
+  /**
+   * Strings beyond any valid value are refused by their bounds before anything looks at them, and
+   * named; an error's message stays short whatever was sent.
+   */
+  @Test
+  void hugeStringsAndManyUnknownEventsAreRefusedWithShortMessages() {
+    long before = endpoints();
+    String huge = "x".repeat(100_000);
+
+    Api.Reply longEvent =
+        operator()
+            .post(
+                "/api/webhooks",
+                "{\"url\":\"" + URL + "\",\"events\":[\"run.failed\",\"" + huge + "\"]}");
+    Api.Reply longSecret =
+        operator()
+            .post(
+                "/api/webhooks",
+                "{\"url\":\""
+                    + URL
+                    + "\",\"events\":[\"run.failed\"],\"secret\":\"whsec_"
+                    + huge
+                    + "\"}");
+    StringBuilder unknown = new StringBuilder("\"run.failed\"");
+    for (int i = 0; i < 1_000; i++) {
+      unknown.append(",\"no.such-event-").append(i).append('"');
+    }
+    Api.Reply manyUnknown =
+        operator().post("/api/webhooks", "{\"url\":\"" + URL + "\",\"events\":[" + unknown + "]}");
+
+    assertThat(longEvent.status()).isEqualTo(400);
+    assertThat(longEvent.errorFields()).containsExactly("events");
+    assertThat(detail(longEvent)).contains("at most 100 characters").hasSizeLessThan(200);
+    assertThat(longSecret.status()).isEqualTo(400);
+    assertThat(longSecret.errorFields()).containsExactly("secret");
+    assertThat(detail(longSecret)).hasSizeLessThan(200);
+    assertThat(manyUnknown.status()).isEqualTo(400);
+    assertThat(manyUnknown.errorFields()).containsExactly("events");
+    assertThat(detail(manyUnknown))
+        .contains("no.such-event-0", "and 997 more")
+        .doesNotContain("no.such-event-3")
+        .hasSizeLessThan(1_000);
+    assertThat(endpoints()).isEqualTo(before);
+  }
+
+  private static String detail(Api.Reply reply) {
+    return String.valueOf(reply.object().get("detail"));
+  }
+
   @Test
   void theProductionProfileRefusesLoopbackAndLinkLocalUrlsAndAllowsPrivateOnes() {
     Map<String, Object> properties =
