@@ -23,6 +23,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.Collections;
 import java.util.HashMap;
@@ -35,6 +36,7 @@ import java.util.Map;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiDeskController {

@@ -24,6 +24,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,6 +42,7 @@ import java.util.regex.Pattern;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT + "/runs/new")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiNewRunController {

@@ -29,6 +29,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,7 @@ import java.util.Map;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT + "/runs")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiRunsController {
