@@ -196,6 +196,8 @@ try {
     }),
   ]);
   await page.waitForSelector(`#action-error:has-text("run ${slow} is stopped; only a pending or running run can be paused")`);
+  // The refusal page is rendered before its entry is recorded: the run's page lists it.
+  await page.goto(runUrl);
   await page.waitForSelector('#audit tr[data-action="run.pause"][data-outcome="rejected"]', { timeout: LONG });
 
   step('a field the API refuses is shown beside it, and nothing is started');
