@@ -146,6 +146,22 @@ try {
   await control(page, 'resume');
   await awaitStatus(page, 'running');
 
+  step('the run page lists those actions in its audit trail, newest first');
+  await page.waitForFunction(
+    () => {
+      const rows = [...document.querySelectorAll('#audit tr[data-action]')].map(
+        (row) => `${row.dataset.action}:${row.dataset.outcome}`,
+      );
+      return rows[0] === 'run.resume:accepted' && rows[1] === 'run.pause:accepted' && rows.includes('run.create:accepted');
+    },
+    null,
+    { timeout: LONG },
+  );
+  check(
+    (await page.locator('#audit tr[data-action="run.pause"]').first().textContent()).includes('operator'),
+    'the audit trail names the operator as who paused',
+  );
+
   step('the brake holds it, and the run page says so');
   const runUrl = `${base}/ui/runs/${slow}`;
   await page.goto(`${base}/ui/throttle`);
@@ -180,6 +196,9 @@ try {
     }),
   ]);
   await page.waitForSelector(`#action-error:has-text("run ${slow} is stopped; only a pending or running run can be paused")`);
+  // The refusal page is rendered before its entry is recorded: the run's page lists it.
+  await page.goto(runUrl);
+  await page.waitForSelector('#audit tr[data-action="run.pause"][data-outcome="rejected"]', { timeout: LONG });
 
   step('a field the API refuses is shown beside it, and nothing is started');
   await page.goto(`${base}/ui/runs/new?backfill=example.sleep`);

@@ -1,5 +1,7 @@
 package dev.dripline.app.audit;
 
+import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.problem.Problem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.QueryParameters;
 import dev.dripline.app.run.PageRequest;
@@ -17,6 +19,14 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +38,13 @@ import java.util.Set;
  */
 @Requires(notEnv = "worker")
 @Controller("/api/audit")
+@Tag(name = "audit")
+@SecurityRequirement(name = OpenApi.BEARER)
+@ApiResponse(
+    responseCode = "401",
+    description = "no valid bearer token",
+    content =
+        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class AuditController {
   private static final Set<String> PARAMETERS = Set.of("run", "target", "page", "size");
@@ -39,12 +56,42 @@ public class AuditController {
   }
 
   @Get
+  @Operation(operationId = "listAuditEvents", summary = "A page of the audit trail, newest first")
+  @ApiResponses({
+    @ApiResponse(responseCode = "200", description = "the page"),
+    @ApiResponse(
+        responseCode = "400",
+        description = "an unknown or invalid query parameter: one error each",
+        content =
+            @Content(
+                mediaType = Problem.MEDIA_TYPE,
+                schema = @Schema(implementation = Problem.class)))
+  })
   public PageResponse<AuditResponse> list(
       HttpRequest<?> request,
-      @QueryValue @Nullable String run,
-      @QueryValue @Nullable String target,
-      @QueryValue @Nullable String page,
-      @QueryValue @Nullable String size) {
+      @QueryValue
+          @Parameter(
+              description = "only actions on this run",
+              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
+          @Nullable
+          String run,
+      @QueryValue
+          @Parameter(description = "only actions on this target", schema = @Schema(type = "string"))
+          @Nullable
+          String target,
+      @QueryValue
+          @Parameter(
+              description = "page number from 0",
+              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
+          @Nullable
+          String page,
+      @QueryValue
+          @Parameter(
+              description = "rows per page",
+              schema =
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
+          @Nullable
+          String size) {
     List<FieldError> errors = new ArrayList<>();
     QueryParameters.unknown(request.getParameters().names(), PARAMETERS, errors);
     Long runId = null;

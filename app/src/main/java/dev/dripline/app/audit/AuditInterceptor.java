@@ -3,6 +3,7 @@ package dev.dripline.app.audit;
 import dev.dripline.app.problem.ProblemException;
 import dev.dripline.app.run.RunResponse;
 import dev.dripline.app.targets.TargetResponse;
+import dev.dripline.app.webhooks.CreatedWebhookResponse;
 import dev.dripline.store.audit.AuditEvent;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
@@ -12,6 +13,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Status;
+import io.micronaut.http.context.ServerRequestContext;
 import io.micronaut.security.authentication.Authentication;
 import io.micronaut.security.utils.SecurityService;
 import jakarta.inject.Singleton;
@@ -21,9 +23,10 @@ import java.util.Map;
  * Records the calls of {@link Audited} methods in the audit trail, after the call: an action is
  * recorded with the outcome it had, never before it is known. The caller is the current request's
  * {@link Authentication} (its name: the token's role, {@code operator}); the run, target, subject
- * and detail are the arguments the annotation names, and a run or target the method returns. A call
- * that throws is recorded as rejected with the problem's status and detail (500 for anything that
- * is not a problem), and the exception goes on unchanged to the handlers that answer it.
+ * and detail are the arguments the annotation names, and a run, target or webhook the method
+ * returns, or what the returned response's attributes name ({@link Audited#RUN}). A call that
+ * throws is recorded as rejected with the problem's status and detail (500 for anything that is not
+ * a problem), and the exception goes on unchanged to the handlers that answer it.
  *
  * <p>The write ({@link AuditTrail#record}) cannot fail the call: the action is done (or refused) by
  * then, and answering a done action with a 500 would only have it sent again. A failed write is
@@ -57,14 +60,19 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
     try {
       result = context.proceed();
     } catch (RuntimeException e) {
-      trail.record(entry(audited, arguments, null, rejection(e)));
+      if (!(e instanceof Refusal refusal && refusal.ofTheCaller())) {
+        trail.record(entry(audited, arguments, null, rejection(e)));
+      }
       throw e;
     }
     int status;
     String problem = null;
     if (result instanceof HttpResponse<?> response) {
+      if (response.getAttribute(Audited.PREVIEW, Boolean.class).orElse(false)) {
+        return result;
+      }
       status = response.getStatus().getCode();
-      problem = response.getAttribute(Audited.PROBLEM, String.class).orElse(null);
+      problem = storable(response.getAttribute(Audited.PROBLEM, String.class).orElse(null));
     } else {
       status =
           context
@@ -87,6 +95,9 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
           problem.toProblem().status(),
           storable(problem.toProblem().detail()));
     }
+    if (e instanceof Refusal refusal) {
+      return new Outcome(AuditEvent.REJECTED, refusal.statusCode(), storable(refusal.getMessage()));
+    }
     return new Outcome(
         AuditEvent.REJECTED,
         HttpStatus.INTERNAL_SERVER_ERROR.getCode(),
@@ -108,25 +119,48 @@ public class AuditInterceptor implements MethodInterceptor<Object, Object> {
       }
     }
     String target = text(argument(audited, "target", arguments));
+    String detail = text(argument(audited, "detail", arguments));
     Object body = result instanceof HttpResponse<?> response ? response.body() : result;
     if (body instanceof RunResponse created) {
       runId = created.id();
     } else if (body instanceof TargetResponse created) {
       target = created.name();
+    } else if (body instanceof CreatedWebhookResponse created) {
+      subject = String.valueOf(created.id());
+    }
+    if (result instanceof HttpResponse<?> response) {
+      runId = response.getAttribute(Audited.RUN, Long.class).orElse(runId);
+      subject = text(response.getAttribute(Audited.SUBJECT, String.class).orElse(subject));
+      detail = text(response.getAttribute(Audited.DETAIL, String.class).orElse(detail));
     }
     return new AuditEvent(
         null,
         null,
-        security.getAuthentication().map(Authentication::getName).orElse("anonymous"),
+        actor(),
         audited.getRequiredValue(String.class),
         runId,
         target,
         subject,
-        text(argument(audited, "detail", arguments)),
+        detail,
         outcome.outcome(),
         outcome.status(),
         outcome.problem(),
         null);
+  }
+
+  /**
+   * Who called: the request's {@link Authentication} (the API), else the name the request carries
+   * as {@link Audited#ACTOR} (the dashboard's session).
+   */
+  private String actor() {
+    return security
+        .getAuthentication()
+        .map(Authentication::getName)
+        .or(
+            () ->
+                ServerRequestContext.currentRequest()
+                    .flatMap(request -> request.getAttribute(Audited.ACTOR, String.class)))
+        .orElse("anonymous");
   }
 
   private static boolean preview(AnnotationValue<Audited> audited, Map<String, Object> arguments) {

@@ -32,6 +32,31 @@ public @interface Audited {
    */
   String PROBLEM = "dripline.audit.problem";
 
+  /**
+   * The attributes of a returned {@code HttpResponse} naming what the action named when it is not
+   * an argument (a dashboard form's field): the run's id ({@code Long}), the subject and what was
+   * asked (both {@code String}). They replace what the annotation's members name.
+   */
+  String RUN = "dripline.audit.run";
+
+  /** See {@link #RUN}. */
+  String SUBJECT = "dripline.audit.subject";
+
+  /** See {@link #RUN}. Never a secret. */
+  String DETAIL = "dripline.audit.detail";
+
+  /**
+   * The attribute of a returned {@code HttpResponse} ({@code Boolean.TRUE}) saying the call was a
+   * preview that changed nothing, like {@link #previewWhen}: it is not recorded.
+   */
+  String PREVIEW = "dripline.audit.preview";
+
+  /**
+   * The request attribute naming the caller when the request has no {@code Authentication} (the
+   * dashboard's session sets it: {@code operator}).
+   */
+  String ACTOR = "dripline.audit.actor";
+
   /** The action's name, {@code <thing>.<verb>}: {@code run.stop}, {@code pool.put}, … */
   String value();
 

@@ -210,7 +210,7 @@ public class RunController {
           @Parameter(
               description = "rows per page",
               schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
           @Nullable
           String size) {
     return service.list(
@@ -295,7 +295,7 @@ public class RunController {
           @Parameter(
               description = "rows per page",
               schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
           @Nullable
           String size,
       @QueryValue

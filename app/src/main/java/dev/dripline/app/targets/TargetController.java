@@ -170,7 +170,7 @@ public class TargetController {
           @Parameter(
               description = "rows per page",
               schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "50"))
+                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
           @Nullable
           String size) {
     return service.list(

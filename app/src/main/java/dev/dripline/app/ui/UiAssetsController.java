@@ -7,6 +7,7 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.util.Map;
 
 /** The dashboard's stylesheet and script, open to all (they hold nothing secret). */
 @Requires(notEnv = "worker")
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT + "/assets")
 public class UiAssetsController {
   private static final Map<String, MediaType> ASSETS =

@@ -1,5 +1,6 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.pool.PoolService;
 import dev.dripline.app.problem.ProblemException;
 import dev.dripline.app.problem.ValidationProblem;
@@ -13,6 +14,7 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
@@ -23,6 +25,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.Collections;
 import java.util.HashMap;
@@ -35,6 +38,7 @@ import java.util.Map;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiDeskController {
@@ -93,23 +97,21 @@ public class UiDeskController {
   /** Puts the brake on, as {@code POST /api/throttle/hold} does, with the form's reason. */
   @Post("/throttle/hold")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited("throttle.hold")
   public HttpResponse<?> hold(HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
     String reason = form == null ? null : form.get("reason");
-    return act(
-        session,
-        () ->
-            throttle.hold(
-                FormJson.object(
-                    Collections.singletonMap(
-                        "reason", reason == null || reason.isEmpty() ? null : reason)),
-                session.name()),
-        "held");
+    String body =
+        FormJson.object(
+            Collections.singletonMap("reason", reason == null || reason.isEmpty() ? null : reason));
+    return act(session, () -> throttle.hold(body, session.name()), "held")
+        .setAttribute(Audited.DETAIL, body);
   }
 
   /** Takes the brake off, as {@code POST /api/throttle/release} does. */
   @Post("/throttle/release")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited("throttle.release")
   public HttpResponse<?> release(HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
     return act(session, throttle::release, "released");
@@ -118,37 +120,44 @@ public class UiDeskController {
   /** Sets a pool's size, as {@code PUT /api/pools/{name}} does (creating the pool if need be). */
   @Post("/pools")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited("pool.put")
   public HttpResponse<?> poolSize(
       HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
     String name = form == null || form.get("name") == null ? "" : form.get("name");
     String size = form == null ? null : form.get("size");
-    return act(
-        session,
-        () ->
-            pools.put(
-                name, FormJson.object(Collections.singletonMap("size", FormJson.number(size)))),
-        "pool");
+    String body = FormJson.object(Collections.singletonMap("size", FormJson.number(size)));
+    return act(session, () -> pools.put(name, body), "pool")
+        .setAttribute(Audited.SUBJECT, name)
+        .setAttribute(Audited.DETAIL, body);
   }
 
+  /**
+   * Does {@code action}; a refusal is the throttle page with the API's status and detail, recorded
+   * in the audit trail as rejected with the API's detail.
+   */
   private HttpResponse<?> act(UiSession session, Runnable action, String notice) {
     try {
       action.run();
     } catch (ValidationProblem e) {
       return throttlePage(
-          session,
-          HttpStatus.BAD_REQUEST,
-          "",
-          String.join(
-              "; ",
-              e.errors().stream().map(error -> error.field() + ": " + error.message()).toList()));
+              session,
+              HttpStatus.BAD_REQUEST,
+              "",
+              String.join(
+                  "; ",
+                  e.errors().stream()
+                      .map(error -> error.field() + ": " + error.message())
+                      .toList()))
+          .setAttribute(Audited.PROBLEM, e.toProblem().detail());
     } catch (ProblemException e) {
-      return throttlePage(session, HttpStatus.valueOf(e.toProblem().status()), "", e.getMessage());
+      return throttlePage(session, HttpStatus.valueOf(e.toProblem().status()), "", e.getMessage())
+          .setAttribute(Audited.PROBLEM, e.toProblem().detail());
     }
     return HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/throttle?notice=" + notice));
   }
 
-  private HttpResponse<?> throttlePage(
+  private MutableHttpResponse<?> throttlePage(
       UiSession session, HttpStatus status, String notice, String actionError) {
     Map<String, Object> values = new HashMap<>();
     values.put("throttle", throttle.current());

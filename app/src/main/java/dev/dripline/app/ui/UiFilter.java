@@ -1,5 +1,6 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.audit.Audited;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.HttpMethod;
 import io.micronaut.http.HttpRequest;
@@ -79,6 +80,7 @@ public class UiFilter implements HttpServerFilter {
               session.get()));
     }
     request.setAttribute(UiSession.ATTRIBUTE, session.get());
+    request.setAttribute(Audited.ACTOR, session.get().name());
     return chain.proceed(request);
   }
 

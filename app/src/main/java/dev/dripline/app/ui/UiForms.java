@@ -25,10 +25,10 @@ public class UiForms {
     UiSession session =
         request
             .getAttribute(UiSession.ATTRIBUTE, UiSession.class)
-            .orElseThrow(() -> new UiRefusal(HttpStatus.UNAUTHORIZED, "Sign in first.", null));
+            .orElseThrow(() -> UiRefusal.ofCaller(HttpStatus.UNAUTHORIZED, "Sign in first.", null));
     String presented = form == null ? null : form.get(CSRF_FIELD);
     if (!UiSessions.sameToken(presented, session.csrfToken())) {
-      throw new UiRefusal(
+      throw UiRefusal.ofCaller(
           HttpStatus.FORBIDDEN,
           "This form's security token is missing or out of date: reload the page and try again.",
           session);

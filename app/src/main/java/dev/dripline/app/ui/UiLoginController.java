@@ -15,6 +15,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.cookie.Cookie;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -26,6 +27,7 @@ import java.util.regex.Pattern;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT)
 public class UiLoginController {
   /** Where a sign-in may lead: a dashboard path, never another site. */

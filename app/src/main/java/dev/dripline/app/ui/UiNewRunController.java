@@ -1,5 +1,6 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.catalogue.Catalogue;
 import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.problem.ProblemException;
@@ -14,6 +15,7 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
@@ -24,6 +26,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,6 +44,7 @@ import java.util.regex.Pattern;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT + "/runs/new")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiNewRunController {
@@ -93,20 +97,30 @@ public class UiNewRunController {
     return page(session, HttpStatus.OK, backfill, Map.of(), Map.of(), null, "");
   }
 
+  /**
+   * Previews the form's run (a dry run) or starts it ({@code intent=start}). A start is recorded in
+   * the audit trail as {@code run.create}, with the API's body it sent; a preview is not.
+   */
   @Post
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited("run.create")
   public HttpResponse<?> submit(HttpRequest<?> request, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
     Map<String, String> fields = form == null ? Map.of() : form;
     String backfill = fields.get("backfill");
     String body = body(backfill, fields);
+    boolean start = "start".equals(fields.get("intent"));
+    HttpResponse<?> answer;
     try {
-      if ("start".equals(fields.get("intent"))) {
+      if (start) {
         long id = runs.create(body, session.name());
-        return HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/runs/" + id + "?notice=started"));
+        answer =
+            HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/runs/" + id + "?notice=started"))
+                .setAttribute(Audited.RUN, id);
+      } else {
+        DryRunResponse preview = runs.dryRun(body);
+        answer = page(session, HttpStatus.OK, backfill, fields, Map.of(), preview, "");
       }
-      DryRunResponse preview = runs.dryRun(body);
-      return page(session, HttpStatus.OK, backfill, fields, Map.of(), preview, "");
     } catch (ValidationProblem e) {
       Map<String, String> errors = new LinkedHashMap<>();
       List<String> others = new ArrayList<>();
@@ -117,24 +131,32 @@ public class UiNewRunController {
           others.add(error.field() + ": " + error.message());
         }
       }
-      return page(
-          session,
-          HttpStatus.BAD_REQUEST,
-          backfill,
-          fields,
-          errors,
-          null,
-          String.join("; ", others));
+      answer =
+          page(
+                  session,
+                  HttpStatus.BAD_REQUEST,
+                  backfill,
+                  fields,
+                  errors,
+                  null,
+                  String.join("; ", others))
+              .setAttribute(Audited.PROBLEM, e.toProblem().detail());
     } catch (ProblemException e) {
-      return page(
-          session,
-          HttpStatus.valueOf(e.toProblem().status()),
-          backfill,
-          fields,
-          Map.of(),
-          null,
-          e.getMessage());
+      answer =
+          page(
+                  session,
+                  HttpStatus.valueOf(e.toProblem().status()),
+                  backfill,
+                  fields,
+                  Map.of(),
+                  null,
+                  e.getMessage())
+              .setAttribute(Audited.PROBLEM, e.toProblem().detail());
     }
+    if (!start) {
+      return answer.setAttribute(Audited.PREVIEW, true);
+    }
+    return answer.setAttribute(Audited.DETAIL, body);
   }
 
   private boolean isFormField(String field, @Nullable String backfill) {
@@ -183,7 +205,7 @@ public class UiNewRunController {
     };
   }
 
-  private HttpResponse<?> page(
+  private MutableHttpResponse<?> page(
       UiSession session,
       HttpStatus status,
       @Nullable String backfill,

@@ -1,5 +1,6 @@
 package dev.dripline.app.ui;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.catalogue.Catalogue;
 import dev.dripline.app.catalogue.PublishedBackfill;
 import dev.dripline.app.problem.NotFoundProblem;
@@ -10,14 +11,17 @@ import dev.dripline.app.run.PageResponse;
 import dev.dripline.app.run.RunDesk;
 import dev.dripline.app.run.RunResponse;
 import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.store.audit.AuditEventRepository;
 import dev.dripline.store.catalogue.FieldError;
 import dev.dripline.workflows.run.RunStatus;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.model.Pageable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
@@ -29,6 +33,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.RequestAttribute;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +51,7 @@ import java.util.Map;
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
+@Hidden // the dashboard's pages are not the API: not in /openapi.yml
 @Controller(UiFilter.ROOT + "/runs")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UiRunsController {
@@ -54,6 +60,9 @@ public class UiRunsController {
 
   /** Failed batches per page of a run. */
   static final int FAILED_PER_PAGE = 10;
+
+  /** The audit entries a run's page shows, its newest. */
+  static final int AUDIT_ENTRIES = 20;
 
   /** Completed batches the throughput chart reads at most. */
   static final int CHART_BATCHES = 2000;
@@ -74,9 +83,16 @@ public class UiRunsController {
   private final UiPages pages;
   private final UiForms forms;
   private final TemporalConfig temporal;
+  private final AuditEventRepository audit;
 
   public UiRunsController(
-      RunDesk runs, Catalogue catalogue, UiPages pages, UiForms forms, TemporalConfig temporal) {
+      RunDesk runs,
+      Catalogue catalogue,
+      UiPages pages,
+      UiForms forms,
+      TemporalConfig temporal,
+      AuditEventRepository audit) {
+    this.audit = audit;
     this.runs = runs;
     this.catalogue = catalogue;
     this.pages = pages;
@@ -132,13 +148,48 @@ public class UiRunsController {
         "");
   }
 
-  @Post("/{id}/{action:stop|pause|resume|retry|delete}")
+  @Post("/{id}/stop")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
-  public HttpResponse<?> act(
-      HttpRequest<?> request,
-      @PathVariable String id,
-      @PathVariable String action,
-      @Body @Nullable Map<String, String> form) {
+  @Audited(value = "run.stop", run = "id")
+  public HttpResponse<?> stop(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
+    return act(request, id, form, "stop");
+  }
+
+  @Post("/{id}/pause")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "run.pause", run = "id")
+  public HttpResponse<?> pause(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
+    return act(request, id, form, "pause");
+  }
+
+  @Post("/{id}/resume")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "run.resume", run = "id")
+  public HttpResponse<?> resume(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
+    return act(request, id, form, "resume");
+  }
+
+  @Post("/{id}/retry")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "run.retry", run = "id")
+  public HttpResponse<?> retry(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
+    return act(request, id, form, "retry");
+  }
+
+  @Post("/{id}/delete")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "run.delete", run = "id")
+  public HttpResponse<?> delete(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
+    return act(request, id, form, "delete");
+  }
+
+  private HttpResponse<?> act(
+      HttpRequest<?> request, String id, @Nullable Map<String, String> form, String action) {
     UiSession session = forms.accept(request, form);
     long runId = runId(id, session);
     try {
@@ -161,21 +212,28 @@ public class UiRunsController {
 
   @Post("/{id}/cap")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "run.cap", run = "id")
   public HttpResponse<?> cap(
       HttpRequest<?> request, @PathVariable String id, @Body @Nullable Map<String, String> form) {
     UiSession session = forms.accept(request, form);
     long runId = runId(id, session);
     String value = form == null ? null : form.get("maxParallelBatches");
+    String body =
+        FormJson.object(Collections.singletonMap("maxParallelBatches", FormJson.number(value)));
+    HttpResponse<?> answer;
     try {
-      runs.changeCap(
-          runId,
-          FormJson.object(Collections.singletonMap("maxParallelBatches", FormJson.number(value))));
+      runs.changeCap(runId, body);
+      answer = HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/runs/" + runId + "?notice=cap"));
     } catch (ProblemException e) {
-      return refused(session, runId, e);
+      answer = refused(session, runId, e);
     }
-    return HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/runs/" + runId + "?notice=cap"));
+    return answer.setAttribute(Audited.DETAIL, body);
   }
 
+  /**
+   * The run's page showing why the API refused the control, with its status; recorded in the audit
+   * trail as rejected with the API's detail.
+   */
   private HttpResponse<?> refused(UiSession session, long runId, ProblemException e) {
     HttpStatus status = HttpStatus.valueOf(e.toProblem().status());
     if (status == HttpStatus.NOT_FOUND) {
@@ -185,10 +243,11 @@ public class UiRunsController {
         e instanceof ValidationProblem validation
             ? String.join("; ", validation.errors().stream().map(FieldError::message).toList())
             : e.getMessage();
-    return runPage(session, runId, null, status, "", detail);
+    return runPage(session, runId, null, status, "", detail)
+        .setAttribute(Audited.PROBLEM, e.toProblem().detail());
   }
 
-  private HttpResponse<?> runPage(
+  private MutableHttpResponse<?> runPage(
       UiSession session,
       long runId,
       @Nullable Integer failedPage,
@@ -219,6 +278,7 @@ public class UiRunsController {
             + "/workflows/"
             + URLEncoder.encode(run.workflowId(), StandardCharsets.UTF_8));
     values.put("controls", Controls.of(run));
+    values.put("audit", audit.listOfRun(runId, Pageable.from(0, AUDIT_ENTRIES)).getContent());
     return UiPages.page(status, "run", pages.model("Run " + runId, "runs", session, values));
   }
 

@@ -1,5 +1,6 @@
 package dev.dripline.app.webhooks;
 
+import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
@@ -106,6 +107,7 @@ public class WebhookController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited("webhook.create")
   public HttpResponse<CreatedWebhookResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
     CreatedWebhookResponse created = webhooks.create(body, caller.getName());
@@ -172,6 +174,7 @@ public class WebhookController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @Audited(value = "webhook.delete", subject = "id")
   public void delete(
       @PathVariable
           @Parameter(

@@ -16,9 +16,11 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.temporal.client.WorkflowClient;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -322,6 +324,52 @@ class AuditTrailIT {
         .containsExactly("run.pause", "run.create");
     assertThat((Integer) first.items().get(0).get("id"))
         .isGreaterThan((Integer) first.items().get(1).get("id"));
+  }
+
+  @Test
+  void webhookActionsAreRecordedWithTheWebhooksIdAndNeverItsSecret() {
+    String secret =
+        "whsec_"
+            + Base64.getEncoder()
+                .encodeToString(
+                    "audit-trail-it-secret-0123456789".getBytes(StandardCharsets.UTF_8));
+    long mark = lastId();
+
+    Api.Reply created =
+        operator.post(
+            "/api/webhooks",
+            "{\"url\":\"http://127.0.0.1:18171/audit-it\",\"events\":[\"run.failed\"],"
+                + "\"secret\":\""
+                + secret
+                + "\"}");
+    assertThat(created.status()).isEqualTo(201);
+    String id = String.valueOf(created.object().get("id"));
+    assertThat(operator.delete("/api/webhooks/" + id).status()).isEqualTo(204);
+    assertThat(operator.delete("/api/webhooks/" + id).status()).isEqualTo(404);
+
+    List<Map<String, Object>> entries = since(mark);
+    assertThat(entries)
+        .extracting(e -> e.get("action"))
+        .containsExactly("webhook.delete", "webhook.delete", "webhook.create");
+    assertThat(entries).allSatisfy(e -> assertThat(e).containsEntry("subject", id));
+    assertThat(entries.get(2))
+        .containsEntry("actor", "operator")
+        .containsEntry("outcome", "accepted")
+        .containsEntry("status", 201)
+        .containsEntry("detail", null);
+    assertThat(entries.get(1)).containsEntry("outcome", "accepted").containsEntry("status", 204);
+    assertThat(entries.get(0)).containsEntry("outcome", "rejected").containsEntry("status", 404);
+    Api.Reply trail = viewer.get("/api/audit?size=200");
+    assertThat(trail.status()).isEqualTo(200);
+    assertThat(String.valueOf(trail.body())).contains("webhook.create").doesNotContain(secret);
+    assertThat(String.valueOf(trail.body())).doesNotContain(secret.substring(6, 30));
+    assertThat(
+            data.count(
+                "select count(*) from audit_events where id > ? and (coalesce(detail, '')"
+                    + " || coalesce(subject, '') || coalesce(problem, '')) like ?",
+                mark,
+                "%" + secret.substring(6, 30) + "%"))
+        .isZero();
   }
 
   @Test

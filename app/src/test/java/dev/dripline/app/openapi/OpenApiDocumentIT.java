@@ -98,7 +98,8 @@ class OpenApiDocumentIT {
           entry("GET /api/webhooks", Set.of(200)),
           entry("GET /api/webhooks/{id}", Set.of(200, 404)),
           entry("DELETE /api/webhooks/{id}", Set.of(204, 404)),
-          entry("GET /api/webhooks/{id}/deliveries", Set.of(200, 400, 404)));
+          entry("GET /api/webhooks/{id}/deliveries", Set.of(200, 400, 404)),
+          entry("GET /api/audit", Set.of(200, 400)));
 
   /** What a documented operation must carry; named in failure messages. */
   private static final String HOW =

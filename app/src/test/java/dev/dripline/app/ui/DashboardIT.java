@@ -236,6 +236,77 @@ class DashboardIT {
   }
 
   @Test
+  void aRefusedControlIsAuditedAsRejectedWithTheApisDetailAndShownOnTheRunsPage() {
+    long id = data.run(backfill, "completed", "{\"items\":5}");
+    Api.Reply fromApi = new Api(client, json).post("/api/runs/" + id + "/pause", "");
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/runs/" + id).csrf();
+    long mark = lastAuditId();
+
+    UiClient.Page answer = browser.post("/ui/runs/" + id + "/pause", Map.of("_csrf", token));
+
+    assertThat(answer.status()).isEqualTo(409);
+    assertThat(
+            data.text(
+                "select actor || ' ' || action || ' ' || outcome || ' ' || status || ' ' || problem"
+                    + " from audit_events where id > ? and run_id = ?",
+                mark,
+                id))
+        .isEqualTo("operator run.pause rejected 409 " + fromApi.object().get("detail"));
+    assertThat(browser.get("/ui/runs/" + id).body())
+        .contains(
+            "data-action=\"run.pause\" data-outcome=\"rejected\"",
+            escaped((String) fromApi.object().get("detail")));
+  }
+
+  @Test
+  void aPostRefusedForItsCallerIsRecordedNowhere() {
+    long id = data.run(backfill, "running", "{\"items\":5}");
+    UiClient viewer = new UiClient(server.getURI());
+    viewer.signIn(Api.VIEWER_TOKEN);
+    String viewersToken = viewer.get("/ui/runs/" + id).csrf();
+    browser.signIn(Api.OPERATOR_TOKEN);
+    long mark = lastAuditId();
+
+    UiClient.Page noToken = browser.post("/ui/runs/" + id + "/stop", Map.of());
+    UiClient.Page forged = browser.post("/ui/runs/" + id + "/pause", Map.of("_csrf", "forged"));
+    UiClient.Page byViewer = viewer.post("/ui/runs/" + id + "/stop", Map.of("_csrf", viewersToken));
+    UiClient.Page noSession =
+        new UiClient(server.getURI()).post("/ui/runs/" + id + "/stop", Map.of());
+
+    assertThat(noToken.status()).isEqualTo(403);
+    assertThat(forged.status()).isEqualTo(403);
+    assertThat(byViewer.status()).isEqualTo(403);
+    assertThat(noSession.status()).isEqualTo(401);
+    assertThat(data.count("select count(*) from audit_events where id > ?", mark)).isZero();
+  }
+
+  @Test
+  void aRunsPageShowsItsLastTwentyAuditEntriesNewestFirst() {
+    long id = data.run(backfill, "running", "{\"items\":5}");
+    for (int i = 1; i <= 25; i++) {
+      data.sql(
+          "insert into audit_events (actor, action, run_id, outcome, status)"
+              + " values ('operator', ?, ?, 'accepted', 202)",
+          "run.test-" + i,
+          id);
+    }
+    browser.signIn(Api.VIEWER_TOKEN);
+
+    String page = browser.get("/ui/runs/" + id).body();
+
+    String audit = page.substring(page.indexOf("<section id=\"audit\""));
+    java.util.regex.Matcher rows =
+        java.util.regex.Pattern.compile("data-action=\"(run\\.test-\\d+)\"").matcher(audit);
+    java.util.List<String> actions = new java.util.ArrayList<>();
+    while (rows.find()) {
+      actions.add(rows.group(1));
+    }
+    assertThat(actions).hasSize(20).startsWith("run.test-25", "run.test-24").endsWith("run.test-6");
+    assertThat(audit).contains("<td>operator</td>", "accepted (202)");
+  }
+
+  @Test
   void anOperatorDeletesAnEndedRun() {
     long id = data.run(backfill, "stopped", "{\"items\":5}");
     browser.signIn(Api.OPERATOR_TOKEN);
@@ -414,6 +485,10 @@ class DashboardIT {
     assertThat(browser.get("/ui/assets/dashboard.css").status()).isEqualTo(200);
     assertThat(browser.get("/ui/assets/dashboard.js").status()).isEqualTo(200);
     assertThat(browser.get("/ui/assets/other.js").status()).isEqualTo(404);
+  }
+
+  private long lastAuditId() {
+    return data.count("select coalesce(max(id), 0) from audit_events");
   }
 
   private static String escaped(String text) {
