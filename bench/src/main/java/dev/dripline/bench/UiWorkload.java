@@ -284,19 +284,17 @@ final class UiWorkload {
       throws NoSuchMethodException {
     List<Explained> all = new ArrayList<>();
     String runList = query(RunRepository.class, "list", false);
-    String runCount = query(RunRepository.class, "list", true);
-    Map<String, Object> none = values("status", null, "backfill", null);
-    all.add(new Explained("runs", "list p1", page(runList, 25, 0), none));
-    all.add(new Explained("runs", "list count", runCount, none));
+    String runCount = query(RunRepository.class, "count", false);
+    all.add(new Explained("runs", "list p1", runList, runs(null, null, 0)));
+    all.add(new Explained("runs", "list count", runCount, runs(null, null, 0)));
     all.add(
         new Explained(
-            "runs", "list p" + lateRunsPage, page(runList, 25, (lateRunsPage - 1) * 25), none));
-    Map<String, Object> failed = values("status", "failed", "backfill", null);
-    all.add(new Explained("runs", "status=failed p1", page(runList, 25, 0), failed));
-    all.add(new Explained("runs", "status=failed count", runCount, failed));
-    Map<String, Object> delta = values("status", null, "backfill", UiSeed.BACKFILLS[3]);
-    all.add(new Explained("runs", "backfill p1", page(runList, 25, 0), delta));
-    all.add(new Explained("runs", "backfill count", runCount, delta));
+            "runs", "list p" + lateRunsPage, runList, runs(null, null, (lateRunsPage - 1) * 25L)));
+    all.add(new Explained("runs", "status=failed p1", runList, runs("failed", null, 0)));
+    all.add(new Explained("runs", "status=failed count", runCount, runs("failed", null, 0)));
+    String delta = UiSeed.BACKFILLS[3];
+    all.add(new Explained("runs", "backfill p1", runList, runs(null, delta, 0)));
+    all.add(new Explained("runs", "backfill count", runCount, runs(null, delta, 0)));
     all.add(
         new Explained(
             "runs",
@@ -311,29 +309,26 @@ final class UiWorkload {
             "batch counts",
             query(BatchRepository.class, "counts", false),
             values("runIds", List.of(big))));
-    String batchPage = query(BatchRepository.class, "page", false);
-    String batchCount = query(BatchRepository.class, "page", true);
-    Map<String, Object> failedOfBig = values("runId", big, "status", "failed");
-    all.add(new Explained("run", "failed p1", page(batchPage, 10, 0), failedOfBig));
-    all.add(new Explained("run", "failed count", batchCount, failedOfBig));
+    String failedPage = query(BatchRepository.class, "pageOfStatus", false);
+    all.add(new Explained("run", "failed p1", failedPage, failed(big, 10, 0)));
     all.add(
         new Explained(
             "run",
             "failed p" + lateFailedPage,
-            page(batchPage, 10, (lateFailedPage - 1) * 10),
-            failedOfBig));
+            failedPage,
+            failed(big, 10, (lateFailedPage - 1) * 10L)));
+    all.add(
+        new Explained(
+            "api",
+            "failed page " + lateApiFailedPage,
+            failedPage,
+            failed(big, 25, lateApiFailedPage * 25L)));
     all.add(
         new Explained(
             "run",
             "chart",
             query(BatchRepository.class, "recentCompletions", false),
             values("runId", big, "limit", 2000)));
-    all.add(
-        new Explained(
-            "api",
-            "failed page " + lateApiFailedPage,
-            page(batchPage, 25, lateApiFailedPage * 25),
-            failedOfBig));
     all.add(
         new Explained(
             "api",
@@ -361,6 +356,14 @@ final class UiWorkload {
     all.add(
         new Explained("throttle", "pools", query(PoolRepository.class, "list", false), Map.of()));
     return all;
+  }
+
+  private static Map<String, Object> runs(String status, String backfill, long offset) {
+    return values("status", status, "backfill", backfill, "limit", 25, "offset", offset);
+  }
+
+  private static Map<String, Object> failed(long run, int limit, long offset) {
+    return values("runId", run, "status", "failed", "limit", limit, "offset", offset);
   }
 
   private static Map<String, Object> values(Object... pairs) {
