@@ -284,17 +284,29 @@ final class UiWorkload {
       throws NoSuchMethodException {
     List<Explained> all = new ArrayList<>();
     String runList = query(RunRepository.class, "list", false);
-    String runCount = query(RunRepository.class, "count", false);
+
     all.add(new Explained("runs", "list p1", runList, runs(null, null, 0)));
-    all.add(new Explained("runs", "list count", runCount, runs(null, null, 0)));
+    all.add(
+        new Explained(
+            "runs", "list count", query(RunRepository.class, "countAll", false), Map.of()));
     all.add(
         new Explained(
             "runs", "list p" + lateRunsPage, runList, runs(null, null, (lateRunsPage - 1) * 25L)));
     all.add(new Explained("runs", "status=failed p1", runList, runs("failed", null, 0)));
-    all.add(new Explained("runs", "status=failed count", runCount, runs("failed", null, 0)));
+    all.add(
+        new Explained(
+            "runs",
+            "status=failed count",
+            query(RunRepository.class, "countOfStatus", false),
+            values("status", "failed")));
     String delta = UiSeed.BACKFILLS[3];
     all.add(new Explained("runs", "backfill p1", runList, runs(null, delta, 0)));
-    all.add(new Explained("runs", "backfill count", runCount, runs(null, delta, 0)));
+    all.add(
+        new Explained(
+            "runs",
+            "backfill count",
+            query(RunRepository.class, "countOfBackfill", false),
+            values("backfill", delta)));
     all.add(
         new Explained(
             "runs",

@@ -122,7 +122,16 @@ public class RunRecords {
   Page<RunRow> list(RunStatus status, String backfill, int page, int size) {
     String wire = status == null ? null : status.wire();
     List<RunView> found = runs.list(wire, backfill, size, (long) page * size);
-    return new Page<>(found.stream().map(this::run).toList(), runs.count(wire, backfill));
+    return new Page<>(found.stream().map(this::run).toList(), count(wire, backfill));
+  }
+
+  private long count(String status, String backfill) {
+    if (status == null) {
+      return backfill == null ? runs.countAll() : runs.countOfBackfill(backfill);
+    }
+    return backfill == null
+        ? runs.countOfStatus(status)
+        : runs.countOfStatusAndBackfill(status, backfill);
   }
 
   /**

@@ -139,9 +139,24 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
           + " order by r.id desc limit :limit offset :offset)) order by r.id desc")
   List<RunView> list(@Nullable String status, @Nullable String backfill, int limit, long offset);
 
-  /** How many runs {@link #list} pages through. */
-  @Query("select count(*) from runs r" + FILTER)
-  long count(@Nullable String status, @Nullable String backfill);
+  /**
+   * How many runs there are: {@link #list}'s total without a filter. Each filter's count is a
+   * statement of its own, so that even a generic plan reads the narrowest index that answers it.
+   */
+  @Query("select count(*) from runs")
+  long countAll();
+
+  /** How many runs of status {@code status} there are. */
+  @Query("select count(*) from runs where status = :status")
+  long countOfStatus(String status);
+
+  /** How many runs of backfill {@code backfill} there are. */
+  @Query("select count(*) from runs where backfill = :backfill")
+  long countOfBackfill(String backfill);
+
+  /** How many runs of status {@code status} and backfill {@code backfill} there are. */
+  @Query("select count(*) from runs where status = :status and backfill = :backfill")
+  long countOfStatusAndBackfill(String status, String backfill);
 
   // --- a run's lifecycle, written by its workflow's activities (RunActivities) -------------
 
