@@ -62,6 +62,7 @@ public final class BenchMain {
           case "W5" -> verdicts.put("W5", new W5(config, services).run());
           case "W6" -> verdicts.put("W6", new W6Workload(config, services).run());
           case "RC" -> verdicts.put("RC", new RecordCost(config).run());
+          case "UI" -> verdicts.put("UI", new UiWorkload(config, services).run());
           default -> throw new IllegalStateException(workload);
         }
       }

@@ -109,7 +109,7 @@ class BenchConfigTest {
 
     assertThat(exitCode).isEqualTo(2);
     assertThat(err.toString())
-        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC])");
+        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC, UI])");
   }
 
   @Test
@@ -152,7 +152,8 @@ class BenchConfigTest {
             "--worker-heap",
             "--log-dir",
             "--w2-<name>",
-            "--rc-<name>")) {
+            "--rc-<name>",
+            "--ui-<name>")) {
       assertThat(help).contains(option);
     }
     assertThat(help).contains("Default: W1,W5", "Default: 10000", "Default: -Xmx512m");

@@ -21,7 +21,6 @@ import dev.dripline.workflows.run.BatchResult;
 import dev.dripline.workflows.run.BatchWork;
 import dev.dripline.workflows.run.PlanPage;
 import dev.dripline.workflows.run.PlanRequest;
-import io.micronaut.data.model.Pageable;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -104,7 +103,7 @@ class TypedKeysIT {
   }
 
   private List<BatchView> batches(long runId) {
-    return batchStore.page(runId, null, Pageable.from(0, 1_000)).getContent();
+    return batchStore.page(runId, 1_000, 0);
   }
 
   @Test

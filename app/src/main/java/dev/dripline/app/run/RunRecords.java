@@ -12,7 +12,6 @@ import dev.dripline.store.run.RunView;
 import dev.dripline.workflows.run.BatchStatus;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
-import io.micronaut.data.model.Pageable;
 import jakarta.inject.Singleton;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -121,9 +120,18 @@ public class RunRecords {
 
   /** Runs newest first, optionally of one status and/or one backfill. */
   Page<RunRow> list(RunStatus status, String backfill, int page, int size) {
-    var found =
-        runs.list(status == null ? null : status.wire(), backfill, Pageable.from(page, size));
-    return new Page<>(found.getContent().stream().map(this::run).toList(), found.getTotalSize());
+    String wire = status == null ? null : status.wire();
+    List<RunView> found = runs.list(wire, backfill, size, (long) page * size);
+    return new Page<>(found.stream().map(this::run).toList(), count(wire, backfill));
+  }
+
+  private long count(String status, String backfill) {
+    if (status == null) {
+      return backfill == null ? runs.countAll() : runs.countOfBackfill(backfill);
+    }
+    return backfill == null
+        ? runs.countOfStatus(status)
+        : runs.countOfStatusAndBackfill(status, backfill);
   }
 
   /**
@@ -143,12 +151,22 @@ public class RunRecords {
     return counts;
   }
 
-  /** A run's batches in number order, optionally of one status. */
+  /**
+   * A run's batches in number order, optionally of one status; their total from {@link
+   * #batchCounts} (completed batches from the run's counter), not from counting the run's entries.
+   */
   Page<BatchRow> batches(long runId, BatchStatus status, int page, int size) {
-    var found =
-        batches.page(runId, status == null ? null : status.wire(), Pageable.from(page, size));
-    return new Page<>(
-        found.getContent().stream().map(RunRecords::batch).toList(), found.getTotalSize());
+    long offset = (long) page * size;
+    List<BatchView> found =
+        status == null
+            ? batches.page(runId, size, offset)
+            : batches.pageOfStatus(runId, status.wire(), size, offset);
+    Map<BatchStatus, Long> counts = batchCounts(List.of(runId)).getOrDefault(runId, Map.of());
+    long total =
+        status == null
+            ? counts.values().stream().mapToLong(Long::longValue).sum()
+            : counts.getOrDefault(status, 0L);
+    return new Page<>(found.stream().map(RunRecords::batch).toList(), total);
   }
 
   /**

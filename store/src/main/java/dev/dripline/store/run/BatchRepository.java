@@ -4,8 +4,6 @@ import dev.dripline.store.keys.KeyCodec;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
-import io.micronaut.data.model.Page;
-import io.micronaut.data.model.Pageable;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
 import java.sql.Connection;
@@ -35,22 +33,40 @@ public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntr
   /** The expression {@code batches_run_key_idx} indexes: a batch's first key, as bytes. */
   String KEY_ORDER = "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key))";
 
-  /** A run's batches, of one status ({@code null}: any). */
-  String FILTER = " where run_id = :runId and (cast(:status as text) is null or status = :status)";
-
   /** Run {@code r.id}'s batches of the status the literal that follows names, by index. */
   String COUNT_OF_STATUS = "(select count(*) from batches b where b.run_id = r.id and b.status = ";
 
-  /** A page of run {@code runId}'s batches in number order, of one status ({@code null}: any). */
-  @Query(
-      value =
-          "select number, "
-              + KEYS
-              + ", size, status, attempts, error, started_at, finished_at from batches b"
-              + FILTER
-              + " order by number",
-      countQuery = "select count(*) from batches" + FILTER)
-  Page<BatchView> page(long runId, @Nullable String status, Pageable pageable);
+  /** The columns of a page of batches ({@link BatchView}), over the row {@code b}. */
+  String PAGE_COLUMNS =
+      "select b.number, "
+          + KEYS
+          + ", b.size, b.status, b.attempts, b.error, b.started_at, b.finished_at from batches b";
+
+  /**
+   * Run {@code runId}'s batches of a page in number order, its numbers chosen by the subquery that
+   * follows (closed by {@link #PAGE_END}): the skipped entries are read from the index alone, and
+   * only the page's rows from the table, by primary key whatever plan the statement gets.
+   */
+  String PAGE_START =
+      PAGE_COLUMNS + " where b.run_id = :runId and b.number = any (array (select n.number";
+
+  /** Closes {@link #PAGE_START}'s subquery, ordered, with its limit and offset. */
+  String PAGE_END = " order by n.number limit :limit offset :offset)) order by b.number";
+
+  /**
+   * A page of run {@code runId}'s batches in number order: {@code limit} of them after the first
+   * {@code offset}. Their count comes from {@link #counts}.
+   */
+  @Query(PAGE_START + " from batches n where n.run_id = :runId" + PAGE_END)
+  List<BatchView> page(long runId, int limit, long offset);
+
+  /**
+   * A page of run {@code runId}'s batches of status {@code status}, as {@link #page}: the statuses
+   * are a statement of their own so that even a generic plan looks both columns up in {@code
+   * batches_run_status_idx}, rather than every entry of the run.
+   */
+  @Query(PAGE_START + " from batches n where n.run_id = :runId and n.status = :status" + PAGE_END)
+  List<BatchView> pageOfStatus(long runId, String status, int limit, long offset);
 
   /**
    * Batches per status of each of the given runs, none empty; absent statuses are absent. Completed
