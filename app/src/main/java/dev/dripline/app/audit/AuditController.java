@@ -1,6 +1,7 @@
 package dev.dripline.app.audit;
 
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.QueryParameters;
@@ -40,11 +41,7 @@ import java.util.Set;
 @Controller("/api/audit")
 @Tag(name = "audit")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class AuditController {
   private static final Set<String> PARAMETERS = Set.of("run", "target", "page", "size");

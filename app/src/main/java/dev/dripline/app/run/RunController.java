@@ -2,6 +2,7 @@ package dev.dripline.app.run;
 
 import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
@@ -50,11 +51,7 @@ import java.net.URI;
 @Controller("/api/runs")
 @Tag(name = "runs")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RunController {
   private final RunService service;
@@ -92,36 +89,8 @@ public class RunController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(oneOf = {DryRunResponse.class, RunResponse.class}))),
     @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid: one error each",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "an identical run is active (existingRunId)",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
@@ -142,6 +111,9 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidFields
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "run.create", detail = "body", previewWhen = "dryRun")
   public HttpResponse<?> create(
       @Body @Parameter(hidden = true) @Nullable String body,
@@ -172,16 +144,8 @@ public class RunController {
 
   @Get
   @Operation(operationId = "listRuns", summary = "A page of runs, newest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
   public PageResponse<RunResponse> list(
       HttpRequest<?> request,
       @QueryValue
@@ -219,22 +183,14 @@ public class RunController {
 
   @Get("/{id}")
   @Operation(operationId = "getRun", summary = "A run with its batch counts, progress and throttle")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the run",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = RunResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the run",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = RunResponse.class)))
+  @ProblemResponse.NoSuchRun
   public RunResponse get(
       @PathVariable
           @Parameter(
@@ -254,15 +210,9 @@ public class RunController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.NoSuchRun
   public PageResponse<BatchResponse> batches(
       HttpRequest<?> request,
       @PathVariable
@@ -311,37 +261,11 @@ public class RunController {
   @Post("/{id}/stop")
   @Status(HttpStatus.ACCEPTED)
   @Operation(operationId = "stopRun", summary = "Stop a run: no new batch starts")
-  @ApiResponses({
-    @ApiResponse(responseCode = "202", description = "the stop is sent"),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "409",
-        description = "the run has ended",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "202", description = "the stop is sent")
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.RunEnded
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.stop", run = "id")
   public void stop(
       @PathVariable
@@ -366,34 +290,16 @@ public class RunController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = RetryResponse.class))),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is pending or completed, has nothing to re-queue, or is stopping",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "no worker answered in time; nothing changed",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.retry", run = "id")
   public RetryResponse retry(
       @PathVariable
@@ -412,34 +318,16 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "202", description = "the pause is sent"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is neither pending nor running",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.pause", run = "id")
   public void pause(
       @PathVariable
@@ -456,34 +344,16 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "202", description = "the resume is sent"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is not paused",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.resume", run = "id")
   public void resume(
       @PathVariable
@@ -504,64 +374,19 @@ public class RunController {
           @Content(
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = CapChangeRequest.class)))
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the run, its cap recorded",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = RunResponse.class))),
-    @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "409",
-        description = "the run has ended",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "no worker answered in time; nothing changed",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the run, its cap recorded",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = RunResponse.class)))
+  @ProblemResponse.InvalidField
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.RunEnded
+  @ProblemResponse.JsonBodyRefused
+  @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.cap", run = "id", detail = "body")
   public RunResponse changeCap(
       @PathVariable
@@ -580,20 +405,6 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "204", description = "deleted"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is running or paused",
         content =
@@ -601,6 +412,8 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
   @Audited(value = "run.delete", run = "id")
   public void delete(
       @PathVariable

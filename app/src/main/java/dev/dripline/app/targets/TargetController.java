@@ -2,6 +2,7 @@ package dev.dripline.app.targets;
 
 import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
@@ -46,11 +47,7 @@ import java.net.URI;
 @Controller("/api/targets")
 @Tag(name = "targets")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class TargetController {
   private final TargetService service;
@@ -80,36 +77,8 @@ public class TargetController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = TargetResponse.class))),
     @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid: one error each",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "a target of that name exists",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
@@ -122,6 +91,9 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidFields
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "target.create", detail = "body")
   public HttpResponse<TargetResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body) {
@@ -134,16 +106,8 @@ public class TargetController {
 
   @Get
   @Operation(operationId = "listTargets", summary = "A page of targets by name")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
   public PageResponse<TargetResponse> list(
       HttpRequest<?> request,
       @QueryValue
@@ -179,22 +143,14 @@ public class TargetController {
 
   @Get("/{name}")
   @Operation(operationId = "getTarget", summary = "A target with its state and failure streak")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the target",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = TargetResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the target",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = TargetResponse.class)))
+  @ProblemResponse.NoSuchTarget
   public TargetResponse get(
       @PathVariable
           @Parameter(
@@ -217,50 +173,17 @@ public class TargetController {
           @Content(
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = LiveBatchRequest.class)))
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "202",
-        description = "queued",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = LiveBatchResponse.class))),
-    @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "202",
+      description = "queued",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = LiveBatchResponse.class)))
+  @ProblemResponse.InvalidField
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
+  @ProblemResponse.JsonBodyRefused
   public LiveBatchResponse queueLiveBatch(
       @PathVariable
           @Parameter(
@@ -292,27 +215,6 @@ public class TargetController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = ReplanResponse.class))),
     @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "503",
         description = "the cancelled run could not be told to stop (the replan stands)",
         content =
@@ -320,6 +222,9 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidQuery
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
   @Audited(value = "target.replan", target = "name", previewWhen = "dryRun")
   public HttpResponse<?> replan(
       HttpRequest<?> request,
@@ -349,20 +254,6 @@ public class TargetController {
   @ApiResponses({
     @ApiResponse(responseCode = "204", description = "removed"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "503",
         description = "Temporal cannot be reached to stop its run; nothing removed",
         content =
@@ -370,6 +261,8 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
   @Audited(value = "target.delete", target = "name")
   public void delete(
       @PathVariable

@@ -2,6 +2,7 @@ package dev.dripline.app.webhooks;
 
 import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
@@ -45,11 +46,7 @@ import java.util.List;
 @Controller("/api/webhooks")
 @Tag(name = "webhooks")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class WebhookController {
   private final WebhookService webhooks;
@@ -84,29 +81,10 @@ public class WebhookController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited("webhook.create")
   public HttpResponse<CreatedWebhookResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
@@ -118,31 +96,21 @@ public class WebhookController {
 
   @Get
   @Operation(operationId = "listWebhooks", summary = "Every webhook endpoint, oldest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the endpoints, without their secrets")
-  })
+  @ApiResponse(responseCode = "200", description = "the endpoints, without their secrets")
   public List<WebhookResponse> list() {
     return webhooks.list();
   }
 
   @Get("/{id}")
   @Operation(operationId = "getWebhook", summary = "A webhook endpoint, without its secret")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the endpoint",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = WebhookResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the endpoint",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = WebhookResponse.class)))
+  @ProblemResponse.NoSuchWebhook
   public WebhookResponse get(
       @PathVariable
           @Parameter(
@@ -157,23 +125,9 @@ public class WebhookController {
   @Operation(
       operationId = "deleteWebhook",
       summary = "Delete a webhook endpoint and its deliveries")
-  @ApiResponses({
-    @ApiResponse(responseCode = "204", description = "deleted"),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "204", description = "deleted")
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchWebhook
   @Audited(value = "webhook.delete", subject = "id")
   public void delete(
       @PathVariable
@@ -188,23 +142,9 @@ public class WebhookController {
   @Operation(
       operationId = "listWebhookDeliveries",
       summary = "A page of a webhook endpoint's deliveries, newest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
+  @ProblemResponse.NoSuchWebhook
   public PageResponse<WebhookDeliveryResponse> deliveries(
       HttpRequest<?> request,
       @PathVariable
