@@ -1,5 +1,6 @@
 package dev.dripline.app.audit;
 
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
@@ -76,19 +77,8 @@ public class AuditController {
           @Parameter(description = "only actions on this target", schema = @Schema(type = "string"))
           @Nullable
           String target,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     List<FieldError> errors = new ArrayList<>();
     QueryParameters.unknown(request.getParameters().names(), PARAMETERS, errors);
     Long runId = null;

@@ -1,6 +1,7 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
@@ -164,19 +165,8 @@ public class RunController {
           @Nullable
           String status,
       @QueryValue @Parameter(description = "only runs of this backfill") @Nullable String backfill,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return service.list(
         requests.runQuery(request.getParameters().names(), status, backfill, page, size));
   }
@@ -191,12 +181,7 @@ public class RunController {
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = RunResponse.class)))
   @ProblemResponse.NoSuchRun
-  public RunResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public RunResponse get(@PathVariable @ApiParameter.RunId String id) {
     return service.get(runId(id));
   }
 
@@ -215,11 +200,7 @@ public class RunController {
   @ProblemResponse.NoSuchRun
   public PageResponse<BatchResponse> batches(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
+      @PathVariable @ApiParameter.RunId String id,
       @QueryValue
           @Parameter(
               description = "only batches of this status",
@@ -235,19 +216,8 @@ public class RunController {
                       }))
           @Nullable
           String status,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size,
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size,
       @QueryValue
           @Parameter(
               description =
@@ -267,12 +237,7 @@ public class RunController {
   @ProblemResponse.RunEnded
   @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.stop", run = "id")
-  public void stop(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void stop(@PathVariable @ApiParameter.RunId String id) {
     service.stop(runId(id));
   }
 
@@ -301,12 +266,7 @@ public class RunController {
   @ProblemResponse.NoSuchRun
   @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.retry", run = "id")
-  public RetryResponse retry(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public RetryResponse retry(@PathVariable @ApiParameter.RunId String id) {
     return new RetryResponse(service.retry(runId(id)));
   }
 
@@ -329,12 +289,7 @@ public class RunController {
   @ProblemResponse.NoSuchRun
   @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.pause", run = "id")
-  public void pause(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void pause(@PathVariable @ApiParameter.RunId String id) {
     service.pause(runId(id));
   }
 
@@ -355,12 +310,7 @@ public class RunController {
   @ProblemResponse.NoSuchRun
   @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.resume", run = "id")
-  public void resume(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void resume(@PathVariable @ApiParameter.RunId String id) {
     service.resume(runId(id));
   }
 
@@ -389,11 +339,7 @@ public class RunController {
   @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.cap", run = "id", detail = "body")
   public RunResponse changeCap(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
+      @PathVariable @ApiParameter.RunId String id,
       @Body @Parameter(hidden = true) @Nullable String body) {
     long runId = runId(id);
     return service.changeCap(runId, requests.capChange(body));
@@ -415,12 +361,7 @@ public class RunController {
   @ProblemResponse.ViewerForbidden
   @ProblemResponse.NoSuchRun
   @Audited(value = "run.delete", run = "id")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void delete(@PathVariable @ApiParameter.RunId String id) {
     service.delete(runId(id));
   }
 

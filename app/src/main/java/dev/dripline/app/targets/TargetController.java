@@ -1,6 +1,7 @@
 package dev.dripline.app.targets;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
@@ -124,19 +125,8 @@ public class TargetController {
           @Nullable
           String state,
       @QueryValue @Parameter(description = "only targets of this group") @Nullable String group,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return service.list(
         requests.targetQuery(request.getParameters().names(), state, group, page, size));
   }
@@ -151,12 +141,7 @@ public class TargetController {
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = TargetResponse.class)))
   @ProblemResponse.NoSuchTarget
-  public TargetResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name) {
+  public TargetResponse get(@PathVariable @ApiParameter.TargetName String name) {
     return service.get(targetName(name));
   }
 
@@ -185,11 +170,7 @@ public class TargetController {
   @ProblemResponse.NoSuchTarget
   @ProblemResponse.JsonBodyRefused
   public LiveBatchResponse queueLiveBatch(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name,
+      @PathVariable @ApiParameter.TargetName String name,
       @Body @Parameter(hidden = true) @Nullable String body) {
     return service.queueLiveBatch(targetName(name), requests.liveBatchPayload(body));
   }
@@ -228,11 +209,7 @@ public class TargetController {
   @Audited(value = "target.replan", target = "name", previewWhen = "dryRun")
   public HttpResponse<?> replan(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name,
+      @PathVariable @ApiParameter.TargetName String name,
       @QueryValue
           @Parameter(
               description = "true: report what would happen, change nothing",
@@ -264,12 +241,7 @@ public class TargetController {
   @ProblemResponse.ViewerForbidden
   @ProblemResponse.NoSuchTarget
   @Audited(value = "target.delete", target = "name")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name) {
+  public void delete(@PathVariable @ApiParameter.TargetName String name) {
     service.delete(targetName(name));
   }
 

@@ -1,6 +1,7 @@
 package dev.dripline.app.webhooks;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
 import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
@@ -111,12 +112,7 @@ public class WebhookController {
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = WebhookResponse.class)))
   @ProblemResponse.NoSuchWebhook
-  public WebhookResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public WebhookResponse get(@PathVariable @ApiParameter.WebhookId String id) {
     return webhooks.get(webhookId(id));
   }
 
@@ -129,12 +125,7 @@ public class WebhookController {
   @ProblemResponse.ViewerForbidden
   @ProblemResponse.NoSuchWebhook
   @Audited(value = "webhook.delete", subject = "id")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void delete(@PathVariable @ApiParameter.WebhookId String id) {
     webhooks.delete(webhookId(id));
   }
 
@@ -147,24 +138,9 @@ public class WebhookController {
   @ProblemResponse.NoSuchWebhook
   public PageResponse<WebhookDeliveryResponse> deliveries(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @PathVariable @ApiParameter.WebhookId String id,
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return webhooks.deliveries(webhookId(id), request.getParameters().names(), page, size);
   }
 
