@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -76,6 +77,39 @@ abstract class ApiCommand implements Callable<Integer> {
     if (!reply.body().isEmpty()) {
       out().println(reply.body());
     }
+  }
+
+  /**
+   * Prints the answer: with {@code --json} its body unchanged, else what {@code text} writes of its
+   * JSON. Returns {@link ExitCode#OK}.
+   */
+  final int print(ApiReply reply, Consumer<JsonNode> text) {
+    if (json()) {
+      printBody(reply);
+    } else {
+      text.accept(reply.json());
+    }
+    return ExitCode.OK;
+  }
+
+  /**
+   * Prints a page of {@code noun} (the API's {@code items}, {@code total}, {@code page} and {@code
+   * size}): with {@code --json} its body unchanged, else {@code table} with the row {@code row}
+   * adds for each item and the {@link #pageFooter}, or {@code no <noun>} when there are none at
+   * all. Returns {@link ExitCode#OK}.
+   */
+  final int printPage(ApiReply reply, String noun, Table table, Consumer<JsonNode> row) {
+    return print(
+        reply,
+        page -> {
+          page.path("items").forEach(row);
+          if (table.isEmpty() && page.path("total").asLong() == 0) {
+            out().println("no " + noun);
+          } else {
+            table.print(out());
+            out().println(pageFooter(page, noun));
+          }
+        });
   }
 
   /** Prints {@code label value} lines, labels padded to one width; null values print as -. */

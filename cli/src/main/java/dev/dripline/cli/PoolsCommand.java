@@ -14,7 +14,13 @@ import picocli.CommandLine.Parameters;
 final class PoolsCommand {
   private PoolsCommand() {}
 
-  static void print(Table table, JsonNode pool) {
+  /** A table of pools, without rows. */
+  static Table table() {
+    return new Table("NAME", "SIZE", "IN USE", "WAITING");
+  }
+
+  /** Adds {@code pool}'s row to {@code table}. */
+  static void row(Table table, JsonNode pool) {
     table.row(
         pool.path("name").asText(),
         pool.path("size").asText(),
@@ -26,21 +32,17 @@ final class PoolsCommand {
   static final class ListPools extends ApiCommand {
     @Override
     int execute() {
-      ApiReply reply = api().get("api/pools");
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      Table table = new Table("NAME", "SIZE", "IN USE", "WAITING");
-      for (JsonNode pool : reply.json()) {
-        print(table, pool);
-      }
-      if (table.isEmpty()) {
-        out().println("no pools");
-      } else {
-        table.print(out());
-      }
-      return ExitCode.OK;
+      return print(
+          api().get("api/pools"),
+          pools -> {
+            Table table = table();
+            pools.forEach(pool -> row(table, pool));
+            if (table.isEmpty()) {
+              out().println("no pools");
+            } else {
+              table.print(out());
+            }
+          });
     }
   }
 
@@ -58,15 +60,13 @@ final class PoolsCommand {
     int execute() {
       ObjectNode body = JsonNodeFactory.instance.objectNode();
       body.put("size", size);
-      ApiReply reply = api().put("api/pools/" + ApiClient.segment(name), body);
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      Table table = new Table("NAME", "SIZE", "IN USE", "WAITING");
-      print(table, reply.json());
-      table.print(out());
-      return ExitCode.OK;
+      return print(
+          api().put("api/pools/" + ApiClient.segment(name), body),
+          pool -> {
+            Table table = table();
+            row(table, pool);
+            table.print(out());
+          });
     }
   }
 }

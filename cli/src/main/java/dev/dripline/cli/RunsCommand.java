@@ -67,38 +67,29 @@ final class RunsCommand {
       query.put("backfill", backfill);
       query.put("page", page);
       query.put("size", size);
-      ApiReply reply = api().get(ApiClient.withQuery("api/runs", query));
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
       Table table =
           new Table("ID", "BACKFILL", "STATUS", "DONE", "KEYS", "PER MIN", "ETA", "CREATED");
-      for (JsonNode run : reply.json().path("items")) {
-        JsonNode progress = run.path("progress");
-        JsonNode eta = progress.path("etaSeconds");
-        table.row(
-            run.path("id").asText(),
-            run.path("backfill").asText(),
-            run.path("status").asText()
-                + (ProgressLine.holds(run.path("throttle")) == null ? "" : " (throttled)"),
-            progress.path("percent").asInt() + "%",
-            Figures.count(progress.path("processedKeys").asLong())
-                + "/"
-                + (progress.path("totalKeys").isNumber()
-                    ? Figures.count(progress.path("totalKeys").asLong())
-                    : "?"),
-            Figures.perMinute(progress.path("throughputPerMinute").asDouble()),
-            eta.isNumber() ? Figures.duration(eta.asLong()) : null,
-            Figures.text(run.path("createdAt")));
-      }
-      if (table.isEmpty() && reply.json().path("total").asLong() == 0) {
-        out().println("no runs");
-        return ExitCode.OK;
-      }
-      table.print(out());
-      out().println(pageFooter(reply.json(), "runs"));
-      return ExitCode.OK;
+      return printPage(
+          api().get(ApiClient.withQuery("api/runs", query)), "runs", table, run -> row(table, run));
+    }
+
+    private static void row(Table table, JsonNode run) {
+      JsonNode progress = run.path("progress");
+      JsonNode eta = progress.path("etaSeconds");
+      table.row(
+          run.path("id").asText(),
+          run.path("backfill").asText(),
+          run.path("status").asText()
+              + (ProgressLine.holds(run.path("throttle")) == null ? "" : " (throttled)"),
+          progress.path("percent").asInt() + "%",
+          Figures.count(progress.path("processedKeys").asLong())
+              + "/"
+              + (progress.path("totalKeys").isNumber()
+                  ? Figures.count(progress.path("totalKeys").asLong())
+                  : "?"),
+          Figures.perMinute(progress.path("throughputPerMinute").asDouble()),
+          eta.isNumber() ? Figures.duration(eta.asLong()) : null,
+          Figures.text(run.path("createdAt")));
     }
   }
 
@@ -109,12 +100,10 @@ final class RunsCommand {
 
     @Override
     int execute() {
-      ApiReply reply = api().get(runPath(id));
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      JsonNode run = reply.json();
+      return print(api().get(runPath(id)), this::printRun);
+    }
+
+    private void printRun(JsonNode run) {
       printFields(
           "run",
           run.path("id").asText() + "  " + run.path("backfill").asText(),
@@ -151,7 +140,6 @@ final class RunsCommand {
           Figures.text(run.path("error")),
           "workflow",
           Figures.text(run.path("workflowId")));
-      return ExitCode.OK;
     }
 
     /** {@code completed 12, failed 1}: the statuses that have batches, in the API's order. */
@@ -212,28 +200,19 @@ final class RunsCommand {
       query.put("status", status);
       query.put("page", page);
       query.put("size", size);
-      ApiReply reply = api().get(ApiClient.withQuery(runPath(id) + "/batches", query));
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
       Table table = new Table("NUMBER", "KEYS", "SIZE", "STATUS", "ATTEMPTS", "ERROR");
-      for (JsonNode batch : reply.json().path("items")) {
-        table.row(
-            batch.path("number").asText(),
-            Figures.text(batch.path("startKey")) + ".." + Figures.text(batch.path("endKey")),
-            batch.path("size").asText(),
-            batch.path("status").asText(),
-            batch.path("attempts").asText(),
-            Figures.text(batch.path("error")));
-      }
-      if (table.isEmpty() && reply.json().path("total").asLong() == 0) {
-        out().println("no batches");
-        return ExitCode.OK;
-      }
-      table.print(out());
-      out().println(pageFooter(reply.json(), "batches"));
-      return ExitCode.OK;
+      return printPage(
+          api().get(ApiClient.withQuery(runPath(id) + "/batches", query)),
+          "batches",
+          table,
+          batch ->
+              table.row(
+                  batch.path("number").asText(),
+                  Figures.text(batch.path("startKey")) + ".." + Figures.text(batch.path("endKey")),
+                  batch.path("size").asText(),
+                  batch.path("status").asText(),
+                  batch.path("attempts").asText(),
+                  Figures.text(batch.path("error"))));
     }
   }
 
@@ -293,19 +272,20 @@ final class RunsCommand {
         body.put("pool", pool);
       }
       ApiReply reply = api().post(dryRun ? "api/runs?dryRun=true" : "api/runs", body);
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      JsonNode answer = reply.json();
+      boolean created = reply.status() == 201;
+      return print(reply, answer -> printStarted(answer, created));
+    }
+
+    /** The preview of a dry run, or the run created (or made by an earlier request). */
+    private void printStarted(JsonNode answer, boolean created) {
       if (dryRun) {
         printDryRun(answer);
-        return ExitCode.OK;
+        return;
       }
       long id = answer.path("id").asLong();
       out()
           .println(
-              (reply.status() == 201 ? "started run " : "the same request already made run ")
+              (created ? "started run " : "the same request already made run ")
                   + id
                   + " ("
                   + answer.path("backfill").asText()
@@ -313,7 +293,6 @@ final class RunsCommand {
                   + answer.path("status").asText()
                   + ")");
       out().println("watch it with: dripline runs watch " + id);
-      return ExitCode.OK;
     }
 
     private JsonNode definitionIfNeeded() {
@@ -363,19 +342,22 @@ final class RunsCommand {
     @Parameters(index = "0", paramLabel = "<id>", description = "The run's id.")
     long id;
 
-    abstract String action();
+    /** The action's path segment, e.g. {@code stop}. */
+    private final String action;
 
-    abstract String done();
+    /** What the command prints once the API took it, e.g. {@code stopping}. */
+    private final String done;
+
+    Signal(String action, String done) {
+      this.action = action;
+      this.done = done;
+    }
 
     @Override
     int execute() {
-      ApiReply reply = api().post(runPath(id) + "/" + action(), null);
-      if (json()) {
-        printBody(reply);
-      } else {
-        out().println(done() + " run " + id);
-      }
-      return ExitCode.OK;
+      return print(
+          api().post(runPath(id) + "/" + action, null),
+          answer -> out().println(done + " run " + id));
     }
   }
 
@@ -383,40 +365,22 @@ final class RunsCommand {
       name = "stop",
       description = "Stop a run: no new batch starts; batches in flight finish.")
   static final class Stop extends Signal {
-    @Override
-    String action() {
-      return "stop";
-    }
-
-    @Override
-    String done() {
-      return "stopping";
+    Stop() {
+      super("stop", "stopping");
     }
   }
 
   @Command(name = "pause", description = "Pause a run: batches in flight finish, the others wait.")
   static final class Pause extends Signal {
-    @Override
-    String action() {
-      return "pause";
-    }
-
-    @Override
-    String done() {
-      return "pausing";
+    Pause() {
+      super("pause", "pausing");
     }
   }
 
   @Command(name = "resume", description = "Resume a paused run.")
   static final class Resume extends Signal {
-    @Override
-    String action() {
-      return "resume";
-    }
-
-    @Override
-    String done() {
-      return "resuming";
+    Resume() {
+      super("resume", "resuming");
     }
   }
 
@@ -429,15 +393,12 @@ final class RunsCommand {
 
     @Override
     int execute() {
-      ApiReply reply = api().post(runPath(id) + "/retry", null);
-      if (json()) {
-        printBody(reply);
-      } else {
-        out()
-            .println(
-                "re-queued " + reply.json().path("requeued").asLong() + " batches of run " + id);
-      }
-      return ExitCode.OK;
+      return print(
+          api().post(runPath(id) + "/retry", null),
+          answer ->
+              out()
+                  .println(
+                      "re-queued " + answer.path("requeued").asLong() + " batches of run " + id));
     }
   }
 
@@ -453,22 +414,18 @@ final class RunsCommand {
     int execute() {
       ObjectNode body = JsonNodeFactory.instance.objectNode();
       body.put("maxParallelBatches", maxParallelBatches);
-      ApiReply reply = api().patch(runPath(id), body);
-      if (json()) {
-        printBody(reply);
-      } else {
-        JsonNode run = reply.json();
-        out()
-            .println(
-                "run "
-                    + id
-                    + ": cap "
-                    + run.path("maxParallelBatches").asText()
-                    + " (requested "
-                    + run.path("requestedMaxParallelBatches").asText()
-                    + ")");
-      }
-      return ExitCode.OK;
+      return print(
+          api().patch(runPath(id), body),
+          run ->
+              out()
+                  .println(
+                      "run "
+                          + id
+                          + ": cap "
+                          + run.path("maxParallelBatches").asText()
+                          + " (requested "
+                          + run.path("requestedMaxParallelBatches").asText()
+                          + ")"));
     }
   }
 
@@ -479,13 +436,7 @@ final class RunsCommand {
 
     @Override
     int execute() {
-      ApiReply reply = api().delete(runPath(id));
-      if (json()) {
-        printBody(reply);
-      } else {
-        out().println("deleted run " + id);
-      }
-      return ExitCode.OK;
+      return print(api().delete(runPath(id)), answer -> out().println("deleted run " + id));
     }
   }
 }

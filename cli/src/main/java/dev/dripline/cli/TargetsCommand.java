@@ -58,32 +58,26 @@ final class TargetsCommand {
       query.put("group", group);
       query.put("page", page);
       query.put("size", size);
-      ApiReply reply = api().get(ApiClient.withQuery("api/targets", query));
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
       Table table =
           new Table(
               "NAME", "BACKFILL", "GROUP", "STATE", "FAILURES", "NEXT ATTEMPT", "BLOCKED", "RUN");
-      for (JsonNode target : reply.json().path("items")) {
-        table.row(
-            target.path("name").asText(),
-            target.path("backfill").asText(),
-            Figures.text(target.path("group")),
-            target.path("state").asText() + (target.path("failing").asBoolean() ? " FAILING" : ""),
-            target.path("consecutiveFailures").asText(),
-            Figures.text(target.path("nextAttemptAt")),
-            target.path("blockedLiveBatches").asText(),
-            Figures.text(target.path("currentRunId")));
-      }
-      if (table.isEmpty() && reply.json().path("total").asLong() == 0) {
-        out().println("no targets");
-        return ExitCode.OK;
-      }
-      table.print(out());
-      out().println(pageFooter(reply.json(), "targets"));
-      return ExitCode.OK;
+      return printPage(
+          api().get(ApiClient.withQuery("api/targets", query)),
+          "targets",
+          table,
+          target -> row(table, target));
+    }
+
+    private static void row(Table table, JsonNode target) {
+      table.row(
+          target.path("name").asText(),
+          target.path("backfill").asText(),
+          Figures.text(target.path("group")),
+          target.path("state").asText() + (target.path("failing").asBoolean() ? " FAILING" : ""),
+          target.path("consecutiveFailures").asText(),
+          Figures.text(target.path("nextAttemptAt")),
+          target.path("blockedLiveBatches").asText(),
+          Figures.text(target.path("currentRunId")));
     }
   }
 
@@ -94,13 +88,7 @@ final class TargetsCommand {
 
     @Override
     int execute() {
-      ApiReply reply = api().get(targetPath(name));
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      printTarget(reply.json());
-      return ExitCode.OK;
+      return print(api().get(targetPath(name)), this::printTarget);
     }
 
     private void printTarget(JsonNode target) {
@@ -169,13 +157,10 @@ final class TargetsCommand {
       if (group != null) {
         body.put("group", group);
       }
-      ApiReply reply = api().post("api/targets", body);
-      if (json()) {
-        printBody(reply);
-      } else {
-        out().println("created target " + name + " (" + reply.json().path("state").asText() + ")");
-      }
-      return ExitCode.OK;
+      return print(
+          api().post("api/targets", body),
+          target ->
+              out().println("created target " + name + " (" + target.path("state").asText() + ")"));
     }
   }
 
@@ -186,13 +171,8 @@ final class TargetsCommand {
 
     @Override
     int execute() {
-      ApiReply reply = api().delete(targetPath(name));
-      if (json()) {
-        printBody(reply);
-      } else {
-        out().println("deleted target " + name);
-      }
-      return ExitCode.OK;
+      return print(
+          api().delete(targetPath(name)), answer -> out().println("deleted target " + name));
     }
   }
 
@@ -210,13 +190,12 @@ final class TargetsCommand {
 
     @Override
     int execute() {
-      ApiReply reply =
-          api().post(targetPath(name) + "/replan" + (dryRun ? "?dryRun=true" : ""), null);
-      if (json()) {
-        printBody(reply);
-        return ExitCode.OK;
-      }
-      JsonNode answer = reply.json();
+      return print(
+          api().post(targetPath(name) + "/replan" + (dryRun ? "?dryRun=true" : ""), null),
+          this::printReplan);
+    }
+
+    private void printReplan(JsonNode answer) {
       if (dryRun) {
         printFields(
             "target",
@@ -244,7 +223,6 @@ final class TargetsCommand {
             "now",
             Figures.text(answer.path("state")));
       }
-      return ExitCode.OK;
     }
   }
 
@@ -274,24 +252,20 @@ final class TargetsCommand {
       }
       ObjectNode body = JsonNodeFactory.instance.objectNode();
       body.set("payload", parsed);
-      ApiReply reply = api().post(targetPath(name) + "/live-batches", body);
-      if (json()) {
-        printBody(reply);
-      } else {
-        JsonNode batch = reply.json();
-        out()
-            .println(
-                "queued live batch "
-                    + batch.path("id").asText()
-                    + " for target "
-                    + name
-                    + " ("
-                    + batch.path("status").asText()
-                    + ", "
-                    + batch.path("queuedAhead").asText()
-                    + " ahead of it)");
-      }
-      return ExitCode.OK;
+      return print(
+          api().post(targetPath(name) + "/live-batches", body),
+          batch ->
+              out()
+                  .println(
+                      "queued live batch "
+                          + batch.path("id").asText()
+                          + " for target "
+                          + name
+                          + " ("
+                          + batch.path("status").asText()
+                          + ", "
+                          + batch.path("queuedAhead").asText()
+                          + " ahead of it)"));
     }
   }
 }

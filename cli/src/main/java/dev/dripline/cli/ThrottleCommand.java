@@ -3,6 +3,7 @@ package dev.dripline.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,64 +23,61 @@ import picocli.CommandLine.Parameters;
 final class ThrottleCommand {
   private ThrottleCommand() {}
 
-  /** Prints the throttle as {@code GET /api/throttle} answers it, or its JSON. */
-  static int print(ApiCommand command, ApiReply reply) {
-    if (command.json()) {
-      command.printBody(reply);
-      return ExitCode.OK;
-    }
-    JsonNode throttle = reply.json();
-    JsonNode hold = throttle.path("hold");
-    if (hold.isObject()) {
-      command
-          .out()
-          .println(
-              "brake: ON since "
-                  + hold.path("since").asText()
-                  + " by "
-                  + hold.path("who").asText()
-                  + ": "
-                  + hold.path("reason").asText());
-    } else {
-      command.out().println("brake: off");
-    }
-    Table checks =
-        new Table("CHECK", "KIND", "STATE", "VALUE", "THRESHOLD", "RESUME BELOW", "SINCE", "ERROR");
-    for (JsonNode check : throttle.path("checks")) {
-      checks.row(
-          check.path("name").asText() + (check.path("override").isObject() ? " *" : ""),
-          check.path("kind").asText(),
-          check.path("state").asText() + (check.path("holding").asBoolean() ? " (holding)" : ""),
-          Figures.text(check.path("value")),
-          check.path("threshold").asText(),
-          check.path("resumeBelow").asText(),
-          Figures.text(check.path("since")),
-          Figures.text(check.path("error")));
-    }
-    if (checks.isEmpty()) {
-      command.out().println("no health checks configured");
-    } else {
-      command.out().println();
-      checks.print(command.out());
-      if (throttle.path("checks").findValues("override").stream().anyMatch(JsonNode::isObject)) {
-        command.out().println("* limits changed at runtime (dripline throttle set)");
+  /** A throttle command: each prints the throttle as the API answers it. */
+  abstract static class Action extends ApiCommand {
+    /** Prints the throttle as {@code GET /api/throttle} answers it. */
+    final void printThrottle(JsonNode throttle) {
+      PrintWriter out = out();
+      JsonNode hold = throttle.path("hold");
+      if (hold.isObject()) {
+        out.println(
+            "brake: ON since "
+                + hold.path("since").asText()
+                + " by "
+                + hold.path("who").asText()
+                + ": "
+                + hold.path("reason").asText());
+      } else {
+        out.println("brake: off");
+      }
+      Table checks =
+          new Table(
+              "CHECK", "KIND", "STATE", "VALUE", "THRESHOLD", "RESUME BELOW", "SINCE", "ERROR");
+      for (JsonNode check : throttle.path("checks")) {
+        checks.row(
+            check.path("name").asText() + (check.path("override").isObject() ? " *" : ""),
+            check.path("kind").asText(),
+            check.path("state").asText() + (check.path("holding").asBoolean() ? " (holding)" : ""),
+            Figures.text(check.path("value")),
+            check.path("threshold").asText(),
+            check.path("resumeBelow").asText(),
+            Figures.text(check.path("since")),
+            Figures.text(check.path("error")));
+      }
+      if (checks.isEmpty()) {
+        out.println("no health checks configured");
+      } else {
+        out.println();
+        checks.print(out);
+        if (throttle.path("checks").findValues("override").stream().anyMatch(JsonNode::isObject)) {
+          out.println("* limits changed at runtime (dripline throttle set)");
+        }
       }
     }
-    return ExitCode.OK;
   }
 
   @Command(name = "show", description = "Show the brake and every health check's last reading.")
-  static final class Show extends ApiCommand {
+  static final class Show extends Action {
     @Override
     int execute() {
-      return print(this, api().get("api/throttle"));
+      return print(api().get("api/throttle"), this::printThrottle);
     }
   }
 
   @Command(
       name = "hold",
       description = "Put the brake on: no new batch of any run starts until released.")
-  static final class Hold extends ApiCommand {
+  static final class Hold extends Action {
     @Parameters(
         arity = "1..*",
         paramLabel = "<reason>",
@@ -90,22 +88,22 @@ final class ThrottleCommand {
     int execute() {
       ObjectNode body = JsonNodeFactory.instance.objectNode();
       body.put("reason", String.join(" ", reason));
-      return print(this, api().post("api/throttle/hold", body));
+      return print(api().post("api/throttle/hold", body), this::printThrottle);
     }
   }
 
   @Command(name = "release", description = "Take the brake off.")
-  static final class Release extends ApiCommand {
+  static final class Release extends Action {
     @Override
     int execute() {
-      return print(this, api().post("api/throttle/release", null));
+      return print(api().post("api/throttle/release", null), this::printThrottle);
     }
   }
 
   @Command(
       name = "set",
       description = "Change a health check's threshold or resume level at runtime.")
-  static final class SetCheck extends ApiCommand {
+  static final class SetCheck extends Action {
     @Parameters(index = "0", paramLabel = "<check>", description = "The check's name.")
     String check;
 
@@ -131,7 +129,9 @@ final class ThrottleCommand {
       if (resumeBelow != null) {
         body.put("resumeBelow", resumeBelow);
       }
-      return print(this, api().patch("api/throttle/checks/" + ApiClient.segment(check), body));
+      return print(
+          api().patch("api/throttle/checks/" + ApiClient.segment(check), body),
+          this::printThrottle);
     }
   }
 }

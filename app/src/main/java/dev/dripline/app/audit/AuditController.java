@@ -1,6 +1,8 @@
 package dev.dripline.app.audit;
 
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.request.QueryParameters;
@@ -40,11 +42,7 @@ import java.util.Set;
 @Controller("/api/audit")
 @Tag(name = "audit")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class AuditController {
   private static final Set<String> PARAMETERS = Set.of("run", "target", "page", "size");
@@ -79,19 +77,8 @@ public class AuditController {
           @Parameter(description = "only actions on this target", schema = @Schema(type = "string"))
           @Nullable
           String target,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     List<FieldError> errors = new ArrayList<>();
     QueryParameters.unknown(request.getParameters().names(), PARAMETERS, errors);
     Long runId = null;

@@ -1,17 +1,14 @@
 package dev.dripline.app.catalogue;
 
 import dev.dripline.app.openapi.OpenApi;
-import dev.dripline.app.problem.Problem;
+import dev.dripline.app.openapi.ProblemResponse;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.media.Content;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
-import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
@@ -23,11 +20,7 @@ import java.util.List;
 @Controller("/api/backfills")
 @Tag(name = "backfills")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class BackfillController {
   private final Catalogue catalogue;
@@ -38,7 +31,7 @@ public class BackfillController {
 
   @Get
   @Operation(operationId = "listBackfills", summary = "The catalogue of definitions a run may name")
-  @ApiResponses({@ApiResponse(responseCode = "200", description = "the definitions")})
+  @ApiResponse(responseCode = "200", description = "the definitions")
   public List<BackfillResponse> list() {
     return catalogue.all().stream().map(BackfillResponse::of).toList();
   }

@@ -2,6 +2,7 @@ package dev.dripline.app.pool;
 
 import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -34,11 +35,7 @@ import java.util.List;
 @Controller("/api/pools")
 @Tag(name = "pools")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PoolController {
   private final PoolService pools;
@@ -49,7 +46,7 @@ public class PoolController {
 
   @Get
   @Operation(operationId = "listPools", summary = "Every pool by name")
-  @ApiResponses({@ApiResponse(responseCode = "200", description = "the pools")})
+  @ApiResponse(responseCode = "200", description = "the pools")
   public List<PoolResponse> list() {
     return pools.list();
   }
@@ -78,29 +75,10 @@ public class PoolController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "pool.put", subject = "name", detail = "body")
   public PoolResponse put(
       @PathVariable

@@ -1,7 +1,9 @@
 package dev.dripline.app.run;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
@@ -50,11 +52,7 @@ import java.net.URI;
 @Controller("/api/runs")
 @Tag(name = "runs")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RunController {
   private final RunService service;
@@ -92,36 +90,8 @@ public class RunController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(oneOf = {DryRunResponse.class, RunResponse.class}))),
     @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid: one error each",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "an identical run is active (existingRunId)",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
@@ -142,6 +112,9 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidFields
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "run.create", detail = "body", previewWhen = "dryRun")
   public HttpResponse<?> create(
       @Body @Parameter(hidden = true) @Nullable String body,
@@ -172,16 +145,8 @@ public class RunController {
 
   @Get
   @Operation(operationId = "listRuns", summary = "A page of runs, newest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
   public PageResponse<RunResponse> list(
       HttpRequest<?> request,
       @QueryValue
@@ -200,47 +165,23 @@ public class RunController {
           @Nullable
           String status,
       @QueryValue @Parameter(description = "only runs of this backfill") @Nullable String backfill,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return service.list(
         requests.runQuery(request.getParameters().names(), status, backfill, page, size));
   }
 
   @Get("/{id}")
   @Operation(operationId = "getRun", summary = "A run with its batch counts, progress and throttle")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the run",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = RunResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
-  public RunResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  @ApiResponse(
+      responseCode = "200",
+      description = "the run",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = RunResponse.class)))
+  @ProblemResponse.NoSuchRun
+  public RunResponse get(@PathVariable @ApiParameter.RunId String id) {
     return service.get(runId(id));
   }
 
@@ -254,22 +195,12 @@ public class RunController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.NoSuchRun
   public PageResponse<BatchResponse> batches(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
+      @PathVariable @ApiParameter.RunId String id,
       @QueryValue
           @Parameter(
               description = "only batches of this status",
@@ -285,19 +216,8 @@ public class RunController {
                       }))
           @Nullable
           String status,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size,
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size,
       @QueryValue
           @Parameter(
               description =
@@ -311,44 +231,13 @@ public class RunController {
   @Post("/{id}/stop")
   @Status(HttpStatus.ACCEPTED)
   @Operation(operationId = "stopRun", summary = "Stop a run: no new batch starts")
-  @ApiResponses({
-    @ApiResponse(responseCode = "202", description = "the stop is sent"),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "409",
-        description = "the run has ended",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "202", description = "the stop is sent")
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.RunEnded
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.stop", run = "id")
-  public void stop(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void stop(@PathVariable @ApiParameter.RunId String id) {
     service.stop(runId(id));
   }
 
@@ -366,41 +255,18 @@ public class RunController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = RetryResponse.class))),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is pending or completed, has nothing to re-queue, or is stopping",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "no worker answered in time; nothing changed",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.retry", run = "id")
-  public RetryResponse retry(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public RetryResponse retry(@PathVariable @ApiParameter.RunId String id) {
     return new RetryResponse(service.retry(runId(id)));
   }
 
@@ -412,41 +278,18 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "202", description = "the pause is sent"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is neither pending nor running",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.pause", run = "id")
-  public void pause(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void pause(@PathVariable @ApiParameter.RunId String id) {
     service.pause(runId(id));
   }
 
@@ -456,41 +299,18 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "202", description = "the resume is sent"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is not paused",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "Temporal cannot be reached; nothing sent",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.TemporalUnreachable
   @Audited(value = "run.resume", run = "id")
-  public void resume(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void resume(@PathVariable @ApiParameter.RunId String id) {
     service.resume(runId(id));
   }
 
@@ -504,71 +324,22 @@ public class RunController {
           @Content(
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = CapChangeRequest.class)))
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the run, its cap recorded",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = RunResponse.class))),
-    @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "409",
-        description = "the run has ended",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "503",
-        description = "no worker answered in time; nothing changed",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the run, its cap recorded",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = RunResponse.class)))
+  @ProblemResponse.InvalidField
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
+  @ProblemResponse.RunEnded
+  @ProblemResponse.JsonBodyRefused
+  @ProblemResponse.NoWorkerAnswered
   @Audited(value = "run.cap", run = "id", detail = "body")
   public RunResponse changeCap(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
+      @PathVariable @ApiParameter.RunId String id,
       @Body @Parameter(hidden = true) @Nullable String body) {
     long runId = runId(id);
     return service.changeCap(runId, requests.capChange(body));
@@ -580,20 +351,6 @@ public class RunController {
   @ApiResponses({
     @ApiResponse(responseCode = "204", description = "deleted"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such run",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "the run is running or paused",
         content =
@@ -601,13 +358,10 @@ public class RunController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchRun
   @Audited(value = "run.delete", run = "id")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the run's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void delete(@PathVariable @ApiParameter.RunId String id) {
     service.delete(runId(id));
   }
 

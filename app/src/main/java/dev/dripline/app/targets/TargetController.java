@@ -1,7 +1,9 @@
 package dev.dripline.app.targets;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
@@ -46,11 +48,7 @@ import java.net.URI;
 @Controller("/api/targets")
 @Tag(name = "targets")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class TargetController {
   private final TargetService service;
@@ -80,36 +78,8 @@ public class TargetController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = TargetResponse.class))),
     @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid: one error each",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "409",
         description = "a target of that name exists",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
@@ -122,6 +92,9 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidFields
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "target.create", detail = "body")
   public HttpResponse<TargetResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body) {
@@ -134,16 +107,8 @@ public class TargetController {
 
   @Get
   @Operation(operationId = "listTargets", summary = "A page of targets by name")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
   public PageResponse<TargetResponse> list(
       HttpRequest<?> request,
       @QueryValue
@@ -160,47 +125,23 @@ public class TargetController {
           @Nullable
           String state,
       @QueryValue @Parameter(description = "only targets of this group") @Nullable String group,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return service.list(
         requests.targetQuery(request.getParameters().names(), state, group, page, size));
   }
 
   @Get("/{name}")
   @Operation(operationId = "getTarget", summary = "A target with its state and failure streak")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the target",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = TargetResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
-  public TargetResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name) {
+  @ApiResponse(
+      responseCode = "200",
+      description = "the target",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = TargetResponse.class)))
+  @ProblemResponse.NoSuchTarget
+  public TargetResponse get(@PathVariable @ApiParameter.TargetName String name) {
     return service.get(targetName(name));
   }
 
@@ -217,56 +158,19 @@ public class TargetController {
           @Content(
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = LiveBatchRequest.class)))
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "202",
-        description = "queued",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = LiveBatchResponse.class))),
-    @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "202",
+      description = "queued",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = LiveBatchResponse.class)))
+  @ProblemResponse.InvalidField
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
+  @ProblemResponse.JsonBodyRefused
   public LiveBatchResponse queueLiveBatch(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name,
+      @PathVariable @ApiParameter.TargetName String name,
       @Body @Parameter(hidden = true) @Nullable String body) {
     return service.queueLiveBatch(targetName(name), requests.liveBatchPayload(body));
   }
@@ -292,27 +196,6 @@ public class TargetController {
                 mediaType = MediaType.APPLICATION_JSON,
                 schema = @Schema(implementation = ReplanResponse.class))),
     @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "503",
         description = "the cancelled run could not be told to stop (the replan stands)",
         content =
@@ -320,14 +203,13 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.InvalidQuery
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
   @Audited(value = "target.replan", target = "name", previewWhen = "dryRun")
   public HttpResponse<?> replan(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name,
+      @PathVariable @ApiParameter.TargetName String name,
       @QueryValue
           @Parameter(
               description = "true: report what would happen, change nothing",
@@ -349,20 +231,6 @@ public class TargetController {
   @ApiResponses({
     @ApiResponse(responseCode = "204", description = "removed"),
     @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such target",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
         responseCode = "503",
         description = "Temporal cannot be reached to stop its run; nothing removed",
         content =
@@ -370,13 +238,10 @@ public class TargetController {
                 mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchTarget
   @Audited(value = "target.delete", target = "name")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the target's name",
-              schema = @Schema(pattern = "^[A-Za-z0-9._-]{1,100}$"))
-          String name) {
+  public void delete(@PathVariable @ApiParameter.TargetName String name) {
     service.delete(targetName(name));
   }
 

@@ -2,6 +2,7 @@ package dev.dripline.app.throttle;
 
 import dev.dripline.app.audit.Audited;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -36,11 +37,7 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 @Controller("/api/throttle")
 @Tag(name = "throttle")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ThrottleController {
   private final ThrottleService throttle;
@@ -51,15 +48,13 @@ public class ThrottleController {
 
   @Get
   @Operation(operationId = "getThrottle", summary = "The brake and the health checks")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the throttle",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = ThrottleResponse.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the throttle",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = ThrottleResponse.class)))
   public ThrottleResponse show() {
     return throttle.current();
   }
@@ -76,43 +71,16 @@ public class ThrottleController {
           @Content(
               mediaType = MediaType.APPLICATION_JSON,
               schema = @Schema(implementation = HoldRequest.class)))
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the throttle, held (a repeated hold keeps the first)",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = ThrottleResponse.class))),
-    @ApiResponse(
-        responseCode = "400",
-        description = "a field is invalid",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the throttle, held (a repeated hold keeps the first)",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = ThrottleResponse.class)))
+  @ProblemResponse.InvalidField
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "throttle.hold", detail = "body")
   public ThrottleResponse hold(
       @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
@@ -121,22 +89,14 @@ public class ThrottleController {
 
   @Post("/release")
   @Operation(operationId = "releaseThrottle", summary = "Take the brake off")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the throttle, released",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = ThrottleResponse.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(
+      responseCode = "200",
+      description = "the throttle, released",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = ThrottleResponse.class)))
+  @ProblemResponse.ViewerForbidden
   @Audited("throttle.release")
   public ThrottleResponse release() {
     return throttle.release();
@@ -168,29 +128,10 @@ public class ThrottleController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited(value = "throttle.check", subject = "name", detail = "body")
   public ThrottleResponse change(
       @PathVariable @Parameter(description = "the check's name") String name,

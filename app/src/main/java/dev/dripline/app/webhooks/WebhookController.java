@@ -1,7 +1,9 @@
 package dev.dripline.app.webhooks;
 
 import dev.dripline.app.audit.Audited;
+import dev.dripline.app.openapi.ApiParameter;
 import dev.dripline.app.openapi.OpenApi;
+import dev.dripline.app.openapi.ProblemResponse;
 import dev.dripline.app.problem.Problem;
 import dev.dripline.app.run.PageResponse;
 import io.micronaut.context.annotation.Requires;
@@ -45,11 +47,7 @@ import java.util.List;
 @Controller("/api/webhooks")
 @Tag(name = "webhooks")
 @SecurityRequirement(name = OpenApi.BEARER)
-@ApiResponse(
-    responseCode = "401",
-    description = "no valid bearer token",
-    content =
-        @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@ProblemResponse.Unauthorized
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class WebhookController {
   private final WebhookService webhooks;
@@ -84,29 +82,10 @@ public class WebhookController {
         content =
             @Content(
                 mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "413",
-        description = "a body of more than 1 MB",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "415",
-        description = "a body that is not application/json",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
                 schema = @Schema(implementation = Problem.class)))
   })
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.JsonBodyRefused
   @Audited("webhook.create")
   public HttpResponse<CreatedWebhookResponse> create(
       @Body @Parameter(hidden = true) @Nullable String body, Authentication caller) {
@@ -118,37 +97,22 @@ public class WebhookController {
 
   @Get
   @Operation(operationId = "listWebhooks", summary = "Every webhook endpoint, oldest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the endpoints, without their secrets")
-  })
+  @ApiResponse(responseCode = "200", description = "the endpoints, without their secrets")
   public List<WebhookResponse> list() {
     return webhooks.list();
   }
 
   @Get("/{id}")
   @Operation(operationId = "getWebhook", summary = "A webhook endpoint, without its secret")
-  @ApiResponses({
-    @ApiResponse(
-        responseCode = "200",
-        description = "the endpoint",
-        content =
-            @Content(
-                mediaType = MediaType.APPLICATION_JSON,
-                schema = @Schema(implementation = WebhookResponse.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
-  public WebhookResponse get(
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  @ApiResponse(
+      responseCode = "200",
+      description = "the endpoint",
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_JSON,
+              schema = @Schema(implementation = WebhookResponse.class)))
+  @ProblemResponse.NoSuchWebhook
+  public WebhookResponse get(@PathVariable @ApiParameter.WebhookId String id) {
     return webhooks.get(webhookId(id));
   }
 
@@ -157,30 +121,11 @@ public class WebhookController {
   @Operation(
       operationId = "deleteWebhook",
       summary = "Delete a webhook endpoint and its deliveries")
-  @ApiResponses({
-    @ApiResponse(responseCode = "204", description = "deleted"),
-    @ApiResponse(
-        responseCode = "403",
-        description = "the viewer token: writes need the operator token",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "204", description = "deleted")
+  @ProblemResponse.ViewerForbidden
+  @ProblemResponse.NoSuchWebhook
   @Audited(value = "webhook.delete", subject = "id")
-  public void delete(
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id) {
+  public void delete(@PathVariable @ApiParameter.WebhookId String id) {
     webhooks.delete(webhookId(id));
   }
 
@@ -188,43 +133,14 @@ public class WebhookController {
   @Operation(
       operationId = "listWebhookDeliveries",
       summary = "A page of a webhook endpoint's deliveries, newest first")
-  @ApiResponses({
-    @ApiResponse(responseCode = "200", description = "the page"),
-    @ApiResponse(
-        responseCode = "400",
-        description = "an unknown or invalid query parameter",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class))),
-    @ApiResponse(
-        responseCode = "404",
-        description = "no such webhook",
-        content =
-            @Content(
-                mediaType = Problem.MEDIA_TYPE,
-                schema = @Schema(implementation = Problem.class)))
-  })
+  @ApiResponse(responseCode = "200", description = "the page")
+  @ProblemResponse.InvalidQuery
+  @ProblemResponse.NoSuchWebhook
   public PageResponse<WebhookDeliveryResponse> deliveries(
       HttpRequest<?> request,
-      @PathVariable
-          @Parameter(
-              description = "the webhook's id",
-              schema = @Schema(type = "integer", format = "int64", minimum = "1"))
-          String id,
-      @QueryValue
-          @Parameter(
-              description = "page number from 0",
-              schema = @Schema(type = "integer", minimum = "0", defaultValue = "0"))
-          @Nullable
-          String page,
-      @QueryValue
-          @Parameter(
-              description = "rows per page",
-              schema =
-                  @Schema(type = "integer", minimum = "1", maximum = "200", defaultValue = "20"))
-          @Nullable
-          String size) {
+      @PathVariable @ApiParameter.WebhookId String id,
+      @QueryValue @ApiParameter.Page @Nullable String page,
+      @QueryValue @ApiParameter.PageSize @Nullable String size) {
     return webhooks.deliveries(webhookId(id), request.getParameters().names(), page, size);
   }
 

@@ -103,9 +103,10 @@ class OpenApiDocumentIT {
 
   /** What a documented operation must carry; named in failure messages. */
   private static final String HOW =
-      " (annotate the controller method with @Operation(operationId = …), @ApiResponses with one"
-          + " @ApiResponse per status it answers, a @RequestBody naming the body's record, and"
-          + " its class with @SecurityRequirement(name = OpenApi.BEARER) and the 401 @ApiResponse;"
+      " (annotate the controller method with @Operation(operationId = …), one @ApiResponse per"
+          + " status it answers (a shared problem response is a ProblemResponse annotation), a"
+          + " @RequestBody naming the body's record, and its class with"
+          + " @SecurityRequirement(name = OpenApi.BEARER) and @ProblemResponse.Unauthorized;"
           + " add its statuses to OpenApiDocumentIT.LISTED and docs/api.md)";
 
   /** A path segment for a record that does not exist, of any kind. */
