@@ -381,6 +381,131 @@ class DashboardIT {
   }
 
   @Test
+  void theNewRunFormOffersTheRunSettingsWithWhatAnEmptyOneMeans() {
+    String pool = "ui-" + backfill.substring(backfill.indexOf('.') + 1);
+    data.sql("insert into pools (name, size) values (?, 3)", pool);
+    data.sql(
+        "update backfill_definitions set target_batch_millis = 2000, min_batch_size = 5,"
+            + " nice_ratio = 0.5 where name = ?",
+        backfill);
+    try {
+      browser.signIn(Api.OPERATOR_TOKEN);
+
+      String form = browser.get("/ui/runs/new?backfill=" + backfill).body();
+
+      assertThat(form)
+          .contains("id=\"startAt\" name=\"startAt\"", "type=\"datetime-local\"")
+          .contains("<select id=\"pool\" name=\"pool\">")
+          .contains("<option value=\"\" selected=\"selected\">(none)</option>")
+          .contains("<option value=\"" + pool + "\">" + pool + "</option>")
+          .containsPattern("name=\"targetBatchDuration\"[^>]*placeholder=\"PT2S\"")
+          .containsPattern("name=\"minBatchSize\"[^>]*placeholder=\"5\"")
+          .containsPattern("name=\"maxFailedBatchesPercent\"[^>]*placeholder=\"none\"")
+          .containsPattern("name=\"failureBudgetMinBatches\"[^>]*placeholder=\"20\"")
+          .containsPattern("name=\"niceRatio\"[^>]*placeholder=\"0.5\"");
+    } finally {
+      data.sql("delete from pools where name = ?", pool);
+    }
+  }
+
+  @Test
+  void aRefusedRunSettingShowsTheApisMessageBesideItAndCreatesNothing() {
+    Api.Reply fromApi =
+        new Api(client, json)
+            .post(
+                "/api/runs",
+                "{\"backfill\":\""
+                    + backfill
+                    + "\",\"options\":{\"items\":5},\"startAt\":\"tomorrow\","
+                    + "\"pool\":\"no-such-pool\",\"targetBatchDuration\":\"soon\","
+                    + "\"maxFailedBatchesPercent\":101,\"failureBudgetMinBatches\":0,"
+                    + "\"niceRatio\":-1}");
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/runs/new?backfill=" + backfill).csrf();
+    Map<String, String> form = new java.util.HashMap<>();
+    form.put("_csrf", token);
+    form.put("backfill", backfill);
+    form.put("intent", "preview");
+    form.put("options.items", "5");
+    form.put("startAt", "tomorrow");
+    form.put("pool", "no-such-pool");
+    form.put("targetBatchDuration", "soon");
+    form.put("maxFailedBatchesPercent", "101");
+    form.put("failureBudgetMinBatches", "0");
+    form.put("niceRatio", "-1");
+
+    UiClient.Page answer = browser.post("/ui/runs/new", form);
+
+    assertThat(fromApi.status()).isEqualTo(400);
+    @SuppressWarnings("unchecked")
+    java.util.List<Map<String, Object>> errors =
+        (java.util.List<Map<String, Object>>) fromApi.object().get("errors");
+    assertThat(errors)
+        .extracting(e -> e.get("field"))
+        .containsExactlyInAnyOrder(
+            "startAt",
+            "pool",
+            "targetBatchDuration",
+            "maxFailedBatchesPercent",
+            "failureBudgetMinBatches",
+            "niceRatio");
+    assertThat(answer.status()).isEqualTo(400);
+    for (Map<String, Object> error : errors) {
+      assertThat(answer.body())
+          .contains(
+              "class=\"field-error\" data-field=\""
+                  + error.get("field")
+                  + "\">"
+                  + escaped((String) error.get("message"))
+                  + "</span>");
+    }
+    // The values typed are shown again, to be corrected.
+    assertThat(answer.body()).contains("value=\"tomorrow\"", "value=\"soon\"");
+    assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isZero();
+  }
+
+  @Test
+  void aStartedFormSendsTheRunSettingsAsTheApisBody() {
+    String pool = "ui-" + backfill.substring(backfill.indexOf('.') + 1);
+    data.sql("insert into pools (name, size) values (?, 3)", pool);
+    try {
+      browser.signIn(Api.OPERATOR_TOKEN);
+      String token = browser.get("/ui/runs/new?backfill=" + backfill).csrf();
+      long mark = lastAuditId();
+      Map<String, String> form = new java.util.HashMap<>();
+      form.put("_csrf", token);
+      form.put("backfill", backfill);
+      form.put("intent", "start");
+      form.put("options.items", "5");
+      form.put("startAt", "2030-01-02T03:04");
+      form.put("pool", pool);
+      form.put("batchSize", "7");
+      form.put("targetBatchDuration", "PT3S");
+      form.put("maxFailedBatchesPercent", "12.5");
+      form.put("niceRatio", "");
+
+      // Temporal is unreachable here: the API's 503, nothing created; the body it was sent is in
+      // the audit trail.
+      UiClient.Page answer = browser.post("/ui/runs/new", form);
+
+      assertThat(answer.status()).isEqualTo(503);
+      assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isZero();
+      assertThat(
+              data.text(
+                  "select detail from audit_events where id > ? and action = 'run.create'", mark))
+          .contains(
+              "\"startAt\":\"2030-01-02T03:04:00Z\"",
+              "\"pool\":\"" + pool + "\"",
+              "\"batchSize\":7",
+              "\"targetBatchDuration\":\"PT3S\"",
+              "\"maxFailedBatchesPercent\":12.5")
+          .doesNotContain("niceRatio");
+    } finally {
+      data.sql("delete from pools where name = ?", pool);
+    }
+  }
+
+  @Test
   void targetsListFailingOnesFirst() {
     data.target(healthyTarget, backfill, "primed", 0);
     data.target(failingTarget, backfill, "pending_backfill", 5);
