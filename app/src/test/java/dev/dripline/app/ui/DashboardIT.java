@@ -518,6 +518,147 @@ class DashboardIT {
   }
 
   @Test
+  void aViewerSeesNoTargetActionsAndItsPostIsRefused() {
+    data.target(failingTarget, backfill, "pending_backfill", 5);
+    browser.signIn(Api.VIEWER_TOKEN);
+
+    UiClient.Page page = browser.get("/ui/targets");
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", page.csrf()));
+
+    assertThat(page.body())
+        .doesNotContain("/ui/targets/" + failingTarget + "/replan", "/delete", "Actions");
+    assertThat(replan.status()).isEqualTo(403);
+    assertThat(delete.status()).isEqualTo(403);
+    assertThat(
+            data.text(
+                "select state || ' ' || consecutive_failures from targets where name = ?",
+                failingTarget))
+        .isEqualTo("pending_backfill 5");
+  }
+
+  @Test
+  void aTargetActionWithoutTheFormTokenIsRefusedAndRecordedNowhere() {
+    data.target(failingTarget, backfill, "pending_backfill", 5);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    long mark = lastAuditId();
+
+    UiClient.Page replan =
+        browser.post("/ui/targets/" + failingTarget + "/replan", Map.of("intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", "forged"));
+
+    assertThat(replan.status()).isEqualTo(403);
+    assertThat(delete.status()).isEqualTo(403);
+    assertThat(data.count("select count(*) from targets where name = ?", failingTarget))
+        .isEqualTo(1);
+    assertThat(data.count("select count(*) from audit_events where id > ?", mark)).isZero();
+  }
+
+  @Test
+  void anOperatorPreviewsThenReplansAFailingTargetAndItIsAudited() {
+    data.target(failingTarget, backfill, "primed", 5);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    UiClient.Page page = browser.get("/ui/targets");
+    long mark = lastAuditId();
+
+    UiClient.Page preview =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "preview"));
+    String afterPreview =
+        data.text(
+            "select state || ' ' || consecutive_failures from targets where name = ?",
+            failingTarget);
+    long auditedByPreview = data.count("select count(*) from audit_events where id > ?", mark);
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "replan"));
+
+    assertThat(page.body())
+        .contains(
+            "/ui/targets/" + failingTarget + "/replan", "/ui/targets/" + failingTarget + "/delete");
+    assertThat(preview.status()).isEqualTo(200);
+    assertThat(preview.body())
+        .contains(
+            "id=\"replan-preview\" data-target=\"" + failingTarget + "\"",
+            "It goes from primed back to pending_backfill, its failure streak of 5 reset");
+    assertThat(afterPreview).isEqualTo("primed 5");
+    assertThat(auditedByPreview).isZero();
+    assertThat(replan.status()).isEqualTo(303);
+    assertThat(replan.location()).isEqualTo("/ui/targets?notice=replanned");
+    assertThat(
+            data.text(
+                "select state || ' ' || consecutive_failures from targets where name = ?",
+                failingTarget))
+        .isEqualTo("pending_backfill 0");
+    assertThat(
+            data.text(
+                "select actor || ' ' || action || ' ' || outcome || ' ' || status"
+                    + " from audit_events where id > ? and target = ?",
+                mark,
+                failingTarget))
+        .isEqualTo("operator target.replan accepted 303");
+    assertThat(browser.get("/ui/targets?notice=replanned").body()).contains("Target replanned");
+  }
+
+  @Test
+  void anOperatorDeletesATargetAndItIsAudited() {
+    data.target(failingTarget, backfill, "pending_backfill", 2);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/targets").csrf();
+    long mark = lastAuditId();
+
+    UiClient.Page answer =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", token));
+
+    assertThat(answer.status()).isEqualTo(303);
+    assertThat(answer.location()).isEqualTo("/ui/targets?notice=deleted");
+    assertThat(data.count("select count(*) from targets where name = ?", failingTarget)).isZero();
+    assertThat(
+            data.text(
+                "select actor || ' ' || action || ' ' || outcome || ' ' || status"
+                    + " from audit_events where id > ? and target = ?",
+                mark,
+                failingTarget))
+        .isEqualTo("operator target.delete accepted 303");
+  }
+
+  @Test
+  void aTargetActionTheApiRefusesShowsTheApisDetailAndIsAuditedAsRejected() {
+    String missing = TestData.uniqueTarget();
+    Api.Reply fromApi = new Api(client, json).post("/api/targets/" + missing + "/replan", "");
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/targets").csrf();
+    long mark = lastAuditId();
+
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + missing + "/replan", Map.of("_csrf", token, "intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + missing + "/delete", Map.of("_csrf", token));
+
+    assertThat(fromApi.status()).isEqualTo(404);
+    String detail = (String) fromApi.object().get("detail");
+    assertThat(replan.status()).isEqualTo(404);
+    assertThat(replan.body()).contains("id=\"action-error\"", escaped(detail));
+    assertThat(delete.status()).isEqualTo(404);
+    assertThat(
+            data.text(
+                "select string_agg(action || ' ' || outcome || ' ' || status || ' ' || problem,"
+                    + " ' | ' order by id) from audit_events where id > ? and target = ?",
+                mark,
+                missing))
+        .isEqualTo(
+            "target.replan rejected 404 " + detail + " | target.delete rejected 404 " + detail);
+  }
+
+  @Test
   void theThrottlePageShowsTheBrakeAndPools() {
     browser.signIn(Api.VIEWER_TOKEN);
 
