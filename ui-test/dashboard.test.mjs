@@ -203,8 +203,10 @@ try {
   step('a field the API refuses is shown beside it, and nothing is started');
   await page.goto(`${base}/ui/runs/new?backfill=example.sleep`);
   await page.fill('[name="options.items"]', '-5');
+  await page.fill('[name="niceRatio"]', '200');
   await page.click('button[value=preview]');
   await page.waitForSelector('.field-error[data-field="options.items"]');
+  await page.waitForSelector('.field-error[data-field="niceRatio"]:has-text("must be between 0 and 100")');
   check((await page.locator('#start').count()) === 0, 'a refused form offers no start');
 
   step('a run whose batch fails shows the error');
@@ -224,6 +226,12 @@ try {
   await page.goto(`${base}/ui/targets`);
   await page.waitForSelector(`tr[data-target="${target}"][data-failing="true"]`, { timeout: LONG });
   await shot(page, 'targets');
+
+  step('an operator replans the failing target after a preview of what it does');
+  await page.click(`tr[data-target="${target}"] button[value=preview]`);
+  await page.waitForSelector(`#replan-preview[data-target="${target}"]`);
+  await Promise.all([page.waitForURL(/notice=replanned/, { timeout: LONG }), page.click('#replan-confirm')]);
+  await page.waitForSelector(`tr[data-target="${target}"]`);
 
   step('the throttle and pools');
   await page.goto(`${base}/ui/throttle`);

@@ -1,10 +1,10 @@
 package dev.dripline.app.auth;
 
+import dev.dripline.runtime.config.DeploymentProfile;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.env.Environment;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.util.Locale;
 
 /**
  * Whether this process runs under the production profile: {@code DRIPLINE_PROFILE=production}, or
@@ -14,15 +14,13 @@ import java.util.Locale;
 @Singleton
 public class Profile {
   /** The name of the production profile, as a {@code DRIPLINE_PROFILE} value and an environment. */
-  public static final String PRODUCTION = "production";
+  public static final String PRODUCTION = DeploymentProfile.PRODUCTION;
 
   private final boolean production;
 
   @Inject
   public Profile(Environment environment, @Value("${dripline.profile:development}") String name) {
-    this(
-        PRODUCTION.equals(name.trim().toLowerCase(Locale.ROOT))
-            || environment.getActiveNames().contains(PRODUCTION));
+    this(DeploymentProfile.production(environment, name));
   }
 
   Profile(boolean production) {

@@ -5,6 +5,7 @@ import dev.dripline.app.pool.PoolService;
 import dev.dripline.app.problem.ProblemException;
 import dev.dripline.app.problem.ValidationProblem;
 import dev.dripline.app.run.PageResponse;
+import dev.dripline.app.targets.ReplanPreview;
 import dev.dripline.app.targets.TargetDesk;
 import dev.dripline.app.targets.TargetResponse;
 import dev.dripline.app.throttle.ThrottleService;
@@ -19,6 +20,7 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
@@ -33,8 +35,9 @@ import java.util.Map;
 
 /**
  * The dashboard's targets (failing and stuck first) and its throttle and pools, as the targets,
- * throttle and pools APIs show them; the operator puts the brake on and off and sets a pool's size
- * through the same services those APIs call, refused with their words.
+ * throttle and pools APIs show them; the operator replans and deletes a target, puts the brake on
+ * and off and sets a pool's size through the same services those APIs call, refused with their
+ * words.
  */
 @Requires(notEnv = "worker")
 @Produces(MediaType.TEXT_HTML)
@@ -54,7 +57,9 @@ public class UiDeskController {
       Map.of(
           "held", "The brake is on: no new batch of any run starts.",
           "released", "The brake is off.",
-          "pool", "Pool size set.");
+          "pool", "Pool size set.",
+          "replanned", "Target replanned: back in pending_backfill with its failure streak reset.",
+          "deleted", "Target deleted: its live batches removed, its run told to stop.");
 
   private final UiPages pages;
   private final UiForms forms;
@@ -75,15 +80,86 @@ public class UiDeskController {
   @Get("/targets")
   public HttpResponse<?> targets(
       @RequestAttribute(UiSession.ATTRIBUTE) UiSession session,
-      @QueryValue @Nullable Integer page) {
+      @QueryValue @Nullable Integer page,
+      @QueryValue @Nullable String notice) {
+    return targetsPage(
+        session,
+        HttpStatus.OK,
+        page,
+        NOTICES.getOrDefault(notice == null ? "" : notice, ""),
+        "",
+        null);
+  }
+
+  /**
+   * Replans a target, as {@code POST /api/targets/{name}/replan} does; with {@code intent=preview}
+   * first shows what it would do ({@code ?dryRun=true}), which changes nothing and is not recorded.
+   */
+  @Post("/targets/{name}/replan")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "target.replan", target = "name")
+  public HttpResponse<?> replan(
+      HttpRequest<?> request, @PathVariable String name, @Body @Nullable Map<String, String> form) {
+    UiSession session = forms.accept(request, form);
+    if (form != null && "preview".equals(form.get("intent"))) {
+      HttpResponse<?> answer;
+      try {
+        ReplanPreview preview = targets.previewReplan(TargetDesk.targetName(name));
+        answer = targetsPage(session, HttpStatus.OK, null, "", "", preview);
+      } catch (ProblemException e) {
+        answer = targetRefused(session, e);
+      }
+      return answer.setAttribute(Audited.PREVIEW, true);
+    }
+    return targetAct(session, () -> targets.replan(TargetDesk.targetName(name)), "replanned");
+  }
+
+  /** Deletes a target, as {@code DELETE /api/targets/{name}} does. */
+  @Post("/targets/{name}/delete")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Audited(value = "target.delete", target = "name")
+  public HttpResponse<?> deleteTarget(
+      HttpRequest<?> request, @PathVariable String name, @Body @Nullable Map<String, String> form) {
+    UiSession session = forms.accept(request, form);
+    return targetAct(session, () -> targets.delete(TargetDesk.targetName(name)), "deleted");
+  }
+
+  private HttpResponse<?> targetAct(UiSession session, Runnable action, String notice) {
+    try {
+      action.run();
+    } catch (ProblemException e) {
+      return targetRefused(session, e);
+    }
+    return HttpResponse.seeOther(URI.create(UiFilter.ROOT + "/targets?notice=" + notice));
+  }
+
+  /**
+   * The targets page showing why the API refused the action, with its status; recorded in the audit
+   * trail as rejected with the API's detail.
+   */
+  private HttpResponse<?> targetRefused(UiSession session, ProblemException e) {
+    return targetsPage(
+            session, HttpStatus.valueOf(e.toProblem().status()), null, "", e.getMessage(), null)
+        .setAttribute(Audited.PROBLEM, e.toProblem().detail());
+  }
+
+  private MutableHttpResponse<?> targetsPage(
+      UiSession session,
+      HttpStatus status,
+      @Nullable Integer page,
+      String notice,
+      String actionError,
+      @Nullable ReplanPreview preview) {
     int number = page == null || page < 1 ? 1 : page;
     PageResponse<TargetResponse> found = targets.failingFirst(number - 1, TARGETS_PER_PAGE);
     Map<String, Object> values = new HashMap<>();
     values.put("targets", found.items());
     values.put("pager", Pager.of(number, TARGETS_PER_PAGE, found.total(), ""));
     values.put("fmt", UiFormat.INSTANCE);
-    return UiPages.page(
-        HttpStatus.OK, "targets", pages.model("Targets", "targets", session, values));
+    values.put("notice", notice);
+    values.put("actionError", actionError);
+    values.put("replan", preview);
+    return UiPages.page(status, "targets", pages.model("Targets", "targets", session, values));
   }
 
   @Get("/throttle")

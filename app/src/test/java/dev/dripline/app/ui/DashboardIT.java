@@ -381,6 +381,131 @@ class DashboardIT {
   }
 
   @Test
+  void theNewRunFormOffersTheRunSettingsWithWhatAnEmptyOneMeans() {
+    String pool = "ui-" + backfill.substring(backfill.indexOf('.') + 1);
+    data.sql("insert into pools (name, size) values (?, 3)", pool);
+    data.sql(
+        "update backfill_definitions set target_batch_millis = 2000, min_batch_size = 5,"
+            + " nice_ratio = 0.5 where name = ?",
+        backfill);
+    try {
+      browser.signIn(Api.OPERATOR_TOKEN);
+
+      String form = browser.get("/ui/runs/new?backfill=" + backfill).body();
+
+      assertThat(form)
+          .contains("id=\"startAt\" name=\"startAt\"", "type=\"datetime-local\"")
+          .contains("<select id=\"pool\" name=\"pool\">")
+          .contains("<option value=\"\" selected=\"selected\">(none)</option>")
+          .contains("<option value=\"" + pool + "\">" + pool + "</option>")
+          .containsPattern("name=\"targetBatchDuration\"[^>]*placeholder=\"PT2S\"")
+          .containsPattern("name=\"minBatchSize\"[^>]*placeholder=\"5\"")
+          .containsPattern("name=\"maxFailedBatchesPercent\"[^>]*placeholder=\"none\"")
+          .containsPattern("name=\"failureBudgetMinBatches\"[^>]*placeholder=\"20\"")
+          .containsPattern("name=\"niceRatio\"[^>]*placeholder=\"0.5\"");
+    } finally {
+      data.sql("delete from pools where name = ?", pool);
+    }
+  }
+
+  @Test
+  void aRefusedRunSettingShowsTheApisMessageBesideItAndCreatesNothing() {
+    Api.Reply fromApi =
+        new Api(client, json)
+            .post(
+                "/api/runs",
+                "{\"backfill\":\""
+                    + backfill
+                    + "\",\"options\":{\"items\":5},\"startAt\":\"tomorrow\","
+                    + "\"pool\":\"no-such-pool\",\"targetBatchDuration\":\"soon\","
+                    + "\"maxFailedBatchesPercent\":101,\"failureBudgetMinBatches\":0,"
+                    + "\"niceRatio\":-1}");
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/runs/new?backfill=" + backfill).csrf();
+    Map<String, String> form = new java.util.HashMap<>();
+    form.put("_csrf", token);
+    form.put("backfill", backfill);
+    form.put("intent", "preview");
+    form.put("options.items", "5");
+    form.put("startAt", "tomorrow");
+    form.put("pool", "no-such-pool");
+    form.put("targetBatchDuration", "soon");
+    form.put("maxFailedBatchesPercent", "101");
+    form.put("failureBudgetMinBatches", "0");
+    form.put("niceRatio", "-1");
+
+    UiClient.Page answer = browser.post("/ui/runs/new", form);
+
+    assertThat(fromApi.status()).isEqualTo(400);
+    @SuppressWarnings("unchecked")
+    java.util.List<Map<String, Object>> errors =
+        (java.util.List<Map<String, Object>>) fromApi.object().get("errors");
+    assertThat(errors)
+        .extracting(e -> e.get("field"))
+        .containsExactlyInAnyOrder(
+            "startAt",
+            "pool",
+            "targetBatchDuration",
+            "maxFailedBatchesPercent",
+            "failureBudgetMinBatches",
+            "niceRatio");
+    assertThat(answer.status()).isEqualTo(400);
+    for (Map<String, Object> error : errors) {
+      assertThat(answer.body())
+          .contains(
+              "class=\"field-error\" data-field=\""
+                  + error.get("field")
+                  + "\">"
+                  + escaped((String) error.get("message"))
+                  + "</span>");
+    }
+    // The values typed are shown again, to be corrected.
+    assertThat(answer.body()).contains("value=\"tomorrow\"", "value=\"soon\"");
+    assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isZero();
+  }
+
+  @Test
+  void aStartedFormSendsTheRunSettingsAsTheApisBody() {
+    String pool = "ui-" + backfill.substring(backfill.indexOf('.') + 1);
+    data.sql("insert into pools (name, size) values (?, 3)", pool);
+    try {
+      browser.signIn(Api.OPERATOR_TOKEN);
+      String token = browser.get("/ui/runs/new?backfill=" + backfill).csrf();
+      long mark = lastAuditId();
+      Map<String, String> form = new java.util.HashMap<>();
+      form.put("_csrf", token);
+      form.put("backfill", backfill);
+      form.put("intent", "start");
+      form.put("options.items", "5");
+      form.put("startAt", "2030-01-02T03:04");
+      form.put("pool", pool);
+      form.put("batchSize", "7");
+      form.put("targetBatchDuration", "PT3S");
+      form.put("maxFailedBatchesPercent", "12.5");
+      form.put("niceRatio", "");
+
+      // Temporal is unreachable here: the API's 503, nothing created; the body it was sent is in
+      // the audit trail.
+      UiClient.Page answer = browser.post("/ui/runs/new", form);
+
+      assertThat(answer.status()).isEqualTo(503);
+      assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isZero();
+      assertThat(
+              data.text(
+                  "select detail from audit_events where id > ? and action = 'run.create'", mark))
+          .contains(
+              "\"startAt\":\"2030-01-02T03:04:00Z\"",
+              "\"pool\":\"" + pool + "\"",
+              "\"batchSize\":7",
+              "\"targetBatchDuration\":\"PT3S\"",
+              "\"maxFailedBatchesPercent\":12.5")
+          .doesNotContain("niceRatio");
+    } finally {
+      data.sql("delete from pools where name = ?", pool);
+    }
+  }
+
+  @Test
   void targetsListFailingOnesFirst() {
     data.target(healthyTarget, backfill, "primed", 0);
     data.target(failingTarget, backfill, "pending_backfill", 5);
@@ -390,6 +515,147 @@ class DashboardIT {
 
     assertThat(body).contains("data-target=\"" + failingTarget + "\" data-failing=\"true\"");
     assertThat(body.indexOf(failingTarget)).isLessThan(body.indexOf(healthyTarget));
+  }
+
+  @Test
+  void aViewerSeesNoTargetActionsAndItsPostIsRefused() {
+    data.target(failingTarget, backfill, "pending_backfill", 5);
+    browser.signIn(Api.VIEWER_TOKEN);
+
+    UiClient.Page page = browser.get("/ui/targets");
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", page.csrf()));
+
+    assertThat(page.body())
+        .doesNotContain("/ui/targets/" + failingTarget + "/replan", "/delete", "Actions");
+    assertThat(replan.status()).isEqualTo(403);
+    assertThat(delete.status()).isEqualTo(403);
+    assertThat(
+            data.text(
+                "select state || ' ' || consecutive_failures from targets where name = ?",
+                failingTarget))
+        .isEqualTo("pending_backfill 5");
+  }
+
+  @Test
+  void aTargetActionWithoutTheFormTokenIsRefusedAndRecordedNowhere() {
+    data.target(failingTarget, backfill, "pending_backfill", 5);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    long mark = lastAuditId();
+
+    UiClient.Page replan =
+        browser.post("/ui/targets/" + failingTarget + "/replan", Map.of("intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", "forged"));
+
+    assertThat(replan.status()).isEqualTo(403);
+    assertThat(delete.status()).isEqualTo(403);
+    assertThat(data.count("select count(*) from targets where name = ?", failingTarget))
+        .isEqualTo(1);
+    assertThat(data.count("select count(*) from audit_events where id > ?", mark)).isZero();
+  }
+
+  @Test
+  void anOperatorPreviewsThenReplansAFailingTargetAndItIsAudited() {
+    data.target(failingTarget, backfill, "primed", 5);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    UiClient.Page page = browser.get("/ui/targets");
+    long mark = lastAuditId();
+
+    UiClient.Page preview =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "preview"));
+    String afterPreview =
+        data.text(
+            "select state || ' ' || consecutive_failures from targets where name = ?",
+            failingTarget);
+    long auditedByPreview = data.count("select count(*) from audit_events where id > ?", mark);
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + failingTarget + "/replan",
+            Map.of("_csrf", page.csrf(), "intent", "replan"));
+
+    assertThat(page.body())
+        .contains(
+            "/ui/targets/" + failingTarget + "/replan", "/ui/targets/" + failingTarget + "/delete");
+    assertThat(preview.status()).isEqualTo(200);
+    assertThat(preview.body())
+        .contains(
+            "id=\"replan-preview\" data-target=\"" + failingTarget + "\"",
+            "It goes from primed back to pending_backfill, its failure streak of 5 reset");
+    assertThat(afterPreview).isEqualTo("primed 5");
+    assertThat(auditedByPreview).isZero();
+    assertThat(replan.status()).isEqualTo(303);
+    assertThat(replan.location()).isEqualTo("/ui/targets?notice=replanned");
+    assertThat(
+            data.text(
+                "select state || ' ' || consecutive_failures from targets where name = ?",
+                failingTarget))
+        .isEqualTo("pending_backfill 0");
+    assertThat(
+            data.text(
+                "select actor || ' ' || action || ' ' || outcome || ' ' || status"
+                    + " from audit_events where id > ? and target = ?",
+                mark,
+                failingTarget))
+        .isEqualTo("operator target.replan accepted 303");
+    assertThat(browser.get("/ui/targets?notice=replanned").body()).contains("Target replanned");
+  }
+
+  @Test
+  void anOperatorDeletesATargetAndItIsAudited() {
+    data.target(failingTarget, backfill, "pending_backfill", 2);
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/targets").csrf();
+    long mark = lastAuditId();
+
+    UiClient.Page answer =
+        browser.post("/ui/targets/" + failingTarget + "/delete", Map.of("_csrf", token));
+
+    assertThat(answer.status()).isEqualTo(303);
+    assertThat(answer.location()).isEqualTo("/ui/targets?notice=deleted");
+    assertThat(data.count("select count(*) from targets where name = ?", failingTarget)).isZero();
+    assertThat(
+            data.text(
+                "select actor || ' ' || action || ' ' || outcome || ' ' || status"
+                    + " from audit_events where id > ? and target = ?",
+                mark,
+                failingTarget))
+        .isEqualTo("operator target.delete accepted 303");
+  }
+
+  @Test
+  void aTargetActionTheApiRefusesShowsTheApisDetailAndIsAuditedAsRejected() {
+    String missing = TestData.uniqueTarget();
+    Api.Reply fromApi = new Api(client, json).post("/api/targets/" + missing + "/replan", "");
+    browser.signIn(Api.OPERATOR_TOKEN);
+    String token = browser.get("/ui/targets").csrf();
+    long mark = lastAuditId();
+
+    UiClient.Page replan =
+        browser.post(
+            "/ui/targets/" + missing + "/replan", Map.of("_csrf", token, "intent", "replan"));
+    UiClient.Page delete =
+        browser.post("/ui/targets/" + missing + "/delete", Map.of("_csrf", token));
+
+    assertThat(fromApi.status()).isEqualTo(404);
+    String detail = (String) fromApi.object().get("detail");
+    assertThat(replan.status()).isEqualTo(404);
+    assertThat(replan.body()).contains("id=\"action-error\"", escaped(detail));
+    assertThat(delete.status()).isEqualTo(404);
+    assertThat(
+            data.text(
+                "select string_agg(action || ' ' || outcome || ' ' || status || ' ' || problem,"
+                    + " ' | ' order by id) from audit_events where id > ? and target = ?",
+                mark,
+                missing))
+        .isEqualTo(
+            "target.replan rejected 404 " + detail + " | target.delete rejected 404 " + detail);
   }
 
   @Test
