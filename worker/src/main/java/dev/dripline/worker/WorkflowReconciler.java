@@ -10,6 +10,7 @@ import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
 import dev.dripline.workflows.run.RunWorkflowInput;
 import dev.dripline.workflows.run.RunWorkflowStart;
+import dev.dripline.workflows.run.SignalOrigin;
 import dev.dripline.workflows.targets.TargetRef;
 import dev.dripline.workflows.targets.TargetWorkflow;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
@@ -18,6 +19,7 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.scheduling.annotation.Scheduled;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
@@ -29,7 +31,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes sure every active run, every target and the metrics snapshot have a workflow driving them
- * (spec R12, §5).
+ * (spec R12, §5), and delivers the stops the API recorded for pending runs while Temporal could not
+ * be reached (R2).
  *
  * <p>PostgreSQL is the source of truth; a workflow can nevertheless be missing — the app died
  * between recording a run and starting its workflow, or an execution was terminated by hand. This
@@ -106,6 +109,11 @@ public class WorkflowReconciler {
     }
     for (ActiveRunRef run : count.read("active runs", runs::findActiveOverAMinuteAgo)) {
       if (!count.ensure(RunWorkflowIds.forRun(run.id()), () -> ensureRun(run))) {
+        return count.outcome();
+      }
+    }
+    for (ActiveRunRef run : count.read("stops of pending runs", runs::findPendingStopRequested)) {
+      if (!count.ensure(RunWorkflowIds.forRun(run.id()), () -> stopPendingRun(run))) {
         return count.outcome();
       }
     }
@@ -193,6 +201,29 @@ public class WorkflowReconciler {
                 .build());
     WorkflowClient.start(workflow::run, RunWorkflowInput.fresh(run.id()));
     LOG.debug("reconciled {}", id);
+  }
+
+  /**
+   * Delivers the stop the API recorded for a pending run while Temporal could not be reached (R2),
+   * as the API would have sent it: with start, and as the API's (the API audited it).
+   */
+  private void stopPendingRun(ActiveRunRef run) {
+    BackfillRunWorkflow workflow =
+        client.newWorkflowStub(
+            BackfillRunWorkflow.class,
+            RunWorkflowStart.options(
+                    run.id(),
+                    temporal.taskQueue(),
+                    run.backfill(),
+                    RunStatus.PENDING,
+                    run.targetName())
+                .setStaticSummary(run.backfill() + " · run " + run.id() + " · stopped")
+                .build());
+    BatchRequest request = client.newSignalWithStartRequest();
+    request.add(workflow::run, RunWorkflowInput.fresh(run.id()));
+    request.add(workflow::stop, SignalOrigin.API);
+    client.signalWithStart(request);
+    LOG.info("run {}: delivered the stop recorded while it was pending", run.id());
   }
 
   private void ensureTarget(String name) {

@@ -10,14 +10,17 @@ import dev.dripline.store.targets.TargetRepository;
 import dev.dripline.workflows.metrics.MetricsInput;
 import dev.dripline.workflows.metrics.MetricsWorkflow;
 import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.SignalOrigin;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
 import io.micronaut.context.ApplicationContext;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.converter.GlobalDataConverter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.sql.PreparedStatement;
@@ -185,6 +188,35 @@ class WorkflowReconcilerIT {
     assertThat(brokenTarget).hasSizeGreaterThan(1000);
   }
 
+  /**
+   * A stop the API recorded for a pending run while Temporal could not be reached (R2) reaches the
+   * run's workflow with the next pass, however young the record: the signal the API would have
+   * sent, with start, as the API's (it audited the stop itself).
+   */
+  @Test
+  void aStopRecordedForAPendingRunIsDeliveredByTheNextPass() {
+    long stopped = run("example.sleep");
+    long other = run("example.order-lines");
+    database.runInTransaction(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "update runs set stop_requested_at = now(), created_at = now() where id = ?")) {
+            update.setLong(1, stopped);
+            update.executeUpdate();
+          }
+        });
+
+    passReachingTemporal();
+
+    assertThat(stopSignals(RunWorkflowIds.forRun(stopped)))
+        .as("stop signals in the stopped run's history")
+        .containsExactly(SignalOrigin.API);
+    assertThat(stopSignals(RunWorkflowIds.forRun(other)))
+        .as("stop signals in the other run's history")
+        .isEmpty();
+  }
+
   @Test
   void aPassThatFindsTemporalUnreachableEndsAtItsFirstStart() throws Exception {
     run("example.sleep");
@@ -235,6 +267,23 @@ class WorkflowReconcilerIT {
       pass = reconciler.pass();
     }
     return pass;
+  }
+
+  /** The inputs of the {@code stop} signals in the workflow's history; none if no such workflow. */
+  private List<SignalOrigin> stopSignals(String workflowId) {
+    if (status(workflowId).equals("none")) {
+      return List.of();
+    }
+    return client.fetchHistory(workflowId).getEvents().stream()
+        .filter(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes)
+        .map(HistoryEvent::getWorkflowExecutionSignaledEventAttributes)
+        .filter(signal -> signal.getSignalName().equals("stop"))
+        .map(
+            signal ->
+                GlobalDataConverter.get()
+                    .fromPayload(
+                        signal.getInput().getPayloads(0), SignalOrigin.class, SignalOrigin.class))
+        .toList();
   }
 
   private String status(String workflowId) {

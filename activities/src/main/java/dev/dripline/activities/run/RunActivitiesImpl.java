@@ -167,11 +167,12 @@ public class RunActivitiesImpl implements RunActivities {
           if (found.isEmpty()) {
             return new StartResult(false, null, null);
           }
+          RunStatus status = RunStatus.fromWire(found.get().status());
           if (moved) {
-            return new StartResult(true, RunStatus.RUNNING, found.get().startedAt());
+            // Running, or stopped: a stop was recorded while it was pending (R2).
+            return new StartResult(status == RunStatus.RUNNING, status, found.get().startedAt());
           }
           // Not pending: stopped or deleted while waiting, or a repeat of a call that won.
-          RunStatus status = RunStatus.fromWire(found.get().status());
           // Only the run's own workflow moves a pending run on, so finding it running means this
           // call is a repeat (local activity re-run after a lost workflow task) and gets the first
           // call's answer; anything else would end the workflow of a live run.

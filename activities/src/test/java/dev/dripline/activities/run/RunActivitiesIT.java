@@ -35,6 +35,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -256,6 +257,26 @@ class RunActivitiesIT {
     StartResult ofMissing = activities.markRunning(new RunRef(-42));
     assertThat(ofMissing.started()).isFalse();
     assertThat(ofMissing.status()).isNull();
+  }
+
+  /**
+   * A stop the API recorded for a pending run while Temporal could not be reached (R2) holds when
+   * the run's start time comes: the run ends stopped, never having started.
+   */
+  @Test
+  void markRunningEndsStoppedAPendingRunWhoseStopIsRecorded() {
+    long runId = fixtures.run("pending", "{\"items\":1}", 10, null);
+    fixtures.update("update runs set stop_requested_at = now() where id = ?", runId);
+
+    StartResult start = activities.markRunning(new RunRef(runId));
+    StartResult again = activities.markRunning(new RunRef(runId));
+
+    assertThat(start).isEqualTo(new StartResult(false, RunStatus.STOPPED, null));
+    assertThat(again).isEqualTo(start);
+    Map<String, Object> row = fixtures.runRow(runId);
+    assertThat(row.get("status")).isEqualTo("stopped");
+    assertThat(row.get("started_at")).isNull();
+    assertThat(row.get("finished_at")).isNotNull();
   }
 
   @Test

@@ -231,7 +231,11 @@ public class RunController {
   @Post("/{id}/stop")
   @Status(HttpStatus.ACCEPTED)
   @Operation(operationId = "stopRun", summary = "Stop a run: no new batch starts")
-  @ApiResponse(responseCode = "202", description = "the stop is sent")
+  @ApiResponse(
+      responseCode = "202",
+      description =
+          "the stop is sent; a pending run's is recorded first and holds while Temporal is"
+              + " unreachable (R2)")
   @ProblemResponse.ViewerForbidden
   @ProblemResponse.NoSuchRun
   @ProblemResponse.RunEnded

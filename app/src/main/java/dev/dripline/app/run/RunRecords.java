@@ -213,6 +213,11 @@ public class RunRecords {
     return Optional.ofNullable(found);
   }
 
+  /** Records that pending run {@code id} is to be stopped (R2); false if it is not pending. */
+  boolean recordStopOfPending(long id) {
+    return runs.recordStopOfPending(id) == 1;
+  }
+
   /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */
   boolean deleteIfDeletable(long id) {
     return runs.deleteIfDeletable(id) == 1;

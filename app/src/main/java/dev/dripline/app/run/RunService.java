@@ -24,6 +24,7 @@ import dev.dripline.workflows.run.CapPolicy;
 import dev.dripline.workflows.run.RetryAnswer;
 import dev.dripline.workflows.run.RunControl;
 import dev.dripline.workflows.run.RunControl.Request;
+import dev.dripline.workflows.run.RunStatus;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,10 +36,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the runs API does (spec R1–R3, R7–R11). The API creates a run's record and deletes it; every
- * other change of a run — status, cap, stop, pause — is its workflow's to make and record, asked
- * through {@link RunWorkflows}. The API reads the record to answer 404 and the 409s the record
- * already decides ({@link RunControl}); the workflow decides again when the request reaches it.
+ * What the runs API does (spec R1–R3, R7–R11). The API creates a run's record and deletes it, and
+ * records a pending run's stop request (R2); every other change of a run — status, cap, stop, pause
+ * — is its workflow's to make and record, asked through {@link RunWorkflows}. The API reads the
+ * record to answer 404 and the 409s the record already decides ({@link RunControl}); the workflow
+ * decides again when the request reaches it.
  */
 @Singleton
 public class RunService {
@@ -283,11 +285,22 @@ public class RunService {
    * Stops a run (R7; R2 for a pending one): the {@code stop} signal, with start so that a run whose
    * execution is gone gets one. The workflow records the stop — a pending run ends stopped at once,
    * a live one once its in-flight batches have ended. A signal needs no worker: Temporal keeps it
-   * until one runs the workflow. If Temporal cannot be reached nothing is sent (503).
+   * until one runs the workflow. If Temporal cannot be reached nothing is sent (503), except for a
+   * pending run, whose stop may not fail (R2): its record keeps the request first, and the run ends
+   * stopped when a worker's reconciler delivers the signal or its start time comes, whichever is
+   * first ({@code RunRepository.recordStopOfPending}); no batch of it runs.
    */
   void stop(long id) {
     RunRow run = find(id);
     require(id, Request.STOP, run);
+    if (run.status() == RunStatus.PENDING && runs.recordStopOfPending(id)) {
+      try {
+        workflows.signalWithStart(run, Signal.STOP);
+      } catch (UnavailableProblem e) {
+        log.warn("run {}: stop recorded; its signal waits for Temporal: {}", id, e.getMessage());
+      }
+      return;
+    }
     workflows.signalWithStart(run, Signal.STOP);
   }
 

@@ -91,15 +91,46 @@ class RunsWithoutTemporalIT {
     assertThat(data.count("select count(*) from runs where backfill = ?", backfill)).isEqualTo(1);
   }
 
-  /** A pending run's stop is a signal to its workflow too: no Temporal, 503, nothing changed. */
+  /**
+   * A pending run's stop may not fail (R2): with Temporal down its record keeps the request, the
+   * answer is the stop's usual one, and the run counts as stopping. Its workflow ends it when a
+   * worker's reconciler delivers the stop or its start time comes (WorkflowReconcilerIT,
+   * RunActivitiesIT). A second stop is accepted too.
+   */
   @Test
-  void stoppingAPendingRunWhenTemporalIsDownIs503AndChangesNothing() {
+  void stoppingAPendingRunWhenTemporalIsDownIsAcceptedAndRecorded() {
     long id = data.run(backfill, "pending", "{\"items\":1}");
+
+    Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
+    Api.Reply again = api.post("/api/runs/" + id + "/stop", "");
+
+    assertThat(reply.status()).isEqualTo(202);
+    assertThat(again.status()).isEqualTo(202);
+    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("pending");
+    assertThat(
+            data.count(
+                "select count(*) from runs where id = ? and stop_requested_at is not null", id))
+        .isEqualTo(1);
+    // Recorded as stopping: a pause now is refused as for a live run being stopped.
+    assertThat(api.post("/api/runs/" + id + "/pause", "").status()).isEqualTo(409);
+  }
+
+  /** A live run's stop needs its workflow: with Temporal down it is a 503 and nothing changes. */
+  @ParameterizedTest(name = "stop a {0} run")
+  @ValueSource(strings = {"running", "paused"})
+  void stoppingALiveRunWhenTemporalIsDownIs503AndChangesNothing(String status) {
+    long id = data.run(backfill, status, "{\"items\":1}");
 
     Api.Reply reply = api.post("/api/runs/" + id + "/stop", "");
 
     assertThat(reply.status()).isEqualTo(503);
-    assertThat(data.text("select status from runs where id = ?", id)).isEqualTo("pending");
+    assertThat(
+            data.count(
+                "select count(*) from runs where id = ? and status = ?"
+                    + " and stop_requested_at is null",
+                id,
+                status))
+        .isEqualTo(1);
   }
 
   @ParameterizedTest(name = "stop a {0} run")

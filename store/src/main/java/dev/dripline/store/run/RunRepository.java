@@ -28,7 +28,8 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
           + " r.status, r.error, r.workflow_id, r.total_keys, "
           + ShardedCounters.PROCESSED_KEYS_OF_R
           + " as processed_keys, r.created_at, r.updated_at, r.started_at, r.finished_at,"
-          + " r.stop_requested_at is not null and r.status in ('running', 'paused') as stopping,"
+          + " r.stop_requested_at is not null and r.status in ('pending', 'running', 'paused')"
+          + " as stopping,"
           + " r.plan_done, r.held_since, r.throttled_millis, r.target_batch_millis,"
           + " r.min_batch_size, r.max_batch_size, r.current_batch_size, r.max_failed_batches_percent,"
           + " r.failure_budget_min_batches, r.failure_budget_spent_at, r.pool, r.nice_ratio,"
@@ -176,14 +177,36 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
   Optional<RunSettingsView> findSettings(long id);
 
   /**
-   * Moves a pending run to running, stamping its start once.
+   * Moves a pending run to running, stamping its start once; or, if a stop of it was recorded while
+   * it was pending ({@link #recordStopOfPending}), ends it stopped instead, before any batch.
    *
    * @return 0 if the run was not pending (or is gone): nothing was written
    */
   @Query(
-      "update runs set status = 'running', started_at = coalesce(started_at, now()),"
+      "update runs set status = case when stop_requested_at is null then 'running'"
+          + " else 'stopped' end,"
+          + " started_at = case when stop_requested_at is null then coalesce(started_at, now())"
+          + " else started_at end,"
+          + " finished_at = case when stop_requested_at is null then finished_at else now() end,"
           + " updated_at = now() where id = :id and status = 'pending'")
   int markRunning(long id);
+
+  /**
+   * Records that a pending run is to be stopped (R2), the first time only; 0 if it is not pending.
+   * The run's workflow ends it: on the stop signal the API sends with it, on the one the reconciler
+   * sends while the record says so ({@link #findPendingStopRequested}), or, whichever comes first,
+   * when its start time comes ({@link #markRunning}).
+   */
+  @Query(
+      "update runs set stop_requested_at = coalesce(stop_requested_at, now()), updated_at = now()"
+          + " where id = :id and status = 'pending'")
+  int recordStopOfPending(long id);
+
+  /** The pending runs whose stop is recorded ({@link #recordStopOfPending}), by id. */
+  @Query(
+      "select id, backfill, status, target_name from runs"
+          + " where status = 'pending' and stop_requested_at is not null order by id")
+  List<ActiveRunRef> findPendingStopRequested();
 
   /**
    * Records a live run's status: {@code running} or {@code paused} once it has started; {@code

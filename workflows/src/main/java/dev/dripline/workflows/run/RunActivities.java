@@ -19,7 +19,11 @@ public interface RunActivities {
   @ActivityMethod
   RunSettings loadRun(RunRef run);
 
-  /** Moves a pending run to running (compare-and-set); reports the status it found otherwise. */
+  /**
+   * Moves a pending run to running (compare-and-set), or to stopped if its record asks for a stop
+   * (R2: the API recorded it while Temporal could not be reached); reports the status it found
+   * otherwise.
+   */
   @ActivityMethod
   StartResult markRunning(RunRef run);
 
