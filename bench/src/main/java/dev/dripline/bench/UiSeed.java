@@ -39,11 +39,17 @@ final class UiSeed {
     return Math.max(1, runs - 10);
   }
 
-  /** Whether the database holds this seed already (the same run and batch counts). */
+  /**
+   * Whether the database holds this seed already (the same run and batch counts, the big run's
+   * progress samples).
+   */
   boolean present(Services services) {
     return services.queryLong("select count(*) from runs") == runs
         && services.queryLong("select count(*) from batches where run_id = ?", bigRunId())
-            == bigBatches;
+            == bigBatches
+        && services.queryLong(
+                "select count(*) from run_progress_samples where run_id = ?", bigRunId())
+            > 0;
   }
 
   /** Writes the seed; returns the seconds it took. */
@@ -66,7 +72,7 @@ final class UiSeed {
       long t = System.nanoTime();
       s.execute(
           "vacuum (analyze) runs, batches, run_key_counts, run_pick_cursors, audit_events, targets,"
-              + " backfill_definitions");
+              + " backfill_definitions, run_progress_samples");
       System.out.println(
           BenchMain.f("  seed %6.1f s  vacuum (analyze)", (System.nanoTime() - t) / 1e9));
     }
@@ -203,6 +209,18 @@ final class UiSeed {
           + " from (select run_id, number % 16 as shard, count(*) as batches, sum(size) as keys"
           + " from batches where status = 'completed' group by 1, 2) c"
           + " where k.run_id = c.run_id and k.shard = c.shard",
+      // The big run began 30 days ago; the workers sampled its progress every 10 s since, its keys
+      // growing evenly to its count (259,200 samples).
+      "update runs set started_at = now() - interval '30 days' where id = " + big,
+      "insert into run_progress_samples (run_id, sampled_at, processed_keys, completed_batches)"
+          + " select "
+          + big
+          + ", to_timestamp(floor(extract(epoch from now() - interval '30 days') / 10) * 10)"
+          + " + s * interval '10 seconds', k.keys * s / 259200, k.batches * s / 259200"
+          + " from generate_series(1, 259199) s, (select sum(processed_keys) as keys,"
+          + " sum(completed_batches) as batches from run_key_counts where run_id = "
+          + big
+          + ") k",
       // Audit: an action on every run, twenty on the big one.
       "insert into audit_events (at, actor, action, run_id, outcome, status)"
           + " select r.created_at + interval '2 minutes', 'operator', 'run.cap', r.id, 'accepted',"

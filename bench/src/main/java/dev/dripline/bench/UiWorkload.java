@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.dripline.store.audit.AuditEventRepository;
 import dev.dripline.store.pool.PoolRepository;
 import dev.dripline.store.run.BatchRepository;
+import dev.dripline.store.run.ProgressSampleRepository;
 import dev.dripline.store.run.RunRepository;
 import dev.dripline.store.targets.TargetRepository;
 import io.micronaut.data.annotation.Query;
@@ -283,6 +284,15 @@ final class UiWorkload {
       long big, int lateRunsPage, int lateFailedPage, int lateApiFailedPage, List<Long> ids)
       throws NoSuchMethodException {
     List<Explained> all = new ArrayList<>();
+    // The big run's chart as its page reads it: 40 edges of whole 10 s intervals from its start.
+    long startMillis =
+        services.queryLong(
+            "select cast(extract(epoch from started_at) * 1000 as bigint) from runs where id = ?",
+            big);
+    long first = Math.floorDiv(startMillis, 10_000L) * 10_000L;
+    long span = System.currentTimeMillis() - first;
+    long chartStep = Math.max(1, (span + 399_999) / 400_000) * 10_000L;
+    String chartStart = java.time.Instant.ofEpochMilli(first).toString();
     String runList = query(RunRepository.class, "list", false);
 
     all.add(new Explained("runs", "list p1", runList, runs(null, null, 0)));
@@ -338,7 +348,13 @@ final class UiWorkload {
     all.add(
         new Explained(
             "run",
-            "chart",
+            "chart (samples)",
+            query(ProgressSampleRepository.class, "atEdges", false),
+            values("runId", big, "first", chartStart, "stepMillis", chartStep, "edges", 40)));
+    all.add(
+        new Explained(
+            "run",
+            "chart (no samples)",
             query(BatchRepository.class, "recentCompletions", false),
             values("runId", big, "limit", 2000)));
     all.add(

@@ -218,7 +218,8 @@ class RunActivitiesIT {
         e.batchChainTime(),
         e.batchChainPlanWait(),
         e.databaseOutageWait(),
-        e.endedRunRetryWindow());
+        e.endedRunRetryWindow(),
+        e.throughputSampleInterval());
   }
 
   @Test

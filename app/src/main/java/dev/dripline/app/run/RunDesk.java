@@ -3,8 +3,11 @@ package dev.dripline.app.run;
 import dev.dripline.app.problem.NotFoundProblem;
 import dev.dripline.store.run.BatchRepository;
 import dev.dripline.store.run.CompletionPoint;
+import dev.dripline.store.run.ProgressAtEdge;
+import dev.dripline.store.run.ProgressSampleRepository;
 import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -17,11 +20,17 @@ public class RunDesk {
   private final RunService service;
   private final RunRequests requests;
   private final BatchRepository batches;
+  private final ProgressSampleRepository samples;
 
-  public RunDesk(RunService service, RunRequests requests, BatchRepository batches) {
+  public RunDesk(
+      RunService service,
+      RunRequests requests,
+      BatchRepository batches,
+      ProgressSampleRepository samples) {
     this.service = service;
     this.requests = requests;
     this.batches = batches;
+    this.samples = samples;
   }
 
   /** {@code GET /api/runs?status=&backfill=&page=&size=}; pages count from 0, as the API's. */
@@ -50,6 +59,15 @@ public class RunDesk {
   public List<CompletionPoint> recentCompletions(long id, int limit) {
     service.get(id);
     return batches.recentCompletions(id, limit);
+  }
+
+  /**
+   * Run {@code id}'s progress at {@code edges} instants {@code first}, {@code first + stepMillis},
+   * …, each its latest progress sample at or before it: one index probe per edge, for a chart of
+   * its throughput over its whole life.
+   */
+  public List<ProgressAtEdge> progressAtEdges(long id, Instant first, long stepMillis, int edges) {
+    return samples.atEdges(id, first, stepMillis, edges);
   }
 
   /** {@code POST /api/runs?dryRun=true} with {@code body}. */

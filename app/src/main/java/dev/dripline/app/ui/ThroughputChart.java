@@ -2,14 +2,16 @@ package dev.dripline.app.ui;
 
 import dev.dripline.store.run.CompletionPoint;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * A run's recent throughput as an inline SVG bar chart, drawn from its last completed batches
- * ({@code RunDesk.recentCompletions}): their keys, summed per interval of their completion times,
- * as keys per minute. The intervals divide the span those batches cover into at most {@value
- * #BARS}, none shorter than a second. Only numbers and formatted times go into the SVG.
+ * A run's throughput as an inline SVG bar chart: one bar per interval of time ({@link Bar}), its
+ * height the keys processed in it per minute, its place and width its interval's on the time axis.
+ * The bars come from the run's progress samples over its whole life ({@link RunThroughput}), or,
+ * before it has any, from its last completed batches ({@link #ofCompletions}). Only numbers and
+ * formatted times go into the SVG.
  */
 final class ThroughputChart {
   static final int BARS = 40;
@@ -20,10 +22,28 @@ final class ThroughputChart {
 
   private ThroughputChart() {}
 
-  /** The chart's SVG, or an empty string if no batch has completed. */
-  static String svg(List<CompletionPoint> points) {
+  /**
+   * Keys processed between {@code start} and {@code end}.
+   *
+   * @param start the interval's start
+   * @param end its end, after the start
+   * @param keys keys processed in it
+   */
+  record Bar(Instant start, Instant end, long keys) {
+    /** Keys per minute over the interval. */
+    double perMinute() {
+      return keys * 60_000.0 / Math.max(1, end.toEpochMilli() - start.toEpochMilli());
+    }
+  }
+
+  /**
+   * Bars of a run's last completed batches ({@code RunDesk.recentCompletions}): their keys, summed
+   * per interval of their completion times. The intervals divide the span those batches cover into
+   * at most {@value #BARS}, none shorter than a second. None if no batch has completed.
+   */
+  static List<Bar> ofCompletions(List<CompletionPoint> points) {
     if (points.isEmpty()) {
-      return "";
+      return List.of();
     }
     Instant first = points.get(0).finishedAt();
     Instant last = first;
@@ -43,15 +63,31 @@ final class ThroughputChart {
       int index = (int) ((point.finishedAt().toEpochMilli() - first.toEpochMilli()) / bucketMillis);
       keys[Math.min(bars - 1, index)] += point.size();
     }
-    double[] perMinute = new double[bars];
-    double max = 0;
+    List<Bar> result = new ArrayList<>(bars);
     for (int i = 0; i < bars; i++) {
-      perMinute[i] = keys[i] * 60_000.0 / bucketMillis;
-      max = Math.max(max, perMinute[i]);
+      Instant start = first.plusMillis(i * bucketMillis);
+      result.add(new Bar(start, start.plusMillis(bucketMillis), keys[i]));
+    }
+    return result;
+  }
+
+  /**
+   * The chart's SVG, or an empty string without bars. The time axis runs from the first bar's start
+   * to the last bar's end, the bars in time order; a stretch no bar covers is drawn empty.
+   */
+  static String svg(List<Bar> bars) {
+    if (bars.isEmpty()) {
+      return "";
+    }
+    Instant from = bars.get(0).start();
+    Instant to = bars.get(bars.size() - 1).end();
+    double spanMillis = Math.max(1, to.toEpochMilli() - from.toEpochMilli());
+    double max = 0;
+    for (Bar bar : bars) {
+      max = Math.max(max, bar.perMinute());
     }
     double plotWidth = WIDTH - LEFT - 8;
     double plotHeight = HEIGHT - BOTTOM - 10;
-    double barWidth = plotWidth / bars;
     UiFormat fmt = UiFormat.INSTANCE;
     StringBuilder svg = new StringBuilder();
     svg.append(
@@ -76,18 +112,21 @@ final class ThroughputChart {
             HEIGHT - BOTTOM,
             WIDTH - 8,
             HEIGHT - BOTTOM));
-    for (int i = 0; i < bars; i++) {
-      double h = max == 0 ? 0 : perMinute[i] / max * plotHeight;
+    for (Bar bar : bars) {
+      double x = (bar.start().toEpochMilli() - from.toEpochMilli()) / spanMillis * plotWidth;
+      double w = (bar.end().toEpochMilli() - bar.start().toEpochMilli()) / spanMillis * plotWidth;
+      double h = max == 0 ? 0 : bar.perMinute() / max * plotHeight;
       svg.append(
           String.format(
               Locale.ROOT,
               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"col\">"
-                  + "<title>%s/min</title></rect>",
-              LEFT + i * barWidth + 1,
+                  + "<title>%s/min, %s</title></rect>",
+              LEFT + x + 1,
               HEIGHT - BOTTOM - h,
-              Math.max(1, barWidth - 2),
+              Math.max(1, w - 2),
               h,
-              fmt.rate(perMinute[i])));
+              fmt.rate(bar.perMinute()),
+              fmt.time(bar.start())));
     }
     svg.append(
         String.format(
@@ -96,10 +135,10 @@ final class ThroughputChart {
                 + "<text x=\"%d\" y=\"%d\" class=\"axis\" text-anchor=\"end\">%s</text>",
             LEFT,
             HEIGHT - 4,
-            fmt.time(first),
+            fmt.time(from),
             WIDTH - 8,
             HEIGHT - 4,
-            fmt.time(last)));
+            fmt.time(to)));
     svg.append("</svg>");
     return svg.toString();
   }

@@ -64,9 +64,6 @@ public class UiRunsController {
   /** The audit entries a run's page shows, its newest. */
   static final int AUDIT_ENTRIES = 20;
 
-  /** Completed batches the throughput chart reads at most. */
-  static final int CHART_BATCHES = 2000;
-
   /** What a control's redirect may say it did, by its key. */
   private static final Map<String, String> NOTICES =
       Map.of(
@@ -84,6 +81,7 @@ public class UiRunsController {
   private final UiForms forms;
   private final TemporalConfig temporal;
   private final AuditEventRepository audit;
+  private final RunThroughput throughput;
 
   public UiRunsController(
       RunDesk runs,
@@ -91,8 +89,10 @@ public class UiRunsController {
       UiPages pages,
       UiForms forms,
       TemporalConfig temporal,
-      AuditEventRepository audit) {
+      AuditEventRepository audit,
+      RunThroughput throughput) {
     this.audit = audit;
+    this.throughput = throughput;
     this.runs = runs;
     this.catalogue = catalogue;
     this.pages = pages;
@@ -267,7 +267,7 @@ public class UiRunsController {
     values.put("fmt", UiFormat.INSTANCE);
     values.put("failed", failed.items());
     values.put("pager", Pager.of(number, FAILED_PER_PAGE, failed.total(), "", "failedPage"));
-    values.put("chart", ThroughputChart.svg(runs.recentCompletions(runId, CHART_BATCHES)));
+    values.put("chart", ThroughputChart.svg(throughput.bars(run)));
     values.put("notice", notice);
     values.put("actionError", actionError);
     values.put(

@@ -27,6 +27,8 @@ import java.time.Duration;
  * @param endedRunRetryWindow how long the workflow of a run that ended failed or stopped stays open
  *     for a {@code retry} signal (from the Temporal CLI or Web UI as from the API) before it
  *     completes; 0 closes it at once. After it, the API's retry still revives the run.
+ * @param throughputSampleInterval how often the workers sample each running run's progress for the
+ *     dashboard's throughput chart; also the shortest interval the chart draws from the samples
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -41,7 +43,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "10s") Duration batchChainTime,
     @Bindable(defaultValue = "1s") Duration batchChainPlanWait,
     @Bindable(defaultValue = "10m") Duration databaseOutageWait,
-    @Bindable(defaultValue = "7d") Duration endedRunRetryWindow) {
+    @Bindable(defaultValue = "7d") Duration endedRunRetryWindow,
+    @Bindable(defaultValue = "10s") Duration throughputSampleInterval) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(
