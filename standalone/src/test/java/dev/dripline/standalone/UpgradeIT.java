@@ -142,7 +142,7 @@ class UpgradeIT {
               DriplineProcess.standalone(
                   tag + "-new", System.getProperty("java.class.path"), newPort, env));
       awaitServing(fresh, new Api(DriplineProcess.local(newPort)), sql, true);
-      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("39");
+      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("40");
       assertThat(old.alive())
           .as("old release alive after the migration:\n%s", old.tail(40))
           .isTrue();
