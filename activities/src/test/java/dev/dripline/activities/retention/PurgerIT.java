@@ -43,6 +43,8 @@ class PurgerIT {
   @AfterEach
   void tearDown() {
     fixtures.update("delete from audit_events where actor = ?", tag);
+    fixtures.update("delete from webhook_endpoints where url = ?", "http://" + tag);
+    fixtures.update("delete from webhook_events where type = ?", tag);
     fixtures.deleteCreated();
   }
 
@@ -141,6 +143,41 @@ class PurgerIT {
     assertThat(batches(old)).isZero();
     assertThat(beats).isNotEmpty();
     assertThat(beats.get(beats.size() - 1).endedRunBatches()).isGreaterThanOrEqualTo(20);
+  }
+
+  @Test
+  void webhookEventsOlderThanTheRetentionGoWithTheirDeliveriesAndNewerOnesStay() {
+    fixtures.update(
+        "insert into webhook_endpoints (url, events, secret) values (?, array[?], 'whsec_x')",
+        "http://" + tag,
+        tag);
+    fixtures.update(
+        "insert into webhook_events (type, data, created_at) select ?, '{}',"
+            + " now() - interval '40 days' from generate_series(1, 10)",
+        tag);
+    fixtures.update("insert into webhook_events (type, data) values (?, '{}')", tag);
+    fixtures.update(
+        "insert into webhook_deliveries (endpoint_id, event_id, status, created_at)"
+            + " select p.id, e.id, 'delivered', e.created_at from webhook_endpoints p"
+            + " cross join webhook_events e where p.url = ? and e.type = ?",
+        "http://" + tag,
+        tag);
+
+    purgeAll();
+
+    assertThat(count("select count(*) as n from webhook_events where type = ?")).isEqualTo(1);
+    assertThat(
+            count(
+                "select count(*) as n from webhook_deliveries d join webhook_events e"
+                    + " on e.id = d.event_id where e.type = ?"))
+        .isEqualTo(1);
+    assertThat(chunks.stream().filter(chunk -> chunk.what().startsWith("webhook-")))
+        .isNotEmpty()
+        .allSatisfy(chunk -> assertThat(chunk.rows()).isLessThanOrEqualTo(CHUNK));
+  }
+
+  private long count(String sql) {
+    return ((Number) fixtures.row(sql, tag).get("n")).longValue();
   }
 
   @Test
