@@ -393,15 +393,22 @@ public class RunWorkflows {
     purge.triggerSoon();
   }
 
-  /** Terminates the run's execution, if any; a missing or closed one is fine. */
-  void terminateQuietly(long runId) {
+  /**
+   * Terminates the run's execution, if any; a missing or closed one is fine.
+   *
+   * @return whether Temporal answered (false: it could not be reached, nothing was terminated)
+   */
+  boolean terminateQuietly(long runId) {
     try {
       client.newUntypedWorkflowStub(RunWorkflowIds.forRun(runId)).terminate("run deleted");
+      return true;
     } catch (WorkflowNotFoundException e) {
       // Already closed or never started: nothing to cancel.
+      return true;
     } catch (RuntimeException e) {
       // The record is gone; an execution left behind finds no run and ends by itself.
       log.warn("run {}: could not terminate its workflow: {}", runId, reason(e));
+      return false;
     }
   }
 

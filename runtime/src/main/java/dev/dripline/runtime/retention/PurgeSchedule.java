@@ -93,8 +93,17 @@ public class PurgeSchedule {
       LOG.warn(
           "could not start the purge now ({}); it runs at the schedule's next time: {}",
           id(),
-          e.toString());
+          rootCause(e));
     }
+  }
+
+  /** The innermost cause's text: a schedule call's own exception says only "Schedule exception". */
+  private static String rootCause(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause.toString();
   }
 
   private Schedule schedule() {
