@@ -2,6 +2,7 @@ package dev.dripline.activities.retention;
 
 import dev.dripline.workflows.retention.PurgeActivities;
 import dev.dripline.workflows.retention.PurgeReport;
+import dev.dripline.workflows.retention.PurgeRequest;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import jakarta.inject.Singleton;
@@ -10,16 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link PurgeActivities}: runs the {@link Purger} for up to {@link #BUDGET}, heartbeating the
+ * {@link PurgeActivities}: runs the {@link Purger} for up to the request's budget, heartbeating the
  * running total after every delete statement; a retried attempt starts from the total its
  * predecessor last heartbeated, and from whatever the tables still hold.
  */
 @Singleton
 public class PurgeActivitiesImpl implements PurgeActivities {
   private static final Logger LOG = LoggerFactory.getLogger(PurgeActivitiesImpl.class);
-
-  /** How long one call purges before it hands back to its workflow. */
-  static final Duration BUDGET = Duration.ofMinutes(1);
 
   private final Purger purger;
 
@@ -28,10 +26,11 @@ public class PurgeActivitiesImpl implements PurgeActivities {
   }
 
   @Override
-  public PurgeReport purge() {
+  public PurgeReport purge(PurgeRequest request) {
     ActivityExecutionContext context = Activity.getExecutionContext();
     PurgeReport done = context.getHeartbeatDetails(PurgeReport.class).orElse(PurgeReport.NONE);
-    PurgeReport report = purger.purge(BUDGET, done, context::heartbeat);
+    PurgeReport report =
+        purger.purge(Duration.ofMillis(request.budgetMillis()), done, context::heartbeat);
     if (report.rows() > 0) {
       LOG.info(
           "purged {} batches of deleted runs, {} of runs past the retention, {} webhook rows, {}"

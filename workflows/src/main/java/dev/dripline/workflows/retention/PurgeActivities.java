@@ -12,10 +12,10 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface(namePrefix = "Purge")
 public interface PurgeActivities {
   /**
-   * Purges for up to a minute.
+   * Purges for up to {@code request}'s budget.
    *
    * @return what was removed; {@code more} if time ran out before everything due was
    */
   @ActivityMethod
-  PurgeReport purge();
+  PurgeReport purge(PurgeRequest request);
 }

@@ -18,6 +18,9 @@ public class PurgeWorkflowImpl implements PurgeWorkflow {
   /** Purge calls per execution before continuing as new. */
   static final int MAX_CALLS_PER_EXECUTION = 100;
 
+  /** How long one call purges before it hands back (well inside its start-to-close timeout). */
+  static final PurgeRequest CALL = new PurgeRequest(Duration.ofMinutes(1).toMillis());
+
   private final PurgeActivities purge =
       Workflow.newActivityStub(
           PurgeActivities.class,
@@ -37,7 +40,7 @@ public class PurgeWorkflowImpl implements PurgeWorkflow {
   public PurgeReport run() {
     PurgeReport total = PurgeReport.NONE;
     for (int calls = 1; ; calls++) {
-      PurgeReport report = purge.purge();
+      PurgeReport report = purge.purge(CALL);
       total = total.plus(report);
       Workflow.setCurrentDetails(
           total.rows() + " rows purged (" + total.deletedRunBatches() + " of deleted runs)");
@@ -45,6 +48,7 @@ public class PurgeWorkflowImpl implements PurgeWorkflow {
         return total;
       }
       if (calls >= MAX_CALLS_PER_EXECUTION || Workflow.getInfo().isContinueAsNewSuggested()) {
+        Workflow.await(Workflow::isEveryHandlerFinished);
         log.info("purge: continuing as new after {} calls, {} rows", calls, total.rows());
         Workflow.continueAsNew();
       }

@@ -26,7 +26,7 @@ class PurgeWorkflowTest {
     }
 
     @Override
-    public PurgeReport purge() {
+    public PurgeReport purge(PurgeRequest request) {
       int call = calls.incrementAndGet();
       if (call == 2 && !failedOnce) {
         failedOnce = true;
