@@ -636,6 +636,25 @@ start_temporal() {
   log "Temporal dev server '$name' healthy on $address (pid $(cat "$pidfile"))"
 }
 
+# set_namespace_retention ADDRESS [NAMESPACE]: sets the namespace's workflow-execution retention to
+#   DRIPLINE_RETENTION (default 30d), as the worker expects (docs/operations.md, "Retention and
+#   deletion"). Days, hours and ISO-8601 whole days or hours (P30D, PT720H) are understood.
+set_namespace_retention() {
+  local address="$1" namespace="${2:-default}" retention="${DRIPLINE_RETENTION:-30d}"
+  [[ -n "${TEMPORAL_BIN:-}" ]] || ensure_temporal_cli
+  if [[ "$retention" =~ ^P([0-9]+)D$ ]]; then
+    retention="${BASH_REMATCH[1]}d"
+  elif [[ "$retention" =~ ^PT([0-9]+)H$ ]]; then
+    retention="${BASH_REMATCH[1]}h"
+  fi
+  if "$TEMPORAL_BIN" operator namespace update --address "$address" -n "$namespace" \
+    --retention "$retention" >/dev/null 2>&1; then
+    log "Temporal namespace $namespace keeps closed workflows for $retention (DRIPLINE_RETENTION)"
+  else
+    warn "could not set the retention of Temporal namespace $namespace to $retention"
+  fi
+}
+
 # stop_temporal NAME: stops the dev server started by start_temporal NAME (by pid file).
 stop_temporal() {
   stop_pidfile "Temporal dev server '$1'" "$DRIPLINE_STATE/temporal-$1.pid" 30

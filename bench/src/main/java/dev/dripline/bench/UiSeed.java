@@ -101,7 +101,8 @@ final class UiSeed {
         "'java.lang.IllegalStateException: bench failure at key ' || n"
             + " || repeat(E'\\n\\tat dev.dripline.bench.UiFrame.call(UiFrame.java:42)', 6)";
     return new String[] {
-      "truncate runs, run_key_counts, run_pick_cursors, audit_events, targets cascade",
+      "truncate runs, batches, run_purges, run_key_counts, run_pick_cursors, audit_events,"
+          + " targets cascade",
       "select setval(pg_get_serial_sequence('runs', 'id'), " + runs + ")",
       """
       insert into backfill_definitions (name, description, options_schema, default_batch_size, key)

@@ -190,14 +190,65 @@ final class UiWorkload {
     List<Long> firstPageIds = ids("select id from runs order by id desc limit 25");
     int scans =
         explainAll(explained(big, lateRunsPage, lateFailedPage, lateApiFailedPage, firstPageIds));
+    double deleteMs = deleteBigRun(big);
     services.stop(app);
     return f(
-        "worst p95 %.1f ms over %d pages/endpoints; %d plans with a Seq Scan on runs or batches",
-        worstP95, pages.size(), scans);
+        "worst p95 %.1f ms over %d pages/endpoints; %d plans with a Seq Scan on runs or batches;"
+            + " DELETE of the big run %.1f ms",
+        worstP95, pages.size(), scans, deleteMs);
   }
 
   // ------------------------------------------------------------------------------------------
   // HTTP
+
+  /**
+   * Deletes the big run (spec D5), stopped first by SQL (a running run cannot be deleted), and
+   * times {@code DELETE /api/runs/{big}}: its batches are left to the purge, which this app alone
+   * (no worker) does not run, so they are all still there when it has answered. The next invocation
+   * seeds again.
+   */
+  private double deleteBigRun(long big) throws IOException, InterruptedException {
+    services.queryLong(
+        "with s as (update runs set status = 'stopped', finished_at = now() where id = ?"
+            + " returning 1) select count(*) from s",
+        big);
+    long started = System.nanoTime();
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(services.baseUrl() + "/api/runs/" + big))
+                .header("Authorization", Services.AUTHORIZATION)
+                .timeout(Duration.ofMinutes(5))
+                .DELETE()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    double ms = (System.nanoTime() - started) / 1e6;
+    if (response.statusCode() != 204) {
+      throw new IllegalStateException(
+          "DELETE /api/runs/"
+              + big
+              + " answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
+    }
+    int afterwards =
+        http.send(
+                HttpRequest.newBuilder(URI.create(services.baseUrl() + "/api/runs/" + big))
+                    .header("Authorization", Services.AUTHORIZATION)
+                    .build(),
+                HttpResponse.BodyHandlers.discarding())
+            .statusCode();
+    System.out.println();
+    System.out.println(
+        f(
+            "DELETE /api/runs/%d: 204 in %.1f ms; GET then answers %d; batches left to the purge:"
+                + " %,d",
+            big,
+            ms,
+            afterwards,
+            services.queryLong("select count(*) from batches where run_id = ?", big)));
+    return ms;
+  }
 
   /** Signs in through the form: its CSRF token is in both a cookie and a hidden field. */
   private void signIn() throws IOException, InterruptedException {

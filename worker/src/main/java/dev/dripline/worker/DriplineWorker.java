@@ -2,6 +2,7 @@ package dev.dripline.worker;
 
 import dev.dripline.activities.catalogue.CataloguePublisher;
 import dev.dripline.activities.metrics.MetricsActivitiesImpl;
+import dev.dripline.activities.retention.PurgeActivitiesImpl;
 import dev.dripline.activities.run.BatchActivitiesImpl;
 import dev.dripline.activities.run.DryRunActivitiesImpl;
 import dev.dripline.activities.run.PlanningActivitiesImpl;
@@ -13,6 +14,7 @@ import dev.dripline.activities.webhooks.WebhookActivitiesImpl;
 import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
+import dev.dripline.workflows.retention.PurgeWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
 import dev.dripline.workflows.targets.TargetWorkflowIds;
 import dev.dripline.workflows.targets.TargetWorkflowImpl;
@@ -30,10 +32,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Temporal worker of this process: registers the run, target, metrics, dry-run and webhook
- * delivery workflows and their activities on the task queue, and polls from start-up to shutdown.
- * Once polling, it makes sure the deployment's one metrics workflow ({@link
- * TargetWorkflowIds#metrics}) is running; {@link WorkflowReconciler} keeps it so.
+ * The Temporal worker of this process: registers the run, target, metrics, dry-run, webhook
+ * delivery and purge workflows and their activities on the task queue, and polls from start-up to
+ * shutdown. Once polling, it makes sure the deployment's one metrics workflow ({@link
+ * TargetWorkflowIds#metrics}) is running, which {@link WorkflowReconciler} keeps so, and that the
+ * purge schedule exists ({@link PurgeScheduleStarter}).
  *
  * <p>The catalogue is published before polling starts, so the app never accepts a run for a
  * definition no worker has announced, and this worker never takes a batch whose definition it has
@@ -58,6 +61,8 @@ public class DriplineWorker {
   private final DryRunActivitiesImpl dryRunActivities;
   private final MetricsWorkflowStarter metricsWorkflow;
   private final WebhookActivitiesImpl webhookActivities;
+  private final PurgeActivitiesImpl purgeActivities;
+  private final PurgeScheduleStarter purgeSchedule;
 
   public DriplineWorker(
       WorkerFactory factory,
@@ -73,7 +78,9 @@ public class DriplineWorker {
       MetricsActivitiesImpl metricsActivities,
       DryRunActivitiesImpl dryRunActivities,
       MetricsWorkflowStarter metricsWorkflow,
-      WebhookActivitiesImpl webhookActivities) {
+      WebhookActivitiesImpl webhookActivities,
+      PurgeActivitiesImpl purgeActivities,
+      PurgeScheduleStarter purgeSchedule) {
     this.factory = factory;
     this.config = config;
     this.temporal = temporal;
@@ -88,6 +95,8 @@ public class DriplineWorker {
     this.dryRunActivities = dryRunActivities;
     this.metricsWorkflow = metricsWorkflow;
     this.webhookActivities = webhookActivities;
+    this.purgeActivities = purgeActivities;
+    this.purgeSchedule = purgeSchedule;
   }
 
   @EventListener
@@ -107,7 +116,8 @@ public class DriplineWorker {
         TargetWorkflowImpl.class,
         MetricsWorkflowImpl.class,
         DryRunWorkflowImpl.class,
-        WebhookDeliveryWorkflowImpl.class);
+        WebhookDeliveryWorkflowImpl.class,
+        PurgeWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         runActivities,
         planningActivities,
@@ -117,7 +127,8 @@ public class DriplineWorker {
         liveBatchActivities,
         metricsActivities,
         dryRunActivities,
-        webhookActivities);
+        webhookActivities,
+        purgeActivities);
     factory.start();
     startMetricsWorkflow();
     LOG.info(
@@ -131,9 +142,10 @@ public class DriplineWorker {
 
   /**
    * Starts the metrics workflow unless it is already running (a second worker, or a restart, finds
-   * it and changes nothing). Runs off the start-up thread and never fails start-up: while Temporal
-   * is unreachable the gauges merely go stale ({@code dripline_metrics_snapshot_age_seconds}
-   * grows), and {@link WorkflowReconciler}'s next pass tries again.
+   * it and changes nothing), then ensures the purge schedule. Runs off the start-up thread and
+   * never fails start-up: while Temporal is unreachable the gauges merely go stale ({@code
+   * dripline_metrics_snapshot_age_seconds} grows), and {@link WorkflowReconciler}'s next pass tries
+   * again.
    */
   private void startMetricsWorkflow() {
     Thread starter =
@@ -148,6 +160,7 @@ public class DriplineWorker {
                     metricsWorkflow.workflowId(),
                     e.getMessage());
               }
+              purgeSchedule.start();
             },
             "dripline-metrics-start");
     starter.setDaemon(true);

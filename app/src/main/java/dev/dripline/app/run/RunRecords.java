@@ -218,7 +218,10 @@ public class RunRecords {
     return runs.recordStopOfPending(id) == 1;
   }
 
-  /** Deletes a pending or terminal run and (by cascade) its batches; false if none was. */
+  /**
+   * Deletes a pending or terminal run, leaving its batches to the purge ({@code run_purges}); false
+   * if none was.
+   */
   boolean deleteIfDeletable(long id) {
     return runs.deleteIfDeletable(id) == 1;
   }

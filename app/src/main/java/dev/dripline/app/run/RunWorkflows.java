@@ -2,6 +2,7 @@ package dev.dripline.app.run;
 
 import dev.dripline.app.problem.UnavailableProblem;
 import dev.dripline.runtime.config.TemporalConfig;
+import dev.dripline.runtime.retention.PurgeSchedule;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
 import dev.dripline.workflows.run.CapAnswer;
 import dev.dripline.workflows.run.CapUpdate;
@@ -70,6 +71,7 @@ public class RunWorkflows {
 
   private final WorkflowClient client;
   private final TemporalConfig temporal;
+  private final PurgeSchedule purge;
 
   /** Threads that wait for Updates' answers, so that the wait can be bounded. */
   private final ExecutorService updates =
@@ -80,9 +82,10 @@ public class RunWorkflows {
             return thread;
           });
 
-  public RunWorkflows(WorkflowClient client, TemporalConfig temporal) {
+  public RunWorkflows(WorkflowClient client, TemporalConfig temporal, PurgeSchedule purge) {
     this.client = client;
     this.temporal = temporal;
+    this.purge = purge;
   }
 
   @PreDestroy
@@ -382,15 +385,30 @@ public class RunWorkflows {
     }
   }
 
-  /** Terminates the run's execution, if any; a missing or closed one is fine. */
-  void terminateQuietly(long runId) {
+  /**
+   * Starts the purge now, which removes a deleted run's batches in bounded deletes; one not started
+   * (Temporal unreachable) runs at the purge schedule's next time.
+   */
+  void purgeSoon() {
+    purge.triggerSoon();
+  }
+
+  /**
+   * Terminates the run's execution, if any; a missing or closed one is fine.
+   *
+   * @return whether Temporal answered (false: it could not be reached, nothing was terminated)
+   */
+  boolean terminateQuietly(long runId) {
     try {
       client.newUntypedWorkflowStub(RunWorkflowIds.forRun(runId)).terminate("run deleted");
+      return true;
     } catch (WorkflowNotFoundException e) {
       // Already closed or never started: nothing to cancel.
+      return true;
     } catch (RuntimeException e) {
       // The record is gone; an execution left behind finds no run and ends by itself.
       log.warn("run {}: could not terminate its workflow: {}", runId, reason(e));
+      return false;
     }
   }
 

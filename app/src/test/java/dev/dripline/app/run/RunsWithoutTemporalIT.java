@@ -279,7 +279,7 @@ class RunsWithoutTemporalIT {
 
   @ParameterizedTest(name = "delete a {0} run")
   @ValueSource(strings = {"pending", "completed", "failed", "stopped"})
-  void deletingAPendingOrTerminalRunRemovesItAndItsBatches(String status) {
+  void deletingAPendingOrTerminalRunRemovesItAndLeavesItsBatchesToThePurge(String status) {
     long id = data.run(backfill, status, "{\"items\":1}");
     data.batch(id, 1, 1, 1, status.equals("pending") ? "pending" : "completed");
 
@@ -289,7 +289,9 @@ class RunsWithoutTemporalIT {
     assertThat(first.status()).isEqualTo(204);
     assertThat(second.status()).isEqualTo(404);
     assertThat(data.count("select count(*) from runs where id = ?", id)).isZero();
-    assertThat(data.count("select count(*) from batches where run_id = ?", id)).isZero();
+    // No purge runs without Temporal: the batches wait for it, recorded as due.
+    assertThat(data.count("select count(*) from batches where run_id = ?", id)).isEqualTo(1);
+    assertThat(data.count("select count(*) from run_purges where run_id = ?", id)).isEqualTo(1);
   }
 
   @ParameterizedTest(name = "delete a {0} run")

@@ -10,6 +10,8 @@ import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.schedules.ScheduleClient;
+import io.temporal.client.schedules.ScheduleClientOptions;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.serviceclient.RpcRetryOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -51,5 +53,16 @@ public class TemporalFactory {
   WorkflowClient workflowClient(WorkflowServiceStubs stubs, TemporalConfig config) {
     return WorkflowClient.newInstance(
         stubs, WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+  }
+
+  /**
+   * Temporal Schedules of the namespace (the purge schedule, {@code PurgeSchedule}), on the
+   * workflow client's connection.
+   */
+  @Singleton
+  ScheduleClient scheduleClient(WorkflowClient client, TemporalConfig config) {
+    return ScheduleClient.newInstance(
+        client.getWorkflowServiceStubs(),
+        ScheduleClientOptions.newBuilder().setNamespace(config.namespace()).build());
   }
 }

@@ -106,7 +106,11 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
   @Query("delete from runs where id = :id and status = 'pending'")
   int deleteUnstarted(long id);
 
-  /** Deletes a pending or terminal run and, by cascade, its batches; 0 if there was none. */
+  /**
+   * Deletes a pending or terminal run; 0 if there was none. Its batches stay until the purge
+   * removes them in bounded deletes: a trigger records the run in {@code run_purges} (migration
+   * V40).
+   */
   @Query(
       "delete from runs where id = :id"
           + " and status in ('pending', 'completed', 'failed', 'stopped')")
