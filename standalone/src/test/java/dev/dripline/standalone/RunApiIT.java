@@ -335,7 +335,12 @@ class RunApiIT implements TestPropertyProvider {
     awaitStatus(running, "stopped");
 
     assertThat(api.delete("/api/runs/" + running).status()).isEqualTo(204);
-    assertThat(TestDb.queryLong("select count(*) from batches where run_id = ?", running)).isZero();
+    // The batches go in the background: the delete triggers the purge, this test's worker runs it.
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> TestDb.queryLong("select count(*) from batches where run_id = ?", running) == 0);
     // The stopped run's workflow, waiting for a retry, is ended by the delete.
     assertThat(
             temporal.newUntypedWorkflowStub(RunWorkflowIds.forRun(running)).describe().getStatus())
