@@ -6,8 +6,9 @@
 # bin/dripline-test.
 #
 # An instance is named (NAME): its configuration, pid files and settings live in
-# .dripline/cluster-NAME/, each service's log in .dripline/logs/cluster-NAME-SERVICE.log. It is
-# described by the environment when cluster_configure NAME runs, and remembered from then on:
+# .dripline/cluster-NAME/, each service's log in .dripline/logs/cluster-NAME-SERVICE.log. It
+# keeps the settings it was configured with (cluster.env there); a variable given to
+# cluster_configure NAME changes one:
 #   DRIPLINE_CLUSTER_FRONTEND_PORT  the frontend's gRPC port, what clients dial (default 18233)
 #   DRIPLINE_CLUSTER_PORT_BASE      first of 7 consecutive ports for the services' other
 #                                   listeners: membership and internal gRPC (default 18234)
@@ -141,12 +142,19 @@ cluster_configure() {
   cluster_binaries_present || die "the Temporal server $DRIPLINE_CLUSTER_VERSION is not built (ensure_cluster_binaries)"
   local dir frontend base metrics_base db shards level
   dir="$(_cluster_dir "$name")"
-  frontend="${DRIPLINE_CLUSTER_FRONTEND_PORT:-18233}"
-  base="${DRIPLINE_CLUSTER_PORT_BASE:-18234}"
-  metrics_base="${DRIPLINE_CLUSTER_METRICS_PORT:-}"
-  db="${DRIPLINE_CLUSTER_DB:-temporal_${name//-/_}}"
-  shards="${DRIPLINE_CLUSTER_SHARDS:-4}"
-  level="${DRIPLINE_CLUSTER_LOG_LEVEL:-warn}"
+  # An instance keeps its settings; a variable given changes one.
+  local CLUSTER_FRONTEND_PORT="" CLUSTER_PORT_BASE="" CLUSTER_METRICS_PORT="" CLUSTER_DB=""
+  local CLUSTER_SHARDS="" CLUSTER_LOG_LEVEL="" CLUSTER_NAME=""
+  if [[ -f "$dir/cluster.env" ]]; then
+    # shellcheck disable=SC1091
+    . "$dir/cluster.env"
+  fi
+  frontend="${DRIPLINE_CLUSTER_FRONTEND_PORT:-${CLUSTER_FRONTEND_PORT:-18233}}"
+  base="${DRIPLINE_CLUSTER_PORT_BASE:-${CLUSTER_PORT_BASE:-18234}}"
+  metrics_base="${DRIPLINE_CLUSTER_METRICS_PORT-${CLUSTER_METRICS_PORT:-}}"
+  db="${DRIPLINE_CLUSTER_DB:-${CLUSTER_DB:-temporal_${name//-/_}}}"
+  shards="${DRIPLINE_CLUSTER_SHARDS:-${CLUSTER_SHARDS:-4}}"
+  level="${DRIPLINE_CLUSTER_LOG_LEVEL:-${CLUSTER_LOG_LEVEL:-warn}}"
   [[ "$frontend" =~ ^[0-9]+$ && "$base" =~ ^[0-9]+$ && "$shards" =~ ^[0-9]+$ && "$metrics_base" =~ ^[0-9]*$ ]] ||
     die "DRIPLINE_CLUSTER_FRONTEND_PORT, _PORT_BASE, _METRICS_PORT and _SHARDS must be numbers"
   ((frontend < base || frontend > base + 6)) ||
@@ -173,7 +181,10 @@ cluster_configure() {
 CLUSTER_NAME=$name
 CLUSTER_FRONTEND_PORT=$frontend
 CLUSTER_PORT_BASE=$base
+CLUSTER_METRICS_PORT=$metrics_base
 CLUSTER_DB=$db
+CLUSTER_SHARDS=$shards
+CLUSTER_LOG_LEVEL=$level
 EOF
   # Dynamic configuration: the server's defaults. Kept when it exists; the server rereads it.
   [[ -f "$dir/dynamicconfig.yaml" ]] ||
