@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -26,13 +27,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterFaultsIT {
   private final String tag = "d1-" + UUID.randomUUID().toString().substring(0, 8);
+  private final Optional<String> unavailable = LocalCluster.unavailable();
   private LocalCluster cluster;
   private FaultStack stack;
 
   @BeforeAll
   void startClusterAndStack() throws Exception {
-    Optional<String> unavailable = LocalCluster.unavailable();
-    assumeTrue(unavailable.isEmpty(), unavailable.orElse(""));
+    if (unavailable.isPresent()) {
+      return;
+    }
     cluster = LocalCluster.fromEnvironment();
     long start = System.nanoTime();
     cluster.start();
@@ -41,6 +44,12 @@ class ClusterFaultsIT {
             "D1 cluster %s started (four processes, namespace, search attributes) in %.1f s",
             cluster.address(), (System.nanoTime() - start) / 1e9));
     stack = new FaultStack(tag, TestDb.URL, cluster.address(), Map.of()).start();
+  }
+
+  /** Each case is reported skipped, with the reason, when there is no cluster. */
+  @BeforeEach
+  void needsTheCluster() {
+    assumeTrue(unavailable.isEmpty(), unavailable.orElse(""));
   }
 
   @AfterAll

@@ -45,8 +45,9 @@ final class LocalCluster implements AutoCloseable {
       return Optional.of(
           "no Temporal cluster: env DRIPLINE_CLUSTER_CTL, DRIPLINE_CLUSTER_SERVER and"
               + " DRIPLINE_CLUSTER_DIR are not set"
-              + " (bin/dripline-test sets them once it has built the cluster; it does not without"
-              + " a Go toolchain new enough for go.temporal.io/server)");
+              + " (bin/dripline-test sets them once it has built and prepared the cluster; it"
+              + " does not with DRIPLINE_CLUSTER=0, or without a Go new enough to build"
+              + " go.temporal.io/server, see its log)");
     }
     if (!Files.isExecutable(Path.of(server))) {
       return Optional.of("no Temporal cluster: the server binary " + server + " is absent");
