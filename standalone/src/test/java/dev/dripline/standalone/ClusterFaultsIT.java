@@ -8,8 +8,11 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * D1 — the services of a real Temporal cluster fail one at a time. On the multi-service cluster on
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.TestInstance;
  * service took to be back and batches to complete again. Skipped when the cluster was not built.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterFaultsIT {
   private final String tag = "d1-" + UUID.randomUUID().toString().substring(0, 8);
   private final Optional<String> unavailable = LocalCluster.unavailable();
@@ -66,16 +70,19 @@ class ClusterFaultsIT {
   }
 
   @Test
+  @Order(1)
   void runsCompleteExactlyAcrossAKilledHistoryService() throws Exception {
     killAndRestart("history");
   }
 
   @Test
+  @Order(2)
   void runsCompleteExactlyAcrossAKilledMatchingService() throws Exception {
     killAndRestart("matching");
   }
 
   @Test
+  @Order(3)
   void runsCompleteExactlyAcrossARestartedFrontend() throws Exception {
     killAndRestart("frontend");
   }
