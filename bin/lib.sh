@@ -716,3 +716,6 @@ build_previous_release() {
   touch "$dir/built"
   printf '%s\n' "$jar"
 }
+
+# The multi-service Temporal cluster on PostgreSQL (bin/dripline-cluster, dripline-up --cluster).
+. "$DRIPLINE_ROOT/bin/lib-cluster.sh"

@@ -26,6 +26,15 @@ public final class LocalPorts {
   /** Below this live the fixed ports of the local stack (5432, 5439, 7233, 7243, 8233, ...). */
   private static final int LOWEST = 10_000;
 
+  /**
+   * Never handed out: the Temporal clusters of bin/dripline-test live here (frontend on {@code
+   * DRIPLINE_TEST_GRPC_PORT} + 11000 and the 7 ports after it), and a service killed by {@code
+   * ClusterFaultsIT} must find its ports free again when it restarts.
+   */
+  static final int CLUSTERS_FROM = 18_000;
+
+  static final int CLUSTERS_TO = 18_999;
+
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
@@ -39,7 +48,8 @@ public final class LocalPorts {
     }
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
-      if (!HANDED_OUT.contains(port) && bindable(port)) {
+      boolean reserved = port >= CLUSTERS_FROM && port <= CLUSTERS_TO;
+      if (!reserved && !HANDED_OUT.contains(port) && bindable(port)) {
         HANDED_OUT.add(port);
         return port;
       }

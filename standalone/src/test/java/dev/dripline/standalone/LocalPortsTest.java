@@ -32,9 +32,12 @@ class LocalPortsTest {
     int ephemeral = LocalPorts.ephemeralRangeStart();
     assumeTrue(ephemeral >= 11_000, "ephemeral range starts at " + ephemeral);
     Set<Integer> ports = new HashSet<>();
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 500; i++) {
       int port = LocalPorts.free();
       assertThat(port).isBetween(10_000, ephemeral - 1);
+      assertThat(port >= LocalPorts.CLUSTERS_FROM && port <= LocalPorts.CLUSTERS_TO)
+          .as("port %d is one of the suites' Temporal clusters'", port)
+          .isFalse();
       assertThat(ports.add(port)).as("port %d handed out twice", port).isTrue();
     }
     int port = LocalPorts.free();

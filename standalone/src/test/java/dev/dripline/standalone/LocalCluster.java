@@ -1,0 +1,146 @@
+package dev.dripline.standalone;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The multi-service Temporal cluster on PostgreSQL (spec §12 D1) that {@code bin/dripline-test}
+ * builds and prepares: frontend, history, matching and worker as separate processes, driven through
+ * {@code bin/dripline-cluster} (env {@code DRIPLINE_CLUSTER_CTL}) for the instance that env {@code
+ * DRIPLINE_CLUSTER_NAME} names, its frontend on 127.0.0.1:{@code DRIPLINE_CLUSTER_FRONTEND_PORT},
+ * its pid files in {@code DRIPLINE_CLUSTER_DIR}. A kill is sent from here, by pid, so that it lands
+ * at once.
+ */
+final class LocalCluster implements AutoCloseable {
+  private static final long COMMAND_TIMEOUT_MINUTES = 5;
+
+  private final String ctl;
+  private final Path dir;
+  private final String address;
+  private final Path log;
+
+  private LocalCluster(String ctl, Path dir, String port) throws IOException {
+    this.ctl = ctl;
+    this.dir = dir;
+    this.address = "127.0.0.1:" + port;
+    this.log = Files.createTempFile("dripline-cluster-ctl-", ".log");
+  }
+
+  /**
+   * Why the cluster cannot be used here, or empty when it can: bin/dripline-test built the server
+   * and set the environment (it does not when Go is missing or too old, or with {@code
+   * DRIPLINE_CLUSTER=0}).
+   */
+  static Optional<String> unavailable() {
+    String ctl = System.getenv("DRIPLINE_CLUSTER_CTL");
+    String server = System.getenv("DRIPLINE_CLUSTER_SERVER");
+    String dir = System.getenv("DRIPLINE_CLUSTER_DIR");
+    if (ctl == null || ctl.isBlank() || server == null || server.isBlank() || dir == null) {
+      return Optional.of(
+          "no Temporal cluster: env DRIPLINE_CLUSTER_CTL, DRIPLINE_CLUSTER_SERVER and"
+              + " DRIPLINE_CLUSTER_DIR are not set"
+              + " (bin/dripline-test sets them once it has built and prepared the cluster; it"
+              + " does not with DRIPLINE_CLUSTER=0, or without a Go new enough to build"
+              + " go.temporal.io/server, see its log)");
+    }
+    if (!Files.isExecutable(Path.of(server))) {
+      return Optional.of("no Temporal cluster: the server binary " + server + " is absent");
+    }
+    return Optional.empty();
+  }
+
+  /** The cluster bin/dripline-test prepared; call only when {@link #unavailable()} is empty. */
+  static LocalCluster fromEnvironment() throws IOException {
+    return new LocalCluster(
+        System.getenv("DRIPLINE_CLUSTER_CTL"),
+        Path.of(System.getenv("DRIPLINE_CLUSTER_DIR")),
+        System.getenv("DRIPLINE_CLUSTER_FRONTEND_PORT"));
+  }
+
+  /** The frontend, what Dripline's processes dial. */
+  String address() {
+    return address;
+  }
+
+  /**
+   * Starts every service that is not running, waits until the cluster is healthy and a workflow
+   * with Dripline's search attributes can start in namespace default.
+   */
+  void start() {
+    run("start");
+  }
+
+  /** SIGKILL to one service (history, matching, frontend or worker); returns once it is gone. */
+  void kill(String service) throws Exception {
+    Path pidFile = dir.resolve(service + ".pid");
+    long pid = Long.parseLong(Files.readString(pidFile).trim());
+    ProcessHandle process =
+        ProcessHandle.of(pid)
+            .orElseThrow(
+                () -> new IllegalStateException(service + " (pid " + pid + ") is not running"));
+    process.destroyForcibly();
+    process.onExit().get(30, TimeUnit.SECONDS);
+    Files.delete(pidFile);
+    System.out.println("cluster " + service + " killed (pid " + pid + ")");
+  }
+
+  /**
+   * Starts one service again and waits until the cluster is healthy.
+   *
+   * @return seconds from the start until the frontend reported SERVING with every service running
+   */
+  double startService(String service) {
+    long start = System.nanoTime();
+    run("start-service", service);
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  /** Stops every service. */
+  @Override
+  public void close() {
+    run("stop");
+  }
+
+  private void run(String... args) {
+    List<String> command = new ArrayList<>(List.of("bash", ctl));
+    command.addAll(List.of(args));
+    try {
+      Files.writeString(
+          log, "=== " + String.join(" ", args) + "\n", java.nio.file.StandardOpenOption.APPEND);
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      if (!process.waitFor(COMMAND_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new IllegalStateException(
+            "bin/dripline-cluster " + String.join(" ", args) + " did not return:\n" + tail());
+      }
+      if (process.exitValue() != 0) {
+        throw new IllegalStateException(
+            "bin/dripline-cluster " + String.join(" ", args) + " failed:\n" + tail());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private String tail() {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - 60), all.size()));
+    } catch (IOException e) {
+      return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+}
