@@ -382,8 +382,9 @@ public class RunService {
         throw new ConflictProblem("run " + id + " changed while it was being deleted; try again");
       }
     }
+    // If Temporal could not be reached, the schedule's next purge takes the batches: triggering
+    // it now would wait out a second timeout.
     if (workflows.terminateQuietly(id)) {
-      // Temporal unreachable: the schedule's next purge takes the batches, without a second wait.
       workflows.purgeSoon();
     }
   }
