@@ -22,11 +22,14 @@ import dev.dripline.workflows.webhooks.WebhookDeliveryWorkflowImpl;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerDeploymentOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +49,16 @@ import org.slf4j.LoggerFactory;
 @Requires(property = "dripline.worker.enabled", value = "true", defaultValue = "true")
 public class DriplineWorker {
   private static final Logger LOG = LoggerFactory.getLogger(DriplineWorker.class);
+
+  /** The workflow implementations every worker registers. */
+  static final List<Class<?>> WORKFLOWS =
+      List.of(
+          BackfillRunWorkflowImpl.class,
+          TargetWorkflowImpl.class,
+          MetricsWorkflowImpl.class,
+          DryRunWorkflowImpl.class,
+          WebhookDeliveryWorkflowImpl.class,
+          PurgeWorkflowImpl.class);
 
   private final WorkerFactory factory;
   private final WorkerConfig config;
@@ -109,15 +122,10 @@ public class DriplineWorker {
     if (factory.isStarted()) {
       return;
     }
+    WorkerOptions options = workerOptions(config);
     catalogue.publish();
-    Worker worker = factory.newWorker(temporal.taskQueue(), workerOptions(config));
-    worker.registerWorkflowImplementationTypes(
-        BackfillRunWorkflowImpl.class,
-        TargetWorkflowImpl.class,
-        MetricsWorkflowImpl.class,
-        DryRunWorkflowImpl.class,
-        WebhookDeliveryWorkflowImpl.class,
-        PurgeWorkflowImpl.class);
+    Worker worker = factory.newWorker(temporal.taskQueue(), options);
+    worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(new Class<?>[0]));
     worker.registerActivitiesImplementations(
         runActivities,
         planningActivities,
@@ -133,11 +141,15 @@ public class DriplineWorker {
     startMetricsWorkflow();
     LOG.info(
         "Temporal worker polling task queue {} in namespace {} ({} activities, {} workflow tasks"
-            + " at once)",
+            + " at once), {}",
         temporal.taskQueue(),
         temporal.namespace(),
         config.maxConcurrentActivities(),
-        config.maxConcurrentWorkflowTasks());
+        config.maxConcurrentWorkflowTasks(),
+        config
+            .deploymentVersion()
+            .map(version -> "Worker Deployment Version " + version.toCanonicalString())
+            .orElse("unversioned"));
   }
 
   /**
@@ -167,12 +179,28 @@ public class DriplineWorker {
     starter.start();
   }
 
+  /**
+   * The worker's options: its slots, and, when it declares a deployment name and build id, Worker
+   * Versioning with that version. The workflows declare their versioning behavior with the {@code
+   * WorkflowVersioningBehavior} annotation; one that declares none (the purge) auto-upgrades.
+   */
   static WorkerOptions workerOptions(WorkerConfig config) {
-    return WorkerOptions.newBuilder()
-        .setMaxConcurrentActivityExecutionSize(config.maxConcurrentActivities())
-        .setMaxConcurrentWorkflowTaskExecutionSize(config.maxConcurrentWorkflowTasks())
-        .setMaxConcurrentLocalActivityExecutionSize(config.maxConcurrentLocalActivities())
-        .build();
+    WorkerOptions.Builder options =
+        WorkerOptions.newBuilder()
+            .setMaxConcurrentActivityExecutionSize(config.maxConcurrentActivities())
+            .setMaxConcurrentWorkflowTaskExecutionSize(config.maxConcurrentWorkflowTasks())
+            .setMaxConcurrentLocalActivityExecutionSize(config.maxConcurrentLocalActivities());
+    config
+        .deploymentVersion()
+        .ifPresent(
+            version ->
+                options.setDeploymentOptions(
+                    WorkerDeploymentOptions.newBuilder()
+                        .setUseVersioning(true)
+                        .setVersion(version)
+                        .setDefaultVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
+                        .build()));
+    return options.build();
   }
 
   /**

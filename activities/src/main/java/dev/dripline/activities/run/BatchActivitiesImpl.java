@@ -10,9 +10,11 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.client.ActivityCompletionException;
+import io.temporal.failure.ApplicationFailure;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -36,6 +38,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The heartbeat comes from a ticker because definition code cannot be asked to heartbeat; the
  * SDK's heartbeat is thread-safe and throttles what it sends to the server.
+ *
+ * <p>An attempt on a worker that does not host the run's definition takes no lease and runs
+ * nothing: it fails retryably until the task has waited {@code
+ * dripline.engine.unknown-backfill-wait} for a worker that does ({@link DefinitionWait}). When the
+ * task began to wait travels from attempt to attempt in the heartbeat details, which the SDK sends
+ * with the failure; an attempt that hosts the definition heartbeats none.
  */
 @Singleton
 public class BatchActivitiesImpl implements BatchActivities {
@@ -49,6 +57,7 @@ public class BatchActivitiesImpl implements BatchActivities {
   private final Duration defaultLease;
   private final HeartbeatTicker ticker;
   private final ScheduledExecutorService leases;
+  private final DefinitionWait definitionWait;
 
   public BatchActivitiesImpl(
       BatchExecution execution,
@@ -58,6 +67,7 @@ public class BatchActivitiesImpl implements BatchActivities {
     this.execution = execution;
     this.defaultLease = engine.batchHeartbeatTimeout();
     this.ticker = ticker;
+    this.definitionWait = new DefinitionWait(engine.unknownBackfillWait());
     AtomicInteger count = new AtomicInteger();
     this.leases =
         Executors.newScheduledThreadPool(
@@ -74,6 +84,9 @@ public class BatchActivitiesImpl implements BatchActivities {
     // The context is bound to this (the activity's) thread; the ticker uses the captured one.
     ActivityExecutionContext context = Activity.getExecutionContext();
     ActivityInfo info = context.getInfo();
+    if (!execution.hosts(work.backfill())) {
+      throw waitForHost(context, work.backfill());
+    }
     Duration heartbeatTimeout = info.getHeartbeatTimeout();
     BatchAttempt attempt =
         new BatchAttempt(
@@ -99,6 +112,27 @@ public class BatchActivitiesImpl implements BatchActivities {
       heartbeat.cancel(false);
       lease.cancel(false);
     }
+  }
+
+  /**
+   * The failure of an attempt on a worker that does not host {@code backfill}: the task has waited
+   * since the time an earlier such attempt heartbeat, else since now, which this attempt heartbeats
+   * for the next.
+   */
+  private ApplicationFailure waitForHost(ActivityExecutionContext context, String backfill) {
+    Instant now = Instant.now();
+    Instant since = now;
+    try {
+      since = context.getHeartbeatDetails(Long.class).map(Instant::ofEpochMilli).orElse(now);
+    } catch (RuntimeException unreadable) {
+      LOG.debug("Heartbeat details of a batch unreadable: {}", unreadable.toString());
+    }
+    try {
+      context.heartbeat(since.toEpochMilli());
+    } catch (RuntimeException e) {
+      LOG.debug("Heartbeat of a batch waiting for {} failed: {}", backfill, e.toString());
+    }
+    return definitionWait.notHosted(backfill, since, now);
   }
 
   private static boolean isPositive(Duration duration) {

@@ -101,6 +101,11 @@ public class BatchExecution {
     this.recorder = recorder;
   }
 
+  /** Whether this worker hosts the definition named {@code backfill}. */
+  public boolean hosts(String backfill) {
+    return registry.find(backfill).isPresent();
+  }
+
   /** Processes the batch, without chaining, as an attempt of its own. */
   public BatchResult process(BatchWork work) {
     return process(work, BatchAttempt.standalone(defaultLease));

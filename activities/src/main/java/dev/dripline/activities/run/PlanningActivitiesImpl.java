@@ -30,6 +30,7 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -70,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * call without limit; the call counts its failed attempts itself, in its heartbeat details (which
  * Temporal hands to the next attempt, and which the SDK sends with a failure), so only attempts
  * that failed spend the policy's attempts, never one whose worker died ({@link BatchPolicy}).
+ *
+ * <p>A call on a worker that does not host the run's definition spends none of them either: it
+ * fails retryably until the call has waited {@code unknown-backfill-wait} for a worker that does
+ * ({@link DefinitionWait}).
  */
 @Singleton
 public class PlanningActivitiesImpl implements PlanningActivities {
@@ -91,6 +96,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   private final BatchPolicy policy;
   private final long callNanos;
   private final HeartbeatTicker ticker;
+  private final DefinitionWait definitionWait;
 
   @Inject
   public PlanningActivitiesImpl(
@@ -135,6 +141,7 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     this.policy = engine.batchPolicy();
     this.ticker = ticker;
     this.callNanos = callTime.toNanos();
+    this.definitionWait = new DefinitionWait(engine.unknownBackfillWait());
   }
 
   /** The planning state of a run as read before asking the definition. */
@@ -157,13 +164,20 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   public PlanPage planNextPage(PlanRequest request) {
     ActivityExecutionContext context = activityContext();
     if (context == null) {
-      return planPages(request); // called directly (tests): no attempts to count
+      try {
+        return planPages(request); // called directly (tests): no attempts to count
+      } catch (DefinitionWait.NotHosted e) {
+        Instant now = Instant.now();
+        throw definitionWait.notHosted(e.backfill(), now, now);
+      }
     }
     AtomicInteger failedAttempts =
         new AtomicInteger(context.getHeartbeatDetails(Integer.class).orElse(0));
     ScheduledFuture<?> heartbeat = heartbeat(context, failedAttempts, request);
     try {
       return planPages(request);
+    } catch (DefinitionWait.NotHosted e) {
+      throw waitForHost(context, failedAttempts, e.backfill());
     } catch (RuntimeException e) {
       throw counted(context, failedAttempts, e);
     } finally {
@@ -193,6 +207,22 @@ public class PlanningActivitiesImpl implements PlanningActivities {
             LOG.debug("Heartbeat of planning run {} failed: {}", request.runId(), e.toString());
           }
         });
+  }
+
+  /**
+   * The failure of an attempt on a worker that does not host the run's definition ({@link
+   * DefinitionWait}); it spends none of the call's attempts, whose count it heartbeats unchanged. A
+   * planning call is short, so the task's wait counts from the call's first scheduling.
+   */
+  private ApplicationFailure waitForHost(
+      ActivityExecutionContext context, AtomicInteger failedAttempts, String backfill) {
+    try {
+      context.heartbeat(failedAttempts.get());
+    } catch (RuntimeException e) {
+      LOG.debug("Heartbeat of a planning call waiting for {} failed: {}", backfill, e.toString());
+    }
+    Instant since = Instant.ofEpochMilli(context.getInfo().getScheduledTimestamp());
+    return definitionWait.notHosted(backfill, since, Instant.now());
   }
 
   /**
@@ -292,7 +322,10 @@ public class PlanningActivitiesImpl implements PlanningActivities {
         return new Planned(new PlanPage(0, false, null, pending), false);
       }
     }
-    KeyedBackfill definition = registry.require(cursor.backfill());
+    KeyedBackfill definition =
+        registry
+            .find(cursor.backfill())
+            .orElseThrow(() -> new DefinitionWait.NotHosted(cursor.backfill()));
 
     Long remaining =
         cursor.maxRecords() == null ? null : cursor.maxRecords() - cursor.plannedKeys();

@@ -19,6 +19,9 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestActivityEnvironment;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,6 +91,69 @@ class BatchActivitiesIT {
               assertThat(cause.getType()).isEqualTo(DriplineFailure.BATCH_PERMANENT.name());
               assertThat(cause.isNonRetryable()).isTrue();
             });
+  }
+
+  @Test
+  void aBatchOnAWorkerWithoutItsDefinitionWaitsForOneThatHostsItSpendingNoAttempt() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    List<Long> waitingSince = new CopyOnWriteArrayList<>();
+    environment.setActivityHeartbeatListener(Long.class, waitingSince::add);
+    BatchWork elsewhere = new BatchWork(runId, "test.elsewhere", new BatchRef(1, 1, 10, 10));
+
+    ApplicationFailure first = batchFailureOf(() -> stub.processBatch(elsewhere));
+
+    assertThat(first.getType()).isEqualTo(DriplineFailure.DEFINITION_NOT_HOSTED.name());
+    assertThat(first.isNonRetryable()).isFalse();
+    assertThat(first.getNextRetryDelay()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(waitingSince).as("when the wait began, for the next attempt").hasSize(1);
+    assertThat(fixtures.batchRows(runId))
+        .singleElement()
+        .satisfies(
+            row -> {
+              assertThat(row).containsEntry("status", "enqueued").containsEntry("attempts", 0);
+              assertThat(row.get("holder")).isNull();
+            });
+
+    // The next attempt reaches another worker without it: the wait goes on from when it began.
+    environment.setHeartbeatDetails(waitingSince.get(0));
+    ApplicationFailure second = batchFailureOf(() -> stub.processBatch(elsewhere));
+
+    assertThat(second.isNonRetryable()).isFalse();
+    assertThat(waitingSince).hasSize(2).containsOnly(waitingSince.get(0));
+  }
+
+  @Test
+  void aBatchThatWaitedTheWholeWaitFailsNamingItsDefinitionAndTheWait() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.batches(runId, 1, 10, "enqueued");
+    environment.setHeartbeatDetails(
+        Instant.now().minus(Duration.ofMinutes(10)).minusSeconds(1).toEpochMilli());
+
+    ApplicationFailure failure =
+        batchFailureOf(
+            () ->
+                stub.processBatch(
+                    new BatchWork(runId, "test.elsewhere", new BatchRef(1, 1, 10, 10))));
+
+    assertThat(failure.getType()).isEqualTo(DriplineFailure.UNKNOWN_BACKFILL.name());
+    assertThat(failure.isNonRetryable()).isTrue();
+    assertThat(failure.getOriginalMessage())
+        .contains("test.elsewhere")
+        .contains("within 10m (dripline.engine.unknown-backfill-wait)");
+    assertThat(fixtures.batchStatuses(runId)).containsExactly("enqueued");
+  }
+
+  private static ApplicationFailure batchFailureOf(Runnable call) {
+    try {
+      call.run();
+    } catch (ActivityFailure failure) {
+      if (failure.getCause() instanceof ApplicationFailure application) {
+        return application;
+      }
+      throw failure;
+    }
+    throw new AssertionError("the batch did not fail");
   }
 
   @Test

@@ -443,17 +443,91 @@ class PlanningActivitiesIT {
   }
 
   @Test
-  void unknownBackfillIsNotRetryable() {
+  void planningOnAWorkerWithoutTheDefinitionWaitsForOneThatHostsItSpendingNoAttempt() {
     long runId = fixtures.runningRun(10, 10);
     fixtures.update("update runs set backfill = 'test.nobody' where id = ?", runId);
+    TestActivityEnvironment temporal = TestActivityEnvironment.newInstance();
+    try {
+      temporal.registerActivitiesImplementations(planning);
+      List<Integer> heartbeats = new CopyOnWriteArrayList<>();
+      temporal.setActivityHeartbeatListener(Integer.class, heartbeats::add);
+      temporal.setHeartbeatDetails(2);
+      PlanningActivities call = oneAttemptStub(temporal);
 
-    assertThatThrownBy(() -> planning.planNextPage(new PlanRequest(runId, 10)))
-        .isInstanceOfSatisfying(
-            ApplicationFailure.class,
-            failure -> {
-              assertThat(failure.getType()).isEqualTo(DriplineFailure.UNKNOWN_BACKFILL.name());
-              assertThat(failure.isNonRetryable()).isTrue();
-            });
+      ApplicationFailure failure =
+          planningFailureOf(() -> call.planNextPage(new PlanRequest(runId, 10)));
+
+      assertThat(failure.getType()).isEqualTo(DriplineFailure.DEFINITION_NOT_HOSTED.name());
+      assertThat(failure.isNonRetryable()).isFalse();
+      assertThat(failure.getNextRetryDelay()).isEqualTo(Duration.ofSeconds(1));
+      assertThat(heartbeats).as("the failed attempts' count, unchanged").containsOnly(2);
+      assertThat(fixtures.batchRows(runId)).isEmpty();
+    } finally {
+      temporal.close();
+    }
+  }
+
+  @Test
+  void planningThatWaitedTheWholeWaitFailsNamingTheDefinitionAndTheWait() {
+    long runId = fixtures.runningRun(10, 10);
+    fixtures.update("update runs set backfill = 'test.nobody' where id = ?", runId);
+    PlanningActivitiesImpl noWait =
+        new PlanningActivitiesImpl(
+            database,
+            runs,
+            batchStore,
+            transactions,
+            registry,
+            optionsReader,
+            withUnknownBackfillWait(engine, Duration.ZERO),
+            ticker,
+            Duration.ofHours(1));
+    TestActivityEnvironment temporal = TestActivityEnvironment.newInstance();
+    try {
+      temporal.registerActivitiesImplementations(noWait);
+      PlanningActivities call = oneAttemptStub(temporal);
+
+      ApplicationFailure failure =
+          planningFailureOf(() -> call.planNextPage(new PlanRequest(runId, 10)));
+
+      assertThat(failure.getType()).isEqualTo(DriplineFailure.UNKNOWN_BACKFILL.name());
+      assertThat(failure.isNonRetryable()).isTrue();
+      assertThat(failure.getOriginalMessage())
+          .isEqualTo(
+              "no backfill definition named test.nobody is registered in the workers that took"
+                  + " this task, and no worker that hosts it took it within 0s"
+                  + " (dripline.engine.unknown-backfill-wait)");
+    } finally {
+      temporal.close();
+    }
+  }
+
+  private static PlanningActivities oneAttemptStub(TestActivityEnvironment temporal) {
+    return temporal.newActivityStub(
+        PlanningActivities.class,
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMinutes(1))
+            .setHeartbeatTimeout(Duration.ofSeconds(30))
+            .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+            .build());
+  }
+
+  private static EngineConfig withUnknownBackfillWait(EngineConfig e, Duration wait) {
+    return new EngineConfig(
+        e.safetyCap(),
+        e.batchMaxAttempts(),
+        e.batchTimeout(),
+        e.batchHeartbeatTimeout(),
+        e.batchRetryInitialInterval(),
+        e.batchRetryMaxInterval(),
+        e.planPageBatches(),
+        e.maxBatchesPerExecution(),
+        e.batchChainTime(),
+        e.batchChainPlanWait(),
+        e.databaseOutageWait(),
+        e.endedRunRetryWindow(),
+        e.throughputSampleInterval(),
+        wait);
   }
 
   @Test

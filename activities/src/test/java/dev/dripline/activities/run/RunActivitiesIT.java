@@ -219,7 +219,8 @@ class RunActivitiesIT {
         e.batchChainPlanWait(),
         e.databaseOutageWait(),
         e.endedRunRetryWindow(),
-        e.throughputSampleInterval());
+        e.throughputSampleInterval(),
+        e.unknownBackfillWait());
   }
 
   @Test

@@ -29,6 +29,9 @@ import java.time.Duration;
  *     completes; 0 closes it at once. After it, the API's retry still revives the run.
  * @param throughputSampleInterval how often the workers sample each running run's progress for the
  *     dashboard's throughput chart; also the shortest interval the chart draws from the samples
+ * @param unknownBackfillWait how long a batch or planning task that reached workers which do not
+ *     host its run's definition (a rolling deploy that adds it, workers hosting different
+ *     definitions on one task queue) is retried, waiting for one that does, before it fails
  */
 @ConfigurationProperties("dripline.engine")
 public record EngineConfig(
@@ -44,7 +47,8 @@ public record EngineConfig(
     @Bindable(defaultValue = "1s") Duration batchChainPlanWait,
     @Bindable(defaultValue = "10m") Duration databaseOutageWait,
     @Bindable(defaultValue = "7d") Duration endedRunRetryWindow,
-    @Bindable(defaultValue = "10s") Duration throughputSampleInterval) {
+    @Bindable(defaultValue = "10s") Duration throughputSampleInterval,
+    @Bindable(defaultValue = "10m") Duration unknownBackfillWait) {
 
   public BatchPolicy batchPolicy() {
     return new BatchPolicy(

@@ -2,8 +2,10 @@ package dev.dripline.workflows.metrics;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import org.slf4j.Logger;
 
@@ -40,6 +42,7 @@ public class MetricsWorkflowImpl implements MetricsWorkflow {
               .build());
 
   @Override
+  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(MetricsInput input) {
     long interval =
         input != null && input.intervalMillis() > 0

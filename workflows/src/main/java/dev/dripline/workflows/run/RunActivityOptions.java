@@ -11,7 +11,9 @@ import java.time.Duration;
  * delay ({@link BatchPolicy}), so an attempt that died with its worker — a timeout, which no code
  * of ours reports — costs nothing but the wait. Temporal's own backoff, from the policy's initial
  * interval and capped at {@link BatchPolicy#LOST_ATTEMPT_MAX_INTERVAL}, spaces those out. A
- * permanent failure is not retried.
+ * permanent failure is not retried, nor {@link DriplineFailure#UNKNOWN_BACKFILL}, which an activity
+ * reports only once its task has waited for a worker that hosts the run's definition: until then it
+ * reports {@link DriplineFailure#DEFINITION_NOT_HOSTED}, retried like any other failure.
  *
  * @param batch a batch activity (and the batches it chains, or one a chain handed off)
  * @param planning a planning call
