@@ -110,6 +110,15 @@ assert "replicas" not in worker, "the HPA owns the worker's replicas in producti
 assert docs[("Deployment", "dripline-app")]["spec"]["replicas"] == 2
 assert cm["DRIPLINE_PROFILE"] == "production", "production must refuse development API tokens"
 print("ok   DRIPLINE_PROFILE=production; API tokens from the Secret, app only")
+# Migrations run once per deploy, in the migrate Job, with the processes' image; no pod migrates.
+job = docs[("Job", "dripline-migrate")]["spec"]["template"]["spec"]
+mc = job["containers"][0]
+assert mc["args"] == ["migrate"] and job["restartPolicy"] == "Never", mc
+images = {docs[("Deployment", n)]["spec"]["template"]["spec"]["containers"][0]["image"] for n in ("dripline-app", "dripline-worker")}
+assert images == {mc["image"]}, (images, mc["image"])
+assert {e["name"]: e for e in mc["env"]}["DRIPLINE_DB_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "dripline-secrets"
+assert cm["DRIPLINE_MIGRATE_ON_START"] == "false", "the app and the workers must not migrate at start"
+print(f"ok   Job dripline-migrate runs `migrate` with {mc['image']}; DRIPLINE_MIGRATE_ON_START=false")
 print(f"ok   worker terminationGracePeriodSeconds {tgps} >= shutdown grace {grace}s + 30s; app 2 replicas; worker replicas owned by the HPA")
 PY
 

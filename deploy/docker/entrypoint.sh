@@ -1,6 +1,7 @@
 #!/bin/sh
 # Starts one Dripline process. Role: $1 if it is a known role, else $DRIPLINE_ROLE (default app).
 #   app | worker | standalone   -> exec java … <main class>
+#   migrate                     -> applies pending migrations and exits 0, or non-zero on failure
 #   anything else               -> exec'd as a command
 # Extra JVM options: DRIPLINE_JAVA_OPTS (word-split), on top of JAVA_TOOL_OPTIONS.
 # Your own backfill definitions: the jars in DRIPLINE_EXTRA_LIB_DIR (default /opt/dripline/extra,
@@ -12,7 +13,7 @@ EXTRA_LIB_DIR="${DRIPLINE_EXTRA_LIB_DIR:-/opt/dripline/extra}"
 
 role="${DRIPLINE_ROLE:-app}"
 case "${1:-}" in
-  app | worker | standalone)
+  app | worker | standalone | migrate)
     role="$1"
     shift
     ;;
@@ -44,8 +45,13 @@ case "$role" in
   standalone)
     main=dev.dripline.standalone.StandaloneApplication
     ;;
+  migrate)
+    # Once per deploy, before the app and the workers start (they run with
+    # DRIPLINE_MIGRATE_ON_START=false and wait for the schema).
+    main=dev.dripline.store.migration.Migrate
+    ;;
   *)
-    echo "entrypoint: unknown DRIPLINE_ROLE '$role' (expected app, worker or standalone)" >&2
+    echo "entrypoint: unknown DRIPLINE_ROLE '$role' (expected app, worker, standalone or migrate)" >&2
     exit 64
     ;;
 esac

@@ -156,6 +156,11 @@ final class DriplineProcess implements AutoCloseable {
     return process != null && process.isAlive();
   }
 
+  /** The exit code of the process, which has ended. */
+  synchronized int exitValue() {
+    return process.exitValue();
+  }
+
   String name() {
     return name;
   }

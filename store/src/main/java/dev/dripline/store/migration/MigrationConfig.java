@@ -5,8 +5,9 @@ import io.micronaut.core.bind.annotation.Bindable;
 import java.time.Duration;
 
 /**
- * How the start-up migration meets the engine's traffic of a release still running beside it
- * ({@code SchemaMigration}; docs/design.md, "Migrations and the engine's locks").
+ * How the schema is migrated and how a migration meets the engine's traffic of a release still
+ * running beside it ({@code SchemaMigration}, {@code Migrate}; docs/design.md, "Migrations and the
+ * engine's locks").
  *
  * @param lockTimeout longest one statement of a migration waits for a lock, PostgreSQL's {@code
  *     lock_timeout} on Flyway's connections, {@code DRIPLINE_MIGRATION_LOCK_TIMEOUT}; what queues
@@ -15,9 +16,16 @@ import java.time.Duration;
  *     a lost connection is tried again, {@code DRIPLINE_MIGRATION_RETRY_INITIAL_INTERVAL}
  * @param retryMaxInterval cap on that delay, which doubles per failure, {@code
  *     DRIPLINE_MIGRATION_RETRY_MAX_INTERVAL}
+ * @param onStart whether a process migrates the schema when it starts, {@code
+ *     DRIPLINE_MIGRATE_ON_START}; when false it runs no migration and waits for the {@code migrate}
+ *     step to bring the schema to its version
+ * @param schemaWait longest a process that does not migrate waits for its schema before it fails to
+ *     start, {@code DRIPLINE_MIGRATION_SCHEMA_WAIT}
  */
 @ConfigurationProperties("dripline.migration")
 public record MigrationConfig(
     @Bindable(defaultValue = "3s") Duration lockTimeout,
     @Bindable(defaultValue = "1s") Duration retryInitialInterval,
-    @Bindable(defaultValue = "30s") Duration retryMaxInterval) {}
+    @Bindable(defaultValue = "30s") Duration retryMaxInterval,
+    @Bindable(defaultValue = "true") boolean onStart,
+    @Bindable(defaultValue = "10m") Duration schemaWait) {}

@@ -9,21 +9,32 @@ import io.micronaut.flyway.FlywayMigrator;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationInfoService;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Migrates Dripline's schema when the default {@link DataSource} is created, before any bean can
- * use it (the moment Micronaut Flyway's own runner would, which {@code
- * flyway.datasources.default.enabled: false} turns off), and keeps trying while a migration fails
- * for a reason that passes: a lock timeout (SQLState 55P03), a deadlock (40P01) or a lost
- * connection ({@link DatabaseOutage}). Each such failure rolled the migration back; it is logged
- * and the migration tried again after a delay that doubles up to {@link
+ * Brings Dripline's schema to this release's version when the default {@link DataSource} is
+ * created, before any bean can use it (the moment Micronaut Flyway's own runner would, which {@code
+ * flyway.datasources.default.enabled: false} turns off).
+ *
+ * <p>With {@link MigrationConfig#onStart()} (the default) the process migrates, and keeps trying
+ * while a migration fails for a reason that passes: a lock timeout (SQLState 55P03), a deadlock
+ * (40P01) or a lost connection ({@link DatabaseOutage}). Each such failure rolled the migration
+ * back; it is logged and the migration tried again after a delay that doubles up to {@link
  * MigrationConfig#retryMaxInterval()}, without limit, so a release started beside a busy one waits
  * for its migration instead of exiting. Any other failure (a migration's SQL is wrong) fails the
  * start-up at once. How the migrations take their locks: {@link MigrationLocking}.
+ *
+ * <p>Without it (a deployment that runs {@link Migrate} once per deploy) the process runs no
+ * migration: it waits, up to {@link MigrationConfig#schemaWait()}, until no migration of this
+ * release is pending, and then fails to start with a message that says what to run.
  */
 @Singleton
 final class SchemaMigration implements BeanCreatedEventListener<DataSource> {
@@ -51,36 +62,136 @@ final class SchemaMigration implements BeanCreatedEventListener<DataSource> {
     DataSource dataSource = event.getBean();
     if (event.getBeanDefinition() instanceof NameResolver name
         && name.resolveName().filter(DATA_SOURCE::equals).isPresent()) {
-      migrate(dataSource);
+      if (config.onStart()) {
+        untilDone(
+            () -> migrator.run(flyway, dataSource),
+            () -> FailedMigrations.forget(dataSource, flyway.getFluentConfiguration()),
+            config);
+      } else {
+        awaitSchema(dataSource);
+      }
     }
     return dataSource;
   }
 
-  private void migrate(DataSource dataSource) {
+  /**
+   * Runs {@code migration} until it succeeds, trying it again after each failure that {@linkplain
+   * #passes passes} (after {@code beforeRetry}), with a delay doubling from {@link
+   * MigrationConfig#retryInitialInterval()} up to {@link MigrationConfig#retryMaxInterval()};
+   * rethrows any other failure.
+   */
+  static void untilDone(Runnable migration, Runnable beforeRetry, MigrationConfig config) {
     long delay = config.retryInitialInterval().toMillis();
     long maxDelay = Math.max(delay, config.retryMaxInterval().toMillis());
     for (int attempt = 1; ; attempt++) {
       try {
-        migrator.run(flyway, dataSource);
+        migration.run();
         return;
       } catch (RuntimeException e) {
         if (!passes(e)) {
           throw e;
         }
         LOG.warn(
-            "Migration attempt {} failed (SQLState {}), rolled back; trying again in {} ms: {}",
+            "Migration attempt {} failed (SQLState {}); trying again in {} ms: {}",
             attempt,
             sqlState(e),
             delay,
             e.getMessage());
       }
-      try {
-        Thread.sleep(delay);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted while waiting to migrate again", e);
-      }
+      sleep(delay);
       delay = Math.min(delay * 2, maxDelay);
+      try {
+        beforeRetry.run();
+      } catch (RuntimeException e) {
+        if (!passes(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits until no migration of this release is pending on {@code dataSource}; fails after {@link
+   * MigrationConfig#schemaWait()}.
+   */
+  private void awaitSchema(DataSource dataSource) {
+    long deadline = System.nanoTime() + config.schemaWait().toNanos();
+    long delay = config.retryInitialInterval().toMillis();
+    long maxDelay = Math.max(delay, config.retryMaxInterval().toMillis());
+    while (true) {
+      String behind;
+      try {
+        behind = behind(dataSource);
+      } catch (RuntimeException e) {
+        if (!passes(e)) {
+          throw e;
+        }
+        behind = "unknown (" + e.getMessage() + ")";
+      }
+      if (behind == null) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "The schema is behind this release: "
+                + behind
+                + ". DRIPLINE_MIGRATE_ON_START is false and it did not catch up within "
+                + config.schemaWait()
+                + " (DRIPLINE_MIGRATION_SCHEMA_WAIT): run the migrate step (`migrate` role of"
+                + " the image, docs/operations.md \"Migrations\") or set"
+                + " DRIPLINE_MIGRATE_ON_START=true");
+      }
+      LOG.warn(
+          "The schema is behind this release: {}. DRIPLINE_MIGRATE_ON_START is false: waiting"
+              + " for the migrate step; checking again in {} ms",
+          behind,
+          delay);
+      sleep(delay);
+      delay = Math.min(delay * 2, maxDelay);
+    }
+  }
+
+  /** How the schema on {@code dataSource} is behind this release's migrations, or null. */
+  private String behind(DataSource dataSource) {
+    FluentConfiguration fluent =
+        new FluentConfiguration(SchemaMigration.class.getClassLoader())
+            .configuration(flyway.getFluentConfiguration())
+            .dataSource(dataSource);
+    MigrationInfoService info = fluent.load().info();
+    MigrationInfo[] pending = info.pending();
+    boolean failed = Arrays.stream(info.all()).anyMatch(m -> m.getState().isFailed());
+    if (pending.length == 0 && !failed) {
+      return null;
+    }
+    MigrationInfo current = info.current();
+    String at = current == null || current.getVersion() == null ? "empty" : version(current);
+    String needs = pending.length == 0 ? at : version(pending[pending.length - 1]);
+    return "at version "
+        + at
+        + (failed ? " with a failed migration" : "")
+        + ", this release needs "
+        + needs
+        + " ("
+        + pending.length
+        + " pending)";
+  }
+
+  private static String version(MigrationInfo migration) {
+    return migration.getVersion().getVersion();
+  }
+
+  /** The latest version of Flyway's schema history, as {@link Flyway} sees it, or null. */
+  static String currentVersion(Flyway flyway) {
+    MigrationInfo current = flyway.info().current();
+    return current == null || current.getVersion() == null ? null : version(current);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting for the schema", e);
     }
   }
 

@@ -50,7 +50,7 @@ class SchemaMigrationIT {
   private static final String PASSWORD =
       System.getenv().getOrDefault("DRIPLINE_TEST_DB_PASSWORD", "dripline");
   private static final Duration BOUND = Duration.ofSeconds(60);
-  private static final String LATEST_VERSION = "41";
+  static final String LATEST_VERSION = "41";
 
   private final ExecutorService startUps = Executors.newSingleThreadExecutor();
   private final RecordedLog migrationLog = new RecordedLog();
@@ -148,6 +148,54 @@ class SchemaMigrationIT {
     assertThat(failure).hasStackTraceContaining("V999__fails.sql");
     assertThat(migrationLog.warnings()).isEmpty();
     assertThat(schemaVersion()).isEqualTo(LATEST_VERSION);
+  }
+
+  @Test
+  void processThatDoesNotMigrateWaitsForTheMigrateStepAndThenStarts() throws Exception {
+    startUp =
+        startDripline(
+            Map.of(
+                "dripline.migration.on-start", "false",
+                "dripline.migration.schema-wait", "2m",
+                "dripline.migration.retry-initial-interval", "50ms",
+                "dripline.migration.retry-max-interval", "200ms"));
+    await("the process waiting for its schema")
+        .atMost(BOUND)
+        .until(() -> migrationLog.warnings().size() >= 2);
+    assertThat(startUp).isNotDone();
+    assertThat(schemaVersion()).isEqualTo("12");
+    assertThat(migrationLog.warnings())
+        .allMatch(line -> line.contains("at version 12, this release needs " + LATEST_VERSION));
+
+    assertThat(
+            Migrate.run(
+                Map.of(
+                    "datasources.default.url", url,
+                    "datasources.default.username", USER,
+                    "datasources.default.password", PASSWORD)))
+        .isEqualTo(Migrate.MIGRATED);
+
+    assertThat(startUp.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+    assertThat(schemaVersion()).isEqualTo(LATEST_VERSION);
+  }
+
+  @Test
+  void processThatDoesNotMigrateFailsToStartOnceItHasWaitedLongEnough() {
+    startUp =
+        startDripline(
+            Map.of(
+                "dripline.migration.on-start", "false",
+                "dripline.migration.schema-wait", "300ms",
+                "dripline.migration.retry-initial-interval", "50ms",
+                "dripline.migration.retry-max-interval", "100ms"));
+
+    Throwable failure = catchThrowable(() -> startUp.get(BOUND.toSeconds(), TimeUnit.SECONDS));
+
+    assertThat(failure)
+        .hasRootCauseInstanceOf(IllegalStateException.class)
+        .hasStackTraceContaining("at version 12, this release needs " + LATEST_VERSION)
+        .hasStackTraceContaining("DRIPLINE_MIGRATE_ON_START");
+    assertThat(schemaVersion()).isEqualTo("12");
   }
 
   // --- Dripline and the engine's traffic --------------------------------------------------------
