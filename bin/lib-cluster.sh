@@ -18,6 +18,9 @@
 #                                   DRIPLINE_CLUSTER_DB_visibility
 #   DRIPLINE_CLUSTER_SHARDS         history shards (default 4; fixed when the database is created)
 #   DRIPLINE_CLUSTER_LOG_LEVEL      the services' log level (default warn)
+#   DRIPLINE_CLUSTER_TLS_DIR        a directory: the frontend serves TLS and requires a client
+#                                   certificate signed by its CA (mTLS); certificates missing there
+#                                   are made (cluster_tls_certificates). Empty: plain (default)
 
 DRIPLINE_CLUSTER_VERSION="${DRIPLINE_CLUSTER_VERSION:-v1.32.1}"
 # The Go its go.mod requires (v1.32.2, v1.31.5 and v1.30.9 need 1.26.10).
@@ -27,6 +30,9 @@ DRIPLINE_CLUSTER_SERVER="$DRIPLINE_CLUSTER_HOME/bin/temporal-server"
 DRIPLINE_CLUSTER_SQL_TOOL="$DRIPLINE_CLUSTER_HOME/bin/temporal-sql-tool"
 # Start order; stopped in reverse. Each is its own process.
 DRIPLINE_CLUSTER_SERVICES=(history matching frontend worker)
+# The name in the frontend's certificate of a TLS instance (no IP address: a client dialing
+# 127.0.0.1 names it, TEMPORAL_TLS_SERVER_NAME).
+DRIPLINE_CLUSTER_TLS_SERVER_NAME=localhost
 
 # ---------------------------------------------------------------------------------------------
 # The binaries
@@ -89,6 +95,81 @@ ensure_cluster_binaries() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# TLS
+
+# cluster_tls_certificates DIR: makes, with openssl, what a TLS instance needs in DIR unless it is
+# there: a CA (ca.pem, ca.key), the frontend's certificate for DNS name
+# DRIPLINE_CLUSTER_TLS_SERVER_NAME only (frontend.pem, frontend.key) and a client certificate
+# (client.pem, client.key) for the services' own calls, the temporal CLI and Dripline. Keys are
+# PEM PKCS#8 (what Dripline reads), P-256; certificates last 30 days.
+cluster_tls_certificates() {
+  local dir="$1"
+  [[ -f "$dir/ca.pem" && -f "$dir/frontend.pem" && -f "$dir/frontend.key" && -f "$dir/client.pem" && -f "$dir/client.key" ]] && return 0
+  command -v openssl >/dev/null 2>&1 || die "openssl is needed to make the cluster's TLS certificates"
+  mkdir -p "$dir"
+  local out="$dir/openssl.log"
+  (
+    set -e
+    cd "$dir"
+    umask 077
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+      -keyout ca.key -out ca.pem -subj "/CN=Dripline cluster test CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+    _cluster_tls_leaf frontend "$DRIPLINE_CLUSTER_TLS_SERVER_NAME" \
+      "subjectAltName=DNS:$DRIPLINE_CLUSTER_TLS_SERVER_NAME
+extendedKeyUsage=serverAuth"
+    _cluster_tls_leaf client "dripline-client" "extendedKeyUsage=clientAuth"
+    rm -f ./*.csr ca.srl
+    chmod 644 ./*.pem
+  ) >"$out" 2>&1 || {
+    tail_log "$out" 20
+    die "could not make TLS certificates in $dir"
+  }
+  log "TLS certificates made in $dir (CA, frontend $DRIPLINE_CLUSTER_TLS_SERVER_NAME, client)"
+}
+
+# _cluster_tls_leaf NAME CN EXTENSIONS: NAME.key and NAME.pem signed by ca.pem (in the current
+# directory).
+_cluster_tls_leaf() {
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$1.key" \
+    -out "$1.csr" -subj "/CN=$2"
+  openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -sha256 \
+    -out "$1.pem" -extfile <(printf '%s\nkeyUsage=critical,digitalSignature\n' "$3")
+}
+
+# cluster_client_env NAME: prints the environment (KEY=VALUE lines) a client of instance NAME
+# needs: TEMPORAL_ADDRESS and, for a TLS instance, the Temporal CLI's and Dripline's TLS
+# variables with the client certificate.
+cluster_client_env() {
+  _cluster_load "$1"
+  printf 'TEMPORAL_ADDRESS=127.0.0.1:%s\n' "$CLUSTER_FRONTEND_PORT"
+  [[ -n "${CLUSTER_TLS_DIR:-}" ]] || return 0
+  printf 'TEMPORAL_TLS_CLIENT_CERT_PATH=%s\n' "$CLUSTER_TLS_DIR/client.pem"
+  printf 'TEMPORAL_TLS_CLIENT_KEY_PATH=%s\n' "$CLUSTER_TLS_DIR/client.key"
+  printf 'TEMPORAL_TLS_SERVER_CA_CERT_PATH=%s\n' "$CLUSTER_TLS_DIR/ca.pem"
+  printf 'TEMPORAL_TLS_SERVER_NAME=%s\n' "$DRIPLINE_CLUSTER_TLS_SERVER_NAME"
+}
+
+# _cluster_cli_env: (after _cluster_load; call in a subshell) exports the temporal CLI's TLS
+# variables for a TLS instance, so the CLI calls below reach its frontend.
+_cluster_cli_env() {
+  [[ -n "${CLUSTER_TLS_DIR:-}" ]] || return 0
+  export TEMPORAL_TLS_CLIENT_CERT_PATH="$CLUSTER_TLS_DIR/client.pem"
+  export TEMPORAL_TLS_CLIENT_KEY_PATH="$CLUSTER_TLS_DIR/client.key"
+  export TEMPORAL_TLS_SERVER_CA_CERT_PATH="$CLUSTER_TLS_DIR/ca.pem"
+  export TEMPORAL_TLS_SERVER_NAME="$DRIPLINE_CLUSTER_TLS_SERVER_NAME"
+}
+
+# _cluster_healthy_frontend: (after _cluster_load) true when the instance's frontend reports
+# SERVING.
+_cluster_healthy_frontend() {
+  (
+    _cluster_cli_env
+    temporal_healthy "127.0.0.1:$CLUSTER_FRONTEND_PORT"
+  )
+}
+
+# ---------------------------------------------------------------------------------------------
 # An instance: databases, configuration
 
 _cluster_dir() { printf '%s/cluster-%s\n' "$DRIPLINE_STATE" "$1"; }
@@ -144,7 +225,7 @@ cluster_configure() {
   dir="$(_cluster_dir "$name")"
   # An instance keeps its settings; a variable given changes one.
   local CLUSTER_FRONTEND_PORT="" CLUSTER_PORT_BASE="" CLUSTER_METRICS_PORT="" CLUSTER_DB=""
-  local CLUSTER_SHARDS="" CLUSTER_LOG_LEVEL="" CLUSTER_NAME=""
+  local CLUSTER_SHARDS="" CLUSTER_LOG_LEVEL="" CLUSTER_NAME="" CLUSTER_TLS_DIR=""
   if [[ -f "$dir/cluster.env" ]]; then
     # shellcheck disable=SC1091
     . "$dir/cluster.env"
@@ -155,6 +236,7 @@ cluster_configure() {
   db="${DRIPLINE_CLUSTER_DB:-${CLUSTER_DB:-temporal_${name//-/_}}}"
   shards="${DRIPLINE_CLUSTER_SHARDS:-${CLUSTER_SHARDS:-4}}"
   level="${DRIPLINE_CLUSTER_LOG_LEVEL:-${CLUSTER_LOG_LEVEL:-warn}}"
+  local tls_dir="${DRIPLINE_CLUSTER_TLS_DIR-${CLUSTER_TLS_DIR:-}}"
   [[ "$frontend" =~ ^[0-9]+$ && "$base" =~ ^[0-9]+$ && "$shards" =~ ^[0-9]+$ && "$metrics_base" =~ ^[0-9]*$ ]] ||
     die "DRIPLINE_CLUSTER_FRONTEND_PORT, _PORT_BASE, _METRICS_PORT and _SHARDS must be numbers"
   ((frontend < base || frontend > base + 6)) ||
@@ -172,6 +254,15 @@ cluster_configure() {
       fi
     done
   fi
+  if [[ -n "$tls_dir" ]]; then
+    mkdir -p "$tls_dir"
+    tls_dir="$(cd "$tls_dir" && pwd)"
+    ! cluster_running "$name" || [[ "$tls_dir" == "$CLUSTER_TLS_DIR" ]] ||
+      die "cluster '$name' is running; stop it before changing DRIPLINE_CLUSTER_TLS_DIR"
+    cluster_tls_certificates "$tls_dir"
+  elif [[ -n "$CLUSTER_TLS_DIR" ]]; then
+    ! cluster_running "$name" || die "cluster '$name' is running; stop it before turning TLS off"
+  fi
   ensure_database "$db"
   ensure_database "${db}_visibility"
   _cluster_schema "$db" postgresql/v12/temporal
@@ -185,6 +276,7 @@ CLUSTER_METRICS_PORT=$metrics_base
 CLUSTER_DB=$db
 CLUSTER_SHARDS=$shards
 CLUSTER_LOG_LEVEL=$level
+CLUSTER_TLS_DIR=$tls_dir
 EOF
   # Dynamic configuration: the server's defaults. Kept when it exists; the server rereads it.
   [[ -f "$dir/dynamicconfig.yaml" ]] ||
@@ -195,21 +287,43 @@ EOF
   for service in "${DRIPLINE_CLUSTER_SERVICES[@]}"; do
     [[ -n "$metrics_base" ]] && metrics=$((metrics_base + i))
     i=$((i + 1))
-    _cluster_config_yaml "$dir" "$frontend" "$base" "$db" "$shards" "$level" "$metrics" \
+    _cluster_config_yaml "$dir" "$frontend" "$base" "$db" "$shards" "$level" "$metrics" "$tls_dir" \
       >"$dir/config-$service.yaml"
   done
-  log "cluster '$name' configured: frontend 127.0.0.1:$frontend, ports $base-$((base + 6))${metrics_base:+, metrics $metrics_base-$((metrics_base + 3))}, databases $db and ${db}_visibility, $shards history shards"
+  log "cluster '$name' configured: frontend 127.0.0.1:$frontend${tls_dir:+ (mTLS, certificates in $tls_dir)}, ports $base-$((base + 6))${metrics_base:+, metrics $metrics_base-$((metrics_base + 3))}, databases $db and ${db}_visibility, $shards history shards"
 }
 
-# _cluster_config_yaml DIR FRONTEND BASE DB SHARDS LEVEL [METRICS_PORT]: the server configuration
-# (Temporal v1.32 format; the server's config/development-postgres12.yaml is the model). Ports:
-# frontend gRPC FRONTEND; membership of frontend BASE, gRPC and membership of history BASE+1, +2,
-# of matching BASE+3, +4, of worker BASE+5, +6; Prometheus on METRICS_PORT when given.
+# _cluster_config_yaml DIR FRONTEND BASE DB SHARDS LEVEL [METRICS_PORT] [TLS_DIR]: the server
+# configuration (Temporal v1.32 format; the server's config/development-postgres12.yaml is the
+# model). Ports: frontend gRPC FRONTEND; membership of frontend BASE, gRPC and membership of
+# history BASE+1, +2, of matching BASE+3, +4, of worker BASE+5, +6; Prometheus on METRICS_PORT
+# when given. With TLS_DIR, the frontend serves mTLS (cluster_tls_certificates) and the services'
+# own calls to it (system workers) present the client certificate; internode traffic stays plain.
 _cluster_config_yaml() {
   local dir="$1" frontend="$2" base="$3" db="$4" shards="$5" level="$6" metrics="${7:-}"
-  local metrics_yaml=""
+  local tls="${8:-}"
+  local metrics_yaml="" tls_yaml=""
   if [[ -n "$metrics" ]]; then
     metrics_yaml="$(printf '  metrics:\n    prometheus:\n      framework: tally\n      timerType: histogram\n      listenAddress: 127.0.0.1:%s' "$metrics")"
+  fi
+  if [[ -n "$tls" ]]; then
+    tls_yaml="$(
+      cat <<TLS
+  tls:
+    frontend:
+      server:
+        certFile: $tls/frontend.pem
+        keyFile: $tls/frontend.key
+        requireClientAuth: true
+        clientCaFiles: [$tls/ca.pem]
+    systemWorker:
+      certFile: $tls/client.pem
+      keyFile: $tls/client.key
+      client:
+        serverName: $DRIPLINE_CLUSTER_TLS_SERVER_NAME
+        rootCaFiles: [$tls/ca.pem]
+TLS
+    )"
   fi
   cat <<EOF
 # Written by bin/lib-cluster.sh; rewritten by every cluster_configure.
@@ -252,6 +366,7 @@ global:
   pprof:
     port: 0
 $metrics_yaml
+$tls_yaml
 
 services:
   frontend:
@@ -406,7 +521,7 @@ cluster_healthy() {
   for service in "${DRIPLINE_CLUSTER_SERVICES[@]}"; do
     pid_alive "$dir/$service.pid" || return 1
   done
-  temporal_healthy "127.0.0.1:$CLUSTER_FRONTEND_PORT"
+  _cluster_healthy_frontend
 }
 
 # cluster_wait NAME [TIMEOUT]: waits until every service listens on its gRPC port and the frontend
@@ -422,7 +537,7 @@ cluster_wait() {
   for service in "${DRIPLINE_CLUSTER_SERVICES[@]}"; do
     _cluster_await_listening "$name" "$service" "$deadline"
   done
-  until temporal_healthy "$address"; do
+  until _cluster_healthy_frontend; do
     for service in "${DRIPLINE_CLUSTER_SERVICES[@]}"; do
       if ! pid_alive "$dir/$service.pid"; then
         tail_log "$DRIPLINE_LOGS/cluster-$name-$service.log" 40
@@ -481,18 +596,21 @@ start_cluster() {
     _cluster_await_listening "$name" "$service" "$deadline"
   done
   cluster_wait "$name" "${DRIPLINE_CLUSTER_START_TIMEOUT:-120}"
-  if ! "$TEMPORAL_BIN" operator namespace describe --address "$address" --namespace default >/dev/null 2>&1; then
-    log "cluster '$name': registering namespace default"
-    "$TEMPORAL_BIN" operator namespace create --address "$address" --namespace default \
-      --retention 72h >/dev/null
-  fi
-  ensure_search_attributes "$address" default
-  # The proof that the namespace and its search attributes reached history.
-  deadline=$((SECONDS + 60))
-  until _cluster_probe_workflow "$address"; do
-    ((SECONDS < deadline)) || die "cluster '$name': a workflow with Dripline's search attributes still cannot start after 60s"
-    sleep 1
-  done
+  (
+    _cluster_cli_env
+    if ! "$TEMPORAL_BIN" operator namespace describe --address "$address" --namespace default >/dev/null 2>&1; then
+      log "cluster '$name': registering namespace default"
+      "$TEMPORAL_BIN" operator namespace create --address "$address" --namespace default \
+        --retention 72h >/dev/null
+    fi
+    ensure_search_attributes "$address" default
+    # The proof that the namespace and its search attributes reached history.
+    deadline=$((SECONDS + 60))
+    until _cluster_probe_workflow "$address"; do
+      ((SECONDS < deadline)) || die "cluster '$name': a workflow with Dripline's search attributes still cannot start after 60s"
+      sleep 1
+    done
+  ) || exit 1
   DRIPLINE_CLUSTER_ADDRESS="$address"
   export DRIPLINE_CLUSTER_ADDRESS
   log "cluster '$name' healthy on $address ($(for s in "${DRIPLINE_CLUSTER_SERVICES[@]}"; do printf '%s %s ' "$s" "$(cat "$dir/$s.pid")"; done))"
@@ -531,7 +649,7 @@ cluster_status() {
     fi
   done
   [[ -n "${TEMPORAL_BIN:-}" ]] || ensure_temporal_cli 2>/dev/null
-  if temporal_healthy "127.0.0.1:$CLUSTER_FRONTEND_PORT"; then
+  if _cluster_healthy_frontend; then
     printf 'frontend  127.0.0.1:%s SERVING\n' "$CLUSTER_FRONTEND_PORT"
   else
     printf 'frontend  127.0.0.1:%s not serving\n' "$CLUSTER_FRONTEND_PORT"

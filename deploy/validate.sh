@@ -63,14 +63,14 @@ promtool check config prometheus/prometheus.yml
 step "manifestcheck (strict Kubernetes API types, compose-go)"
 (cd tools/manifestcheck && go build -o "$TMP/manifestcheck" .)
 
-step "kustomize render + strict decode: overlays local, production, production + temporal-cloud"
+step "kustomize render + strict decode: overlays local, production, production + temporal-cloud + postgres-tls"
 cp -r kubernetes "$TMP/k"
 mkdir -p "$TMP/k/overlays/cloud-check"
 cat >"$TMP/k/overlays/cloud-check/kustomization.yaml" <<'K'
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources: [../production]
-components: [../../components/temporal-cloud]
+components: [../../components/temporal-cloud, ../../components/postgres-tls]
 K
 for overlay in local production cloud-check; do
   echo "-- overlay $overlay"
@@ -120,6 +120,31 @@ assert {e["name"]: e for e in mc["env"]}["DRIPLINE_DB_PASSWORD"]["valueFrom"]["s
 assert cm["DRIPLINE_MIGRATE_ON_START"] == "false", "the app and the workers must not migrate at start"
 print(f"ok   Job dripline-migrate runs `migrate` with {mc['image']}; DRIPLINE_MIGRATE_ON_START=false")
 print(f"ok   worker terminationGracePeriodSeconds {tgps} >= shutdown grace {grace}s + 30s; app 2 replicas; worker replicas owned by the HPA")
+PY
+
+# TLS (spec §12 D2): certificates and keys from Secrets, mounted where the variables point.
+python3 - "$TMP/cloud-check.yaml" <<'PY'
+import sys, yaml
+docs = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
+cm = docs[("ConfigMap", "dripline-config")]["data"]
+assert "sslmode=verify-full" in cm["DRIPLINE_DB_URL"] and "sslrootcert=/etc/dripline/postgres-tls/" in cm["DRIPLINE_DB_URL"], cm["DRIPLINE_DB_URL"]
+for key in ("TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CLIENT_KEY_PATH"):
+    assert cm[key].startswith("/etc/dripline/temporal-tls/"), key
+for name in ("dripline-app", "dripline-worker"):
+    spec = docs[("Deployment", name)]["spec"]["template"]["spec"]
+    c = spec["containers"][0]
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+    assert volumes["temporal-tls"]["secret"]["secretName"] == "dripline-temporal-tls", name
+    assert volumes["postgres-tls"]["secret"]["secretName"] == "dripline-postgres-tls", name
+    assert mounts["temporal-tls"] == "/etc/dripline/temporal-tls", name
+    assert mounts["postgres-tls"] == "/etc/dripline/postgres-tls", name
+    env = {e["name"]: e for e in c["env"]}
+    assert env["TEMPORAL_API_KEY"]["valueFrom"]["secretKeyRef"]["name"] == "dripline-temporal-api-key", name
+    print(f"ok   {name}: Temporal TLS files and PostgreSQL CA mounted from Secrets, TEMPORAL_API_KEY from a Secret")
+for key, value in cm.items():
+    assert "KEY" not in key or key.endswith("_PATH"), f"a secret in the ConfigMap: {key}"
+print("ok   DRIPLINE_DB_URL sslmode=verify-full; no secret in the ConfigMap")
 PY
 
 step "compose: compose-go load/validate (docker compose config's library)"

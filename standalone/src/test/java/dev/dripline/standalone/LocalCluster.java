@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -18,18 +20,23 @@ import java.util.concurrent.TimeUnit;
  * at once.
  */
 final class LocalCluster implements AutoCloseable {
+  /** The only name in the frontend's certificate of a TLS cluster (bin/lib-cluster.sh). */
+  static final String TLS_SERVER_NAME = "localhost";
+
   private static final long COMMAND_TIMEOUT_MINUTES = 5;
 
   private final String ctl;
   private final Path dir;
   private final String address;
   private final Path log;
+  private final Path tlsDir;
 
-  private LocalCluster(String ctl, Path dir, String port) throws IOException {
+  private LocalCluster(String ctl, Path dir, String port, Path tlsDir) throws IOException {
     this.ctl = ctl;
     this.dir = dir;
     this.address = "127.0.0.1:" + port;
     this.log = Files.createTempFile("dripline-cluster-ctl-", ".log");
+    this.tlsDir = tlsDir;
   }
 
   /**
@@ -55,12 +62,47 @@ final class LocalCluster implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** The cluster bin/dripline-test prepared; call only when {@link #unavailable()} is empty. */
+  /**
+   * The cluster bin/dripline-test prepared, its frontend plain; call only when {@link
+   * #unavailable()} is empty.
+   */
   static LocalCluster fromEnvironment() throws IOException {
     return new LocalCluster(
         System.getenv("DRIPLINE_CLUSTER_CTL"),
         Path.of(System.getenv("DRIPLINE_CLUSTER_DIR")),
-        System.getenv("DRIPLINE_CLUSTER_FRONTEND_PORT"));
+        System.getenv("DRIPLINE_CLUSTER_FRONTEND_PORT"),
+        null);
+  }
+
+  /**
+   * The same cluster with its frontend serving mTLS (spec §12 D2): {@code bin/dripline-cluster}
+   * makes a CA, the frontend's certificate (name {@link #TLS_SERVER_NAME} only) and a client
+   * certificate in {@code tlsDir} when they are missing there. Call {@link #close()} on a plain
+   * instance that runs before {@link #start()}: the setting changes only on a stopped cluster.
+   */
+  static LocalCluster withTls(Path tlsDir) throws IOException {
+    return new LocalCluster(
+        System.getenv("DRIPLINE_CLUSTER_CTL"),
+        Path.of(System.getenv("DRIPLINE_CLUSTER_DIR")),
+        System.getenv("DRIPLINE_CLUSTER_FRONTEND_PORT"),
+        tlsDir);
+  }
+
+  /**
+   * What a client of this cluster needs: {@code TEMPORAL_ADDRESS} and, with TLS, the client
+   * certificate and key, the CA and the server's name (the Temporal CLI's variables, which Dripline
+   * reads too).
+   */
+  Map<String, String> clientEnv() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("TEMPORAL_ADDRESS", address);
+    if (tlsDir != null) {
+      env.put("TEMPORAL_TLS_CLIENT_CERT_PATH", tlsDir.resolve("client.pem").toString());
+      env.put("TEMPORAL_TLS_CLIENT_KEY_PATH", tlsDir.resolve("client.key").toString());
+      env.put("TEMPORAL_TLS_SERVER_CA_CERT_PATH", tlsDir.resolve("ca.pem").toString());
+      env.put("TEMPORAL_TLS_SERVER_NAME", TLS_SERVER_NAME);
+    }
+    return env;
   }
 
   /** The frontend, what Dripline's processes dial. */
@@ -113,11 +155,15 @@ final class LocalCluster implements AutoCloseable {
     try {
       Files.writeString(
           log, "=== " + String.join(" ", args) + "\n", java.nio.file.StandardOpenOption.APPEND);
-      Process process =
+      ProcessBuilder builder =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      // The instance keeps the TLS setting it was last configured with; say it every time.
+      builder
+          .environment()
+          .put("DRIPLINE_CLUSTER_TLS_DIR", tlsDir == null ? "" : tlsDir.toString());
+      Process process = builder.start();
       if (!process.waitFor(COMMAND_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
         process.destroyForcibly();
         throw new IllegalStateException(

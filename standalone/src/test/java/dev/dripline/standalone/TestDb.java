@@ -32,6 +32,17 @@ final class TestDb {
     }
   }
 
+  /** The first column of the first row as text, or null without a row. */
+  static String queryText(String sql) {
+    try (Connection c = DriverManager.getConnection(URL, "dripline", "dripline");
+        PreparedStatement s = c.prepareStatement(sql);
+        ResultSet rs = s.executeQuery()) {
+      return rs.next() ? rs.getString(1) : null;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The first column of every row, as longs, in the query's order. */
   static List<Long> queryLongs(String sql, Object... args) {
     try (Connection c = DriverManager.getConnection(URL, "dripline", "dripline");

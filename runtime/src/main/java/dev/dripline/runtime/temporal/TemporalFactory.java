@@ -29,9 +29,13 @@ public class TemporalFactory {
         new RootScopeBuilder()
             .reporter(new MicrometerClientStatsReporter(registry))
             .reportEvery(Duration.ofSeconds(10));
+    // TLS, a client certificate, an API key: as configured; a setting that cannot be used fails
+    // the start here, with the variable to fix.
+    WorkflowServiceStubsOptions.Builder options =
+        TemporalConnection.secure(WorkflowServiceStubsOptions.newBuilder(), config);
     // Lazy: the process starts even while Temporal is down; /health reports it.
     return WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder()
+        options
             .setTarget(config.address())
             .setMetricsScope(scope)
             // The SDK's default retries a failing call for a minute; an API request should fail
