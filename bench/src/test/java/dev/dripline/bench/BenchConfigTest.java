@@ -78,6 +78,20 @@ class BenchConfigTest {
   }
 
   @Test
+  void sizingAndClusterOptionsAreWorkloadOptions() {
+    BenchConfig config =
+        parse(
+            "--workloads", "sizing,W4",
+            "--cluster-temporal", "127.0.0.1:18933",
+            "--cluster-db", "temporal_x",
+            "--sizing-batches", "2_000");
+
+    assertThat(config.workloads()).containsExactly("SIZING", "W4");
+    assertThat(config.option("cluster-temporal", "")).isEqualTo("127.0.0.1:18933");
+    assertThat(config.intOption("sizing-batches", 1)).isEqualTo(2000);
+  }
+
+  @Test
   void aLaterValueReplacesAnEarlierOne() {
     // bin/dripline-bench passes its own --temporal, --db-url, … before the caller's arguments.
     BenchConfig config =
@@ -153,7 +167,9 @@ class BenchConfigTest {
             "--log-dir",
             "--w2-<name>",
             "--rc-<name>",
-            "--ui-<name>")) {
+            "--ui-<name>",
+            "--sizing-<name>",
+            "--cluster-<name>")) {
       assertThat(help).contains(option);
     }
     assertThat(help).contains("Default: W1,W5", "Default: 10000", "Default: -Xmx512m");
