@@ -58,10 +58,10 @@ import java.util.stream.Collectors;
  * <p>Counts do not depend on the machine's load; CPU seconds do (a shared machine, frequency,
  * caches).
  *
- * <p>Options ({@code --sizing-<name> value}): {@code servers} (dev), {@code backfill} (bench.noop),
- * {@code sleep-ms} (0), {@code cap} (20), {@code runs} (4), {@code batches} (5000), {@code
- * small-runs} (20), {@code small-batches} (10), {@code warmup} (1000 batches), {@code idle-s} (30),
- * {@code timeout-s} (1800).
+ * <p>Options ({@code --sizing-<name> value}): {@code servers} (dev), {@code sleep-ms} (0: {@code
+ * bench.noop}'s batches sleep that long), {@code cap} (20), {@code runs} (4), {@code batches}
+ * (5000), {@code small-runs} (20), {@code small-batches} (10), {@code warmup} (1000 batches),
+ * {@code idle-s} (30), {@code timeout-s} (1800).
  */
 final class SizingWorkload {
   private final BenchConfig config;
@@ -94,7 +94,7 @@ final class SizingWorkload {
   String run() throws Exception {
     List<TemporalServer> servers =
         TemporalServer.named(config, config.option("sizing-servers", "dev"));
-    backfill = config.option("sizing-backfill", "bench.noop");
+    backfill = NoopBackfill.NAME;
     sleepMs = config.intOption("sizing-sleep-ms", 0);
     cap = config.intOption("sizing-cap", 20);
     int runs = config.intOption("sizing-runs", 4);

@@ -123,7 +123,8 @@ class BenchConfigTest {
 
     assertThat(exitCode).isEqualTo(2);
     assertThat(err.toString())
-        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC, UI])");
+        .contains(
+            "workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC, UI, SIZING])");
   }
 
   @Test
