@@ -43,10 +43,16 @@ record BenchConfig(
     Path logDir,
     Map<String, String> workloadOptions) {
 
-  static final List<String> IMPLEMENTED = List.of("W1", "W2", "W3", "W4", "W5", "W6", "RC", "UI");
+  static final List<String> IMPLEMENTED =
+      List.of("W1", "W2", "W3", "W4", "W5", "W6", "RC", "UI", "SIZING");
 
-  /** A workload's own option, e.g. {@code --w2-rows}: open-ended, each workload reads its own. */
-  private static final Pattern WORKLOAD_OPTION = Pattern.compile("--(w[2-6]|rc|ui)-[a-z0-9-]+");
+  /**
+   * A workload's own option, e.g. {@code --w2-rows}: open-ended, each workload reads its own. The
+   * {@code --cluster-*} options describe a second Temporal server, the multi-service cluster (see
+   * {@link TemporalServer}).
+   */
+  private static final Pattern WORKLOAD_OPTION =
+      Pattern.compile("--(w[2-6]|rc|ui|sizing|cluster)-[a-z0-9-]+");
 
   /**
    * The parser of {@code args}: BenchMain's options and the workload options {@code args} name.
@@ -83,9 +89,11 @@ record BenchConfig(
       footer = {
         "",
         "  [--w2-<name> value] [--w3-<name> value] [--w4-<name> value] [--w6-<name> value]",
-        "  [--rc-<name> value] [--ui-<name> value]",
+        "  [--rc-<name> value] [--ui-<name> value] [--sizing-<name> value] [--cluster-<name> value]",
         "(--wN-* options belong to workload N, --rc-* to RC, the record statement's cost, --ui-* to",
-        "UI, the dashboard over a large database; the options are listed under each workload's class)"
+        "UI, the dashboard over a large database, --sizing-* to SIZING, the per-batch costs;",
+        "--cluster-* name a second Temporal server, a multi-service cluster, for W4 and SIZING;",
+        "the options are listed under each workload's class and TemporalServer)"
       })
   static final class Arguments implements Callable<BenchConfig> {
     @Spec CommandSpec spec;
@@ -99,7 +107,8 @@ record BenchConfig(
     @Option(
         names = "--workloads",
         paramLabel = "list",
-        description = "Workloads to run, in this order, from W1, W2, W3, W4, W5, W6, RC and UI.")
+        description =
+            "Workloads to run, in this order, from W1, W2, W3, W4, W5, W6, RC, UI and SIZING.")
     String workloads = "W1,W5";
 
     @Option(names = "--reps", paramLabel = "n", description = "Repetitions of each workload.")

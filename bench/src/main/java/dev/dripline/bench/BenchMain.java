@@ -63,6 +63,7 @@ public final class BenchMain {
           case "W6" -> verdicts.put("W6", new W6Workload(config, services).run());
           case "RC" -> verdicts.put("RC", new RecordCost(config).run());
           case "UI" -> verdicts.put("UI", new UiWorkload(config, services).run());
+          case "SIZING" -> verdicts.put("SIZING", new SizingWorkload(config, services).run());
           default -> throw new IllegalStateException(workload);
         }
       }

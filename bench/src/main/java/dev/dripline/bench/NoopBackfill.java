@@ -11,8 +11,9 @@ import java.util.stream.LongStream;
 
 /**
  * {@code bench.noop}: synthetic keys {@code 1..items} whose batches do nothing at all. Only the
- * Dripline JVM the bench starts (from the bench's classpath) registers it. W1 runs it next to
- * {@code example.sleep} to separate the engine's own cost from the example's concurrency witness
+ * Dripline JVM the bench starts (from the bench's classpath) registers it. With {@code sleepMs} a
+ * batch sleeps that long and does nothing else (SIZING's batches that take time). W1 runs it next
+ * to {@code example.sleep} to separate the engine's own cost from the example's concurrency witness
  * (two serialised PostgreSQL transactions per batch on one row per run).
  */
 @Singleton
@@ -34,7 +35,20 @@ public class NoopBackfill implements LongKeyBackfillDefinition {
     return List.of(
         OptionSpec.required("items", OptionType.INTEGER, "Number of synthetic keys (1..items).")
             .atLeast(0),
-        OptionSpec.withDefault("sleepMs", OptionType.INTEGER, 0L, "Ignored.").atLeast(0));
+        OptionSpec.withDefault(
+                "sleepMs",
+                OptionType.INTEGER,
+                0L,
+                "Milliseconds each batch sleeps (SIZING: a batch that takes time, without"
+                    + " example.sleep's witness).")
+            .atLeast(0),
+        OptionSpec.withDefault(
+                "copy",
+                OptionType.INTEGER,
+                0L,
+                "Ignored: tells runs with otherwise equal options apart (SIZING starts several"
+                    + " at once).")
+            .atLeast(0));
   }
 
   @Override
@@ -54,7 +68,11 @@ public class NoopBackfill implements LongKeyBackfillDefinition {
   }
 
   @Override
-  public void processBatch(BackfillContext context, KeyRange range) {
-    // Nothing: the engine's cost alone.
+  public void processBatch(BackfillContext context, KeyRange range) throws InterruptedException {
+    // Nothing but the sleep asked for: the engine's cost alone.
+    long sleepMs = context.options().integer("sleepMs").orElse(0L);
+    if (sleepMs > 0) {
+      Thread.sleep(sleepMs);
+    }
   }
 }

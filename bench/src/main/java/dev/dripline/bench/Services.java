@@ -379,6 +379,38 @@ final class Services implements AutoCloseable {
     }
   }
 
+  /** The first column of every row, as longs. */
+  List<Long> queryLongColumn(String sql, Object... args) {
+    List<Long> values = new ArrayList<>();
+    try (PreparedStatement s = db().prepareStatement(sql)) {
+      bind(s, args);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          values.add(rs.getLong(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return values;
+  }
+
+  /** Rows of (text, number) as a map, in the order the statement returns them. */
+  Map<String, Long> queryLongMap(String sql, Object... args) {
+    Map<String, Long> values = new java.util.LinkedHashMap<>();
+    try (PreparedStatement s = db().prepareStatement(sql)) {
+      bind(s, args);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          values.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return values;
+  }
+
   private Object queryObject(String sql, Object... args) {
     try (PreparedStatement s = db().prepareStatement(sql)) {
       bind(s, args);

@@ -73,7 +73,10 @@ import java.util.TreeMap;
  *   <li>{@code --w4-batches} (600): batches per run;
  *   <li>{@code --w4-reps} (--reps): repetitions of the whole series;
  *   <li>{@code --w4-port-base} (--http-port + 1): worker i (1..) listens on base + i - 1;
- *   <li>{@code --w4-timeout-s} (max(300, 3 × the run's time at one worker)): per run.
+ *   <li>{@code --w4-timeout-s} (max(300, 3 × the run's time at one worker)): per run;
+ *   <li>{@code --w4-servers} (dev): the Temporal servers, {@code dev} and/or {@code cluster} (see
+ *       {@link TemporalServer}); with two, each repetition runs the series on both, the servers'
+ *       order alternating like the worker counts', the app and worker JVMs restarted on each.
  * </ul>
  */
 final class W4Workload {
@@ -89,6 +92,8 @@ final class W4Workload {
   private WorkflowServiceStubs stubs;
   private W3History history;
   private final List<Process> workers = new ArrayList<>();
+  private TemporalServer server;
+  private Process app;
 
   W4Workload(BenchConfig config, Services services) {
     this.config = config;
@@ -97,6 +102,7 @@ final class W4Workload {
 
   /** One measured run. */
   private record Result(
+      String server,
       int rep,
       int workers,
       long runId,
@@ -129,13 +135,21 @@ final class W4Workload {
       throw new IllegalArgumentException(
           "W4 needs worker counts >= 1, --w4-k, --w4-cap, --w4-reps >= 1 and --w4-batches >= 10");
     }
+    List<TemporalServer> servers = TemporalServer.named(config, config.option("w4-servers", "dev"));
     int most = counts.get(counts.size() - 1);
     System.out.println();
     System.out.println(
         f(
             "== W4 scale-out: runs of %d example.sleep batches of one key sleeping %d ms, cap %d;"
-                + " %d activity slots per worker process; workers %s; %d reps (order alternating)",
-            batches, sleepMs, cap, k, counts, reps));
+                + " %d activity slots per worker process; workers %s; %d reps (order alternating);"
+                + " servers %s",
+            batches,
+            sleepMs,
+            cap,
+            k,
+            counts,
+            reps,
+            servers.stream().map(TemporalServer::name).toList()));
     System.out.println(
         f(
             "app JVM (AppApplication) on port %d; worker JVMs (WorkerApplication) on ports %d..%d;"
@@ -143,63 +157,105 @@ final class W4Workload {
             config.httpPort(), portBase, portBase + most - 1, config.workerHeap()));
 
     services.stopDripline();
+    try {
+      List<Result> results = new ArrayList<>();
+      System.out.println(
+          "rep  server   workers  run  wall_s  wall_b/s  steady_b/s  ideal_b/s   eff  max_seen"
+              + "  expected  batches per worker");
+      for (int rep = 1; rep <= reps; rep++) {
+        List<Integer> order = new ArrayList<>(counts);
+        List<TemporalServer> serverOrder = new ArrayList<>(servers);
+        if (rep % 2 == 0) {
+          Collections.reverse(order);
+          Collections.reverse(serverOrder);
+        }
+        for (TemporalServer next : serverOrder) {
+          useServer(next);
+          for (int n : order) {
+            ensureWorkers(n);
+            if (results.isEmpty()) {
+              W3Workload.stopLeftoverRuns(services, "W4");
+            }
+            Result r = measure(rep, n);
+            results.add(r);
+            System.out.println(
+                f(
+                    "%3d  %-7s  %7d  %3d  %6.1f  %8.1f  %10.1f  %9.1f  %4.2f  %8d  %8d  %s",
+                    r.rep(),
+                    r.server(),
+                    r.workers(),
+                    r.runId(),
+                    r.wallSeconds(),
+                    batches / r.wallSeconds(),
+                    r.steadyRate(),
+                    r.ideal(),
+                    r.steadyRate() / r.ideal(),
+                    r.maxSeen(),
+                    r.expectedMax(),
+                    r.perWorker()));
+          }
+        }
+      }
+      List<String> parts = new ArrayList<>();
+      long maxSeen = results.stream().mapToLong(Result::maxSeen).max().orElse(0);
+      for (TemporalServer each : servers) {
+        List<Result> mine = results.stream().filter(r -> r.server().equals(each.name())).toList();
+        String part = summary(each.name(), counts, mine);
+        parts.add(servers.size() == 1 ? part : each.name() + ": " + part);
+      }
+      return f(
+          "%s; witness max_seen %d <= cap %d (%s)",
+          String.join("; ", parts), maxSeen, cap, maxSeen <= cap ? "met" : "NOT met: exceeded");
+    } finally {
+      stopAll();
+    }
+  }
+
+  /**
+   * Runs the app JVM and the workers on {@code next}: when another server is in use, stops them and
+   * starts the app JVM on {@code next} (workers start in {@link #ensureWorkers}).
+   */
+  private void useServer(TemporalServer next) throws IOException, InterruptedException {
+    if (server != null && server.name().equals(next.name())) {
+      return;
+    }
+    stopAll();
+    server = next;
     Map<String, String> appEnv = new HashMap<>(services.driplineEnv());
+    appEnv.put("TEMPORAL_ADDRESS", next.address());
     appEnv.put("DRIPLINE_WORKER_ENABLED", "false");
-    Process app =
+    app =
         services.spawn(
             "w4-app",
             services.java(List.of(config.workerHeap()), "dev.dripline.app.AppApplication"),
             appEnv);
     stubs =
         WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress()).build());
+            WorkflowServiceStubsOptions.newBuilder().setTarget(next.address()).build());
     history = new W3History(stubs, "default");
-    try {
-      services.awaitHealthy(app, "W4 app", services.baseUrl() + "/health", Duration.ofMinutes(3));
-      List<Result> results = new ArrayList<>();
-      System.out.println(
-          "rep  workers  run  wall_s  wall_b/s  steady_b/s  ideal_b/s   eff  max_seen  expected"
-              + "  batches per worker");
-      for (int rep = 1; rep <= reps; rep++) {
-        List<Integer> order = new ArrayList<>(counts);
-        if (rep % 2 == 0) {
-          Collections.reverse(order);
-        }
-        for (int n : order) {
-          ensureWorkers(n);
-          if (results.isEmpty()) {
-            W3Workload.stopLeftoverRuns(services, "W4");
-          }
-          Result r = measure(rep, n);
-          results.add(r);
-          System.out.println(
-              f(
-                  "%3d  %7d  %3d  %6.1f  %8.1f  %10.1f  %9.1f  %4.2f  %8d  %8d  %s",
-                  r.rep(),
-                  r.workers(),
-                  r.runId(),
-                  r.wallSeconds(),
-                  batches / r.wallSeconds(),
-                  r.steadyRate(),
-                  r.ideal(),
-                  r.steadyRate() / r.ideal(),
-                  r.maxSeen(),
-                  r.expectedMax(),
-                  r.perWorker()));
-        }
-      }
-      return summary(counts, results);
-    } finally {
-      while (!workers.isEmpty()) {
-        services.stop(workers.remove(workers.size() - 1));
-      }
-      services.stop(app);
-      stubs.shutdownNow();
-    }
+    services.awaitHealthy(app, "W4 app", services.baseUrl() + "/health", Duration.ofMinutes(3));
+    System.out.println(f("on %s (%s)", next.name(), next.address()));
   }
 
-  private String summary(List<Integer> counts, List<Result> results) {
+  /** Stops the worker JVMs and the app JVM, and closes the Temporal connection. */
+  private void stopAll() throws InterruptedException {
+    while (!workers.isEmpty()) {
+      services.stop(workers.remove(workers.size() - 1));
+    }
+    if (app != null) {
+      services.stop(app);
+      app = null;
+    }
+    if (stubs != null) {
+      stubs.shutdownNow();
+      stubs = null;
+    }
+    server = null;
+  }
+
+  private String summary(String serverName, List<Integer> counts, List<Result> results) {
     System.out.println();
+    System.out.println("on " + serverName + ":");
     System.out.println(
         "workers  runs  steady_b/s (median)  ideal_b/s   eff  vs_1_worker  vs_previous"
             + "  wall_b/s (median)  max_seen (max)");
@@ -258,17 +314,13 @@ final class W4Workload {
     double first = medians.values().iterator().next();
     double last = previous == null ? first : previous;
     return f(
-        "%s b/s steady (ideal %s), x%.2f from %d to %d workers (%s); witness max_seen %d <= cap"
-            + " %d (%s)",
+        "%s b/s steady (ideal %s), x%.2f from %d to %d workers (%s)",
         rates,
         ideals,
         last / first,
         counts.get(0),
         counts.get(counts.size() - 1),
-        grows ? "grows: met" : "does NOT grow",
-        maxSeen,
-        cap,
-        capHeld ? "met" : "NOT met: exceeded");
+        grows ? "grows: met" : "does NOT grow");
   }
 
   private double ideal(int workers) {
@@ -287,6 +339,7 @@ final class W4Workload {
     while (workers.size() < n) {
       int index = workers.size() + 1;
       Map<String, String> env = new HashMap<>(services.driplineEnv());
+      env.put("TEMPORAL_ADDRESS", server.address());
       env.put("DRIPLINE_WORKER_HTTP_PORT", Integer.toString(port(index)));
       env.put("DRIPLINE_WORKER_MAX_CONCURRENT_ACTIVITIES", Integer.toString(k));
       env.put(
@@ -387,6 +440,7 @@ final class W4Workload {
         services.queryLong("select max_seen from example_concurrency where run_id = ?", id);
     String workflowId = services.queryString("select workflow_id from runs where id = ?", id);
     return new Result(
+        server.name(),
         rep,
         n,
         id,

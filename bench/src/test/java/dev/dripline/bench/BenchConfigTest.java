@@ -78,6 +78,20 @@ class BenchConfigTest {
   }
 
   @Test
+  void sizingAndClusterOptionsAreWorkloadOptions() {
+    BenchConfig config =
+        parse(
+            "--workloads", "sizing,W4",
+            "--cluster-temporal", "127.0.0.1:18933",
+            "--cluster-db", "temporal_x",
+            "--sizing-batches", "2_000");
+
+    assertThat(config.workloads()).containsExactly("SIZING", "W4");
+    assertThat(config.option("cluster-temporal", "")).isEqualTo("127.0.0.1:18933");
+    assertThat(config.intOption("sizing-batches", 1)).isEqualTo(2000);
+  }
+
+  @Test
   void aLaterValueReplacesAnEarlierOne() {
     // bin/dripline-bench passes its own --temporal, --db-url, … before the caller's arguments.
     BenchConfig config =
@@ -109,7 +123,8 @@ class BenchConfigTest {
 
     assertThat(exitCode).isEqualTo(2);
     assertThat(err.toString())
-        .contains("workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC, UI])");
+        .contains(
+            "workload W9 is not implemented (implemented: [W1, W2, W3, W4, W5, W6, RC, UI, SIZING])");
   }
 
   @Test
@@ -153,7 +168,9 @@ class BenchConfigTest {
             "--log-dir",
             "--w2-<name>",
             "--rc-<name>",
-            "--ui-<name>")) {
+            "--ui-<name>",
+            "--sizing-<name>",
+            "--cluster-<name>")) {
       assertThat(help).contains(option);
     }
     assertThat(help).contains("Default: W1,W5", "Default: 10000", "Default: -Xmx512m");
