@@ -13,6 +13,7 @@ import dev.dripline.activities.targets.TargetRecordActivitiesImpl;
 import dev.dripline.activities.webhooks.WebhookActivitiesImpl;
 import dev.dripline.runtime.config.TemporalConfig;
 import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
+import dev.dripline.workflows.dryrun.PinnedDryRunWorkflowImpl;
 import dev.dripline.workflows.metrics.MetricsWorkflowImpl;
 import dev.dripline.workflows.retention.PurgeWorkflowImpl;
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
@@ -29,7 +30,6 @@ import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,15 +50,24 @@ import org.slf4j.LoggerFactory;
 public class DriplineWorker {
   private static final Logger LOG = LoggerFactory.getLogger(DriplineWorker.class);
 
-  /** The workflow implementations every worker registers. */
-  static final List<Class<?>> WORKFLOWS =
-      List.of(
-          BackfillRunWorkflowImpl.class,
-          TargetWorkflowImpl.class,
-          MetricsWorkflowImpl.class,
-          DryRunWorkflowImpl.class,
-          WebhookDeliveryWorkflowImpl.class,
-          PurgeWorkflowImpl.class);
+  /**
+   * The workflow implementations a worker of {@code config} registers. Only a versioned worker's
+   * declare a versioning behavior (the pinned dry run): the server refuses every workflow task
+   * whose completion declares one from a worker without a deployment version, and the SDK sends
+   * what the implementation's annotation says whether the worker is versioned or not.
+   */
+  static Class<?>[] workflows(WorkerConfig config) {
+    return new Class<?>[] {
+      BackfillRunWorkflowImpl.class,
+      TargetWorkflowImpl.class,
+      MetricsWorkflowImpl.class,
+      config.deploymentVersion().isPresent()
+          ? PinnedDryRunWorkflowImpl.class
+          : DryRunWorkflowImpl.class,
+      WebhookDeliveryWorkflowImpl.class,
+      PurgeWorkflowImpl.class
+    };
+  }
 
   private final WorkerFactory factory;
   private final WorkerConfig config;
@@ -125,7 +134,7 @@ public class DriplineWorker {
     WorkerOptions options = workerOptions(config);
     catalogue.publish();
     Worker worker = factory.newWorker(temporal.taskQueue(), options);
-    worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(new Class<?>[0]));
+    worker.registerWorkflowImplementationTypes(workflows(config));
     worker.registerActivitiesImplementations(
         runActivities,
         planningActivities,
@@ -181,8 +190,8 @@ public class DriplineWorker {
 
   /**
    * The worker's options: its slots, and, when it declares a deployment name and build id, Worker
-   * Versioning with that version. The workflows declare their versioning behavior with the {@code
-   * WorkflowVersioningBehavior} annotation; one that declares none (the purge) auto-upgrades.
+   * Versioning with that version: its workflows auto-upgrade but for the dry run, which is pinned
+   * ({@link #workflows}).
    */
   static WorkerOptions workerOptions(WorkerConfig config) {
     WorkerOptions.Builder options =

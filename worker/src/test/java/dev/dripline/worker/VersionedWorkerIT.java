@@ -7,7 +7,6 @@ import dev.dripline.workflows.dryrun.DryRunAnswer;
 import dev.dripline.workflows.dryrun.DryRunRequest;
 import dev.dripline.workflows.dryrun.DryRunStart;
 import dev.dripline.workflows.dryrun.DryRunWorkflow;
-import dev.dripline.workflows.dryrun.DryRunWorkflowImpl;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.VersioningBehavior;
@@ -64,16 +63,18 @@ class VersionedWorkerIT {
     service.shutdownNow();
   }
 
-  /** A versioned worker of build {@code buildId} whose dry runs answer with that build id. */
+  /**
+   * A worker of build {@code buildId} (unversioned when null) registering every workflow as {@link
+   * DriplineWorker} does, whose dry runs answer with that build id.
+   */
   private void startWorker(String buildId) {
+    WorkerConfig config =
+        new WorkerConfig(
+            true, 4, 4, 4, Duration.ofSeconds(5), buildId == null ? null : deployment, buildId);
     WorkerFactory factory = WorkerFactory.newInstance(client);
     factories.add(factory);
-    Worker worker =
-        factory.newWorker(
-            queue,
-            DriplineWorker.workerOptions(
-                new WorkerConfig(true, 4, 4, 4, Duration.ofSeconds(5), deployment, buildId)));
-    worker.registerWorkflowImplementationTypes(DryRunWorkflowImpl.class);
+    Worker worker = factory.newWorker(queue, DriplineWorker.workerOptions(config));
+    worker.registerWorkflowImplementationTypes(DriplineWorker.workflows(config));
     worker.registerActivitiesImplementations((DryRunActivities) request -> answer(buildId));
     factory.start();
   }
@@ -127,6 +128,20 @@ class VersionedWorkerIT {
                 .build())
         .getWorkflowExecutionInfo()
         .getVersioningInfo();
+  }
+
+  /**
+   * Without a deployment the server refuses a workflow task whose completion declares a versioning
+   * behavior, and retries it forever: no workflow may declare one on an unversioned worker.
+   */
+  @Test
+  void anUnversionedWorkerCompletesItsWorkflows() throws Exception {
+    List<WorkflowExecution> started = new ArrayList<>();
+    startWorker(null);
+
+    assertThat(dryRun(tag + "-unversioned", started).error()).isEqualTo("answered by null");
+    assertThat(versioningOf(started.get(0)).getBehavior())
+        .isEqualTo(VersioningBehavior.VERSIONING_BEHAVIOR_UNSPECIFIED);
   }
 
   @Test

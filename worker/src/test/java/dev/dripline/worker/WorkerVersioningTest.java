@@ -60,11 +60,10 @@ class WorkerVersioningTest {
   void aVersionedWorkerRegistersEveryWorkflow() {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
     try {
-      Worker worker =
-          env.newWorker(
-              "dripline-versioned", DriplineWorker.workerOptions(config("dripline", "b1")));
+      WorkerConfig versioned = config("dripline", "b1");
+      Worker worker = env.newWorker("dripline-versioned", DriplineWorker.workerOptions(versioned));
 
-      worker.registerWorkflowImplementationTypes(DriplineWorker.WORKFLOWS.toArray(new Class<?>[0]));
+      worker.registerWorkflowImplementationTypes(DriplineWorker.workflows(versioned));
 
       assertThat(worker.getTaskQueue()).isEqualTo("dripline-versioned");
     } finally {
@@ -72,13 +71,12 @@ class WorkerVersioningTest {
     }
   }
 
-  /** What docs/design.md ("Worker Versioning") decides per workflow; null: the worker's default. */
-  @Test
-  void runsTargetsMetricsAndDeliveriesAutoUpgradeADryRunIsPinned() {
+  /** The behavior each registered implementation declares; null: the worker's default. */
+  private static Map<String, VersioningBehavior> declared(WorkerConfig config) {
     Map<String, VersioningBehavior> declared = new TreeMap<>();
-    for (Class<?> workflow : DriplineWorker.WORKFLOWS) {
+    for (Class<?> workflow : DriplineWorker.workflows(config)) {
       VersioningBehavior behavior = null;
-      for (Method method : workflow.getDeclaredMethods()) {
+      for (Method method : workflow.getMethods()) {
         WorkflowVersioningBehavior annotation =
             method.getAnnotation(WorkflowVersioningBehavior.class);
         if (annotation != null) {
@@ -87,14 +85,31 @@ class WorkerVersioningTest {
       }
       declared.put(workflow.getSimpleName(), behavior);
     }
+    return declared;
+  }
 
+  /**
+   * What docs/design.md ("Worker Versioning") decides: a versioned worker's dry run is pinned and
+   * the rest take its default, auto-upgrade.
+   */
+  @Test
+  void aVersionedWorkerPinsOnlyTheDryRun() {
     Map<String, VersioningBehavior> decided = new TreeMap<>();
-    decided.put("BackfillRunWorkflowImpl", VersioningBehavior.AUTO_UPGRADE);
-    decided.put("TargetWorkflowImpl", VersioningBehavior.AUTO_UPGRADE);
-    decided.put("MetricsWorkflowImpl", VersioningBehavior.AUTO_UPGRADE);
-    decided.put("WebhookDeliveryWorkflowImpl", VersioningBehavior.AUTO_UPGRADE);
-    decided.put("DryRunWorkflowImpl", VersioningBehavior.PINNED);
+    decided.put("BackfillRunWorkflowImpl", null);
+    decided.put("TargetWorkflowImpl", null);
+    decided.put("MetricsWorkflowImpl", null);
+    decided.put("WebhookDeliveryWorkflowImpl", null);
+    decided.put("PinnedDryRunWorkflowImpl", VersioningBehavior.PINNED);
     decided.put("PurgeWorkflowImpl", null);
-    assertThat(declared).isEqualTo(decided);
+
+    assertThat(declared(config("dripline", "b1"))).isEqualTo(decided);
+  }
+
+  /** The server refuses a workflow task declaring a behavior from an unversioned worker. */
+  @Test
+  void anUnversionedWorkersWorkflowsDeclareNoBehavior() {
+    assertThat(declared(config(null, null)))
+        .hasSize(6)
+        .allSatisfy((workflow, behavior) -> assertThat(behavior).as(workflow).isNull());
   }
 }

@@ -2,9 +2,7 @@ package dev.dripline.workflows.dryrun;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 
 /**
@@ -16,7 +14,6 @@ public class DryRunWorkflowImpl implements DryRunWorkflow {
   static final Duration DEFAULT_BOUND = Duration.ofSeconds(30);
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public DryRunAnswer plan(DryRunRequest request) {
     Duration bound = Workflow.getInfo().getWorkflowExecutionTimeout();
     if (bound == null || bound.isZero() || bound.isNegative()) {

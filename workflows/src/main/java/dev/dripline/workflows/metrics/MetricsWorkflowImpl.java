@@ -2,10 +2,8 @@ package dev.dripline.workflows.metrics;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import org.slf4j.Logger;
 
@@ -42,7 +40,6 @@ public class MetricsWorkflowImpl implements MetricsWorkflow {
               .build());
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(MetricsInput input) {
     long interval =
         input != null && input.intervalMillis() > 0

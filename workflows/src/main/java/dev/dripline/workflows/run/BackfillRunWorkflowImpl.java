@@ -1,8 +1,5 @@
 package dev.dripline.workflows.run;
 
-import io.temporal.common.VersioningBehavior;
-import io.temporal.workflow.WorkflowVersioningBehavior;
-
 /**
  * The run engine. It keeps its run as one immutable value ({@link RunState}: lifecycle, holds,
  * slots, planning window, counters and where the execution is), whose rules are one pure function
@@ -24,7 +21,6 @@ public class BackfillRunWorkflowImpl implements BackfillRunWorkflow {
   private final BatchLanes lanes = new BatchLanes(run, engine);
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public RunOutcome run(RunWorkflowInput input) {
     engine.leaveToTheLoop(this::carryOut);
     engine.on(new RunEvent.Begin(input.runId(), input.carried()));

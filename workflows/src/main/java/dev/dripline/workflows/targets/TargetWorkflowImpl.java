@@ -11,7 +11,6 @@ import dev.dripline.workflows.run.RunWorkflowStart;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -22,7 +21,6 @@ import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,7 +133,6 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   private boolean replanRequested;
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(TargetRef target) {
     name = target.name();
     ref = new TargetRef(name);

@@ -2,10 +2,8 @@ package dev.dripline.workflows.webhooks;
 
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import org.slf4j.Logger;
 
@@ -27,7 +25,6 @@ public class WebhookDeliveryWorkflowImpl implements WebhookDeliveryWorkflow {
               .build());
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void deliver(WebhookDelivery delivery) {
     WebhookActivities attempts =
         Workflow.newActivityStub(
