@@ -683,37 +683,49 @@ sources_newer_than() {
     -o \( -name pom.xml -o -path '*/src/*' \) -type f -newer "$stamp" -print -quit)" ]]
 }
 
+# The user's cache of things built from immutable inputs (a commit), shared by every clone.
+DRIPLINE_CACHE="${DRIPLINE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dripline}"
+
 # build_previous_release REV: builds the standalone JVM of commit REV (the release an upgrade starts
-# from) from git history into .dripline/upgrade/<commit>/src (git archive: no worktree to
+# from) from git history into $DRIPLINE_CACHE/upgrade/<commit>/src (git archive: no worktree to
 # register or prune), and prints the path of its standalone jar; its runtime classpath is the
-# classpath.txt beside it. Built once per commit: a later call finds the jar and returns at once.
+# classpath.txt beside it. Built once per commit for every clone on the machine: a later call
+# finds the jar and returns at once. A build happens in a directory of its own and is renamed into
+# place when done, so two clones building at once never see each other's half-built tree.
 build_previous_release() {
-  local rev="$1" commit dir jar build_log
+  local rev="$1" commit dir build jar build_log
   command -v git >/dev/null 2>&1 || die "git is needed to build the previous release $rev"
   commit="$(git -C "$DRIPLINE_ROOT" rev-parse --verify --quiet "$rev^{commit}")" ||
     die "commit $rev (the previous release) is not in this clone's history; a shallow clone needs 'git fetch --unshallow', or set DRIPLINE_UPGRADE_FROM_JAR to its standalone jar"
-  dir="$DRIPLINE_STATE/upgrade/$commit"
+  dir="$DRIPLINE_CACHE/upgrade/$commit"
   jar="$dir/src/standalone/target/dripline-standalone-$DRIPLINE_VERSION.jar"
   build_log="$DRIPLINE_LOGS/upgrade-build-${commit:0:12}.log"
   if [[ -f "$dir/built" && -f "$jar" && -f "$dir/src/standalone/target/classpath.txt" ]]; then
-    log "previous release ${commit:0:12} already built (${jar#"$DRIPLINE_ROOT"/})"
+    log "previous release ${commit:0:12} already built (${jar#"$HOME"/})"
     printf '%s\n' "$jar"
     return 0
   fi
-  rm -rf "$dir"
-  mkdir -p "$dir/src"
-  git -C "$DRIPLINE_ROOT" archive "$commit" | tar -x -C "$dir/src"
+  mkdir -p "$DRIPLINE_CACHE/upgrade"
+  build="$(mktemp -d "$DRIPLINE_CACHE/upgrade/.build-${commit:0:12}-XXXXXX")"
+  mkdir -p "$build/src"
+  git -C "$DRIPLINE_ROOT" archive "$commit" | tar -x -C "$build/src"
   log "building the previous release ${commit:0:12}: mvn package -pl standalone -am (log: ${build_log#"$DRIPLINE_ROOT"/})"
   # Not offline: on a fresh machine the local Maven repository is still empty (this build comes
   # before the suite's own). Tests are neither compiled nor run; package writes nothing to the
   # local repository (no install), so other builds never see it.
-  if ! (cd "$dir/src" && mvn -B -q -T 2 -Dmaven.test.skip=true -Dspotless.check.skip=true \
+  if ! (cd "$build/src" && mvn -B -q -T 2 -Dmaven.test.skip=true -Dspotless.check.skip=true \
     package -pl standalone -am) >"$build_log" 2>&1 </dev/null; then
+    rm -rf "$build"
     tail_log "$build_log" 60
     die "the build of the previous release ${commit:0:12} failed; see ${build_log#"$DRIPLINE_ROOT"/}"
   fi
-  [[ -f "$jar" ]] || die "the build of ${commit:0:12} made no ${jar#"$dir/src/"}"
-  touch "$dir/built"
+  [[ -f "${jar/#"$dir"/"$build"}" ]] || die "the build of ${commit:0:12} made no ${jar#"$dir/src/"}"
+  touch "$build/built"
+  # The Maven classpath names jars in ~/.m2 and the target directories of the tree it was built
+  # in: rewrite the latter to the final place before the rename.
+  sed -i "s#$build/#$dir/#g" "$build/src/standalone/target/classpath.txt"
+  rm -rf "$dir"
+  mv -T "$build" "$dir" 2>/dev/null || rm -rf "$build"
   printf '%s\n' "$jar"
 }
 
