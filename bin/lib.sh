@@ -411,7 +411,14 @@ ensure_postgres() {
 }
 
 # ensure_database NAME: creates database NAME owned by dripline when missing (after ensure_postgres).
+# ensure_database NAME: creates database NAME when missing; with DRIPLINE_FRESH_DB=1 it drops it
+# first (closing its connections), so that nothing an earlier, perhaps interrupted, suite left
+# behind is seen.
 ensure_database() {
+  if [[ "${DRIPLINE_FRESH_DB:-0}" == 1 ]]; then
+    log "dropping database $1 for a fresh one"
+    _psql_admin -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)"
+  fi
   if [[ "$(_psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" != 1 ]]; then
     log "creating database $1"
     _psql_admin -c "CREATE DATABASE $1 OWNER dripline"
@@ -515,6 +522,10 @@ _ensure_fault_postgres_locked() {
   ((${#dbs[@]})) || dbs=(dripline_faults)
   for db in "${dbs[@]}"; do
     [[ "$db" =~ ^[a-z_][a-z0-9_]*$ ]] || die "not a plain database name: $db"
+    if [[ "${DRIPLINE_FRESH_DB:-0}" == 1 ]]; then
+      log "dropping database $db on the fault cluster for a fresh one"
+      _fault_psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+    fi
     if [[ "$(_fault_psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" != 1 ]]; then
       log "creating database $db on the fault cluster"
       _fault_psql_admin -c "CREATE DATABASE $db OWNER dripline"
