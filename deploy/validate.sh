@@ -63,7 +63,7 @@ promtool check config prometheus/prometheus.yml
 step "manifestcheck (strict Kubernetes API types, compose-go)"
 (cd tools/manifestcheck && go build -o "$TMP/manifestcheck" .)
 
-step "kustomize render + strict decode: overlays local, production, production + temporal-cloud + postgres-tls"
+step "kustomize render + strict decode: overlays local, production, production + temporal-cloud + postgres-tls, production + worker-versioning"
 cp -r kubernetes "$TMP/k"
 mkdir -p "$TMP/k/overlays/cloud-check"
 cat >"$TMP/k/overlays/cloud-check/kustomization.yaml" <<'K'
@@ -72,7 +72,14 @@ kind: Kustomization
 resources: [../production]
 components: [../../components/temporal-cloud, ../../components/postgres-tls]
 K
-for overlay in local production cloud-check; do
+mkdir -p "$TMP/k/overlays/versioned-check"
+cat >"$TMP/k/overlays/versioned-check/kustomization.yaml" <<'K'
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [../production]
+components: [../../components/worker-versioning]
+K
+for overlay in local production cloud-check versioned-check; do
   echo "-- overlay $overlay"
   kubectl kustomize "$TMP/k/overlays/$overlay" >"$TMP/$overlay.yaml"
   "$TMP/manifestcheck" -k8s <"$TMP/$overlay.yaml"
@@ -145,6 +152,21 @@ for name in ("dripline-app", "dripline-worker"):
 for key, value in cm.items():
     assert "KEY" not in key or key.endswith("_PATH"), f"a secret in the ConfigMap: {key}"
 print("ok   DRIPLINE_DB_URL sslmode=verify-full; no secret in the ConfigMap")
+PY
+
+# Worker Versioning (D3): the version's workers are a Deployment of their own, named for it.
+python3 - "$TMP/versioned-check.yaml" <<'PY'
+import sys, yaml
+docs = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
+assert ("Deployment", "dripline-worker") not in docs, "the unversioned worker Deployment is left"
+worker = docs[("Deployment", "dripline-worker-0-1-0")]["spec"]
+assert worker["selector"]["matchLabels"]["dripline.dev/build-id"] == "0-1-0"
+assert worker["template"]["metadata"]["labels"]["dripline.dev/build-id"] == "0-1-0"
+env = {e["name"]: e.get("value") for e in worker["template"]["spec"]["containers"][0]["env"]}
+assert env["DRIPLINE_DEPLOYMENT_NAME"] == "dripline" and env["DRIPLINE_BUILD_ID"] == "0.1.0", env
+hpa = docs[("HorizontalPodAutoscaler", "dripline-worker-0-1-0")]["spec"]
+assert hpa["scaleTargetRef"]["name"] == "dripline-worker-0-1-0", hpa
+print("ok   worker-versioning: Deployment and HPA dripline-worker-0-1-0, DRIPLINE_DEPLOYMENT_NAME/BUILD_ID set")
 PY
 
 step "compose: compose-go load/validate (docker compose config's library)"
