@@ -599,6 +599,28 @@ class RunActivitiesIT {
     assertThat(fixtures.batchStatuses(runId)).containsExactly("completed", "pending", "pending");
   }
 
+  /**
+   * A run stopped before it started and then retried runs: it is recorded started, and its pause is
+   * recorded as any running run's is. It was re-opened without a start time, so the pause, which
+   * fits a started run's record only, was not recorded: under concurrent control (F5) its workflow
+   * paused while the record said running, and nothing resumed it.
+   */
+  @Test
+  void aRunStoppedBeforeItStartedAndRetriedIsStartedAndItsPauseIsRecorded() {
+    long runId = fixtures.run("pending", "{\"items\":30}", 10, null);
+    fixtures.markPlanned(runId, 30);
+    fixtures.batches(runId, 3, 10, "pending");
+    assertThat(activities.finish(new FinishRequest(runId, true, null)).status())
+        .isEqualTo(RunStatus.STOPPED);
+
+    RequeueResult retried = activities.requeue(new RequeueRequest(runId, null));
+    activities.recordStatus(new StatusChange(runId, RunStatus.PAUSED));
+
+    assertThat(retried).isEqualTo(new RequeueResult(3, RunStatus.RUNNING));
+    assertThat(fixtures.runRow(runId).get("started_at")).isNotNull();
+    assertThat(fixtures.runRow(runId).get("status")).isEqualTo("paused");
+  }
+
   @Test
   void requeueOfARunBeingStoppedRequeuesNothing() {
     long runId = fixtures.run("running", "{\"items\":30}", 10, null);

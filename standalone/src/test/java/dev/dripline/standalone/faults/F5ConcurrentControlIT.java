@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.dripline.workflows.run.BackfillRunWorkflow;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,6 +180,34 @@ class F5ConcurrentControlIT {
           + " coalesce((select max_seen from example_concurrency c where c.run_id = r.id), 0) as"
           + " max_seen"
           + " from runs r where r.id = ?";
+
+  /**
+   * What the run's workflow says of the run, and where its history is saved (target/), for a run
+   * that did not end.
+   */
+  private static String diagnosis(long id) {
+    String workflowId = "dripline-run-" + id;
+    try (TemporalProbe temporal = new TemporalProbe()) {
+      String view;
+      try {
+        view =
+            temporal
+                .client()
+                .newWorkflowStub(BackfillRunWorkflow.class, workflowId)
+                .progress()
+                .toString();
+      } catch (RuntimeException e) {
+        view = "query failed: " + e;
+      }
+      Path history = Path.of("target", workflowId + "-history.json");
+      try {
+        Files.writeString(history, temporal.client().fetchHistory(workflowId).toJson(true));
+      } catch (IOException | RuntimeException e) {
+        return "The workflow's view: " + view + "; its history could not be saved: " + e;
+      }
+      return "The workflow's view: " + view + "; its history: " + history.toAbsolutePath();
+    }
+  }
 
   /**
    * Waits until the workflow enforces the cap the run's record shows, or the run has ended.
@@ -396,9 +427,10 @@ class F5ConcurrentControlIT {
     int driveActions = 0;
     String status = settled.path("status").asText();
     while (!status.equals("completed")) {
-      assertThat(System.currentTimeMillis() - driveStart)
-          .as("run %d completes after the chaos; it is %s", id, status)
-          .isLessThan(Duration.ofMinutes(4).toMillis());
+      if (System.currentTimeMillis() - driveStart >= Duration.ofMinutes(4).toMillis()) {
+        throw new AssertionError(
+            "run " + id + " completes after the chaos; it is " + status + ". " + diagnosis(id));
+      }
       switch (status) {
         case "paused" -> {
           driveActions++;

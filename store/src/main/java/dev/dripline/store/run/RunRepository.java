@@ -291,10 +291,15 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
           + " where r.id = :id")
   int markEnded(long id, String status, @Nullable String error);
 
-  /** Re-opens an ended run as running (a retry, R8): its error, end and stop are cleared. */
+  /**
+   * Re-opens an ended run as running (a retry, R8): its error, end and stop are cleared, and a run
+   * stopped before it started is started now (a running run's record has a start time, which the
+   * status it may record next — {@link #recordStatus} — depends on).
+   */
   @Query(
       "update runs set status = 'running', error = null, finished_at = null,"
-          + " stop_requested_at = null, updated_at = now() where id = :id")
+          + " stop_requested_at = null, started_at = coalesce(started_at, now()),"
+          + " updated_at = now() where id = :id")
   int reopen(long id);
 
   /** Clears a run's error (a retry of a live run re-queued its failed batches). */
