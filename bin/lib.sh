@@ -709,7 +709,12 @@ build_previous_release() {
   commit="$(git -C "$DRIPLINE_ROOT" rev-parse --verify --quiet "$rev^{commit}")" ||
     die "commit $rev (the previous release) is not in this clone's history; a shallow clone needs 'git fetch --unshallow', or set DRIPLINE_UPGRADE_FROM_JAR to its standalone jar"
   dir="$DRIPLINE_CACHE/upgrade/$commit"
-  jar="$dir/src/standalone/target/dripline-standalone-$DRIPLINE_VERSION.jar"
+  # The jar is named for that commit's version, not this tree's.
+  local version
+  version="$(git -C "$DRIPLINE_ROOT" show "$commit:pom.xml" |
+    sed -n 's|^  <version>\(.*\)</version>$|\1|p' | head -n 1)"
+  [[ -n "$version" ]] || die "no <version> in the pom.xml of ${commit:0:12}"
+  jar="$dir/src/standalone/target/dripline-standalone-$version.jar"
   build_log="$DRIPLINE_LOGS/upgrade-build-${commit:0:12}.log"
   if [[ -f "$dir/built" && -f "$jar" && -f "$dir/src/standalone/target/classpath.txt" ]]; then
     log "previous release ${commit:0:12} already built (${jar#"$HOME"/})"
