@@ -3,13 +3,18 @@ package dev.dripline.standalone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import jakarta.inject.Inject;
@@ -92,19 +97,29 @@ class RunHistoryRecording implements TestPropertyProvider {
     TestDb.execute("delete from example_faults where tag = ?", TAG + "-plan");
     save(unplanned, "real-run-planning-failed.json");
 
-    // A batch that keeps failing, then a retry while the ended run's workflow is still open.
+    // A batch that keeps failing, then a retry signal (the Temporal CLI's or Web UI's; the API's
+    // is an Update) while the ended run's workflow is still open.
     TestDb.execute(
         "insert into example_faults (tag, phase, key) values (?, 'batch', 7)", TAG + "-revive");
     long revived = create(sleepRun("revive", 20, 50, 2));
     awaitStatus(revived, "failed");
     TestDb.execute("delete from example_faults where tag = ?", TAG + "-revive");
-    assertThat(api.post("/api/runs/" + revived + "/retry", Map.of()).status()).isEqualTo(202);
+    temporal.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(revived)).retry();
     awaitStatus(revived, "completed");
     save(revived, "real-run-failed-and-retried.json");
 
-    // A retry after the stopped run's workflow closed: signal-with-start, the signal early.
+    // A retry signal after the stopped run's workflow closed: signal-with-start, the signal early.
     awaitClosed(stopped);
-    assertThat(api.post("/api/runs/" + stopped + "/retry", Map.of()).status()).isEqualTo(202);
+    BackfillRunWorkflow again =
+        temporal.newWorkflowStub(
+            BackfillRunWorkflow.class,
+            RunWorkflowStart.options(
+                    stopped, "dripline-" + TAG, "example.sleep", RunStatus.STOPPED, null)
+                .build());
+    BatchRequest retry = temporal.newSignalWithStartRequest();
+    retry.add(again::run, RunWorkflowInput.fresh(stopped));
+    retry.add(again::retry);
+    temporal.signalWithStart(retry);
     awaitStatus(stopped, "completed");
     write("real-run-revived-by-signal-with-start.json", executions(stopped).get(0));
 

@@ -37,8 +37,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The target workflow on Temporal's in-memory, time-skipping server, over an in-memory targets
@@ -1033,30 +1031,23 @@ class TargetWorkflowTest {
     WorkflowExecutionHistory history =
         client.fetchHistory(execution.getWorkflowId(), execution.getRunId());
     WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
-    String record = System.getProperty("dripline.recordHistory");
-    if ("true".equals(record) || "plan-retry-policy".equals(record)) {
-      Path file =
-          Path.of(
-              "src/test/resources",
-              "true".equals(record) ? RECORDED_HISTORY : RECORDED_RETRY_POLICY_HISTORY);
+    if (Boolean.getBoolean("dripline.recordHistory")) {
+      Path file = Path.of("src/test/resources", RECORDED_HISTORY);
       Files.createDirectories(file.getParent());
       Files.writeString(file, history.toJson(true));
     }
   }
 
   /**
-   * Replays histories recorded by earlier versions of this workflow, so a change to its command
+   * Replays a history recorded by an earlier build of this workflow, so a change to its command
    * sequence that is not guarded by {@code Workflow.getVersion} fails here rather than in
-   * production: one from before planning ran on a retry policy (recorded with {@code
-   * -Ddripline.recordHistory=true}) and one after ({@link TargetWorkflowImpl#PLAN_ON_RETRY_POLICY},
-   * recorded with {@code -Ddripline.recordHistory=plan-retry-policy}).
+   * production. {@code -Ddripline.recordHistory=true} records it again, from the scenario above.
    */
-  @ParameterizedTest
-  @ValueSource(strings = {RECORDED_HISTORY, RECORDED_RETRY_POLICY_HISTORY})
-  void recordedHistoryReplaysAgainstTodaysCode(String recorded) throws Exception {
+  @Test
+  void recordedHistoryReplaysAgainstTodaysCode() throws Exception {
     String json;
-    try (InputStream in = getClass().getClassLoader().getResourceAsStream(recorded)) {
-      assertThat(in).as("recorded history %s", recorded).isNotNull();
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(RECORDED_HISTORY)) {
+      assertThat(in).as("recorded history %s", RECORDED_HISTORY).isNotNull();
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
@@ -1066,8 +1057,5 @@ class TargetWorkflowTest {
   }
 
   private static final String RECORDED_HISTORY =
-      "histories/target-failures-capacity-losses-and-replan.json";
-
-  private static final String RECORDED_RETRY_POLICY_HISTORY =
       "histories/target-planning-on-retry-policy-failures-capacity-losses-and-replan.json";
 }
