@@ -35,7 +35,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Records the run workflow's histories that {@code RecordedRunHistoriesReplayTest} (workflows)
  * replays: real runs through the API, on real PostgreSQL and the real dev server, each history
- * written to {@code workflows/src/test/resources/histories/real-*.json}. Not part of any suite (its
+ * written to {@code workflows/src/test/resources/histories/real-*.json}, or with {@code
+ * -Ddripline.recordRelease=<version>} to that release's directory, {@code
+ * histories/releases/<version>/} ({@code ReleaseHistoriesReplayTest}). Not part of any suite (its
  * name matches neither surefire's nor failsafe's patterns): run it by hand, once, when a new shape
  * of history is worth keeping —
  *
@@ -51,7 +53,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunHistoryRecording implements TestPropertyProvider {
   private static final String TAG = "rec-" + UUID.randomUUID().toString().substring(0, 8);
-  private static final Path OUT = Path.of("../workflows/src/test/resources/histories");
+  private static final Path OUT = out(System.getProperty("dripline.recordRelease"));
 
   @Inject EmbeddedServer server;
   @Inject WorkflowClient temporal;
@@ -65,6 +67,14 @@ class RunHistoryRecording implements TestPropertyProvider {
         "dripline.engine.max-batches-per-execution", "5",
         "dripline.engine.ended-run-retry-window", "5s",
         "dripline.engine.batch-retry-max-interval", "2s");
+  }
+
+  /** Where the histories go: the replay tests' histories, or those of release {@code release}. */
+  private static Path out(String release) {
+    Path histories = Path.of("../workflows/src/test/resources/histories");
+    return release == null || release.isBlank()
+        ? histories
+        : histories.resolve("releases").resolve(release);
   }
 
   @BeforeAll

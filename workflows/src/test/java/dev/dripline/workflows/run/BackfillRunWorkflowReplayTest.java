@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.workflows.ReleaseHistories;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * Replays recorded histories of the run workflow against today's code, so a change to the command
  * sequence that is not guarded by {@code Workflow.getVersion} fails here instead of in production.
  * The histories were recorded with {@code -Ddripline.recordHistory=true} (which records them
- * again).
+ * again); {@code -Ddripline.recordRelease=<version>} records them into that release's directory
+ * ({@link ReleaseHistories}) instead.
  */
 class BackfillRunWorkflowReplayTest {
   private static final String HISTORY = "run-with-failure-cap-change-and-retry.json";
@@ -47,9 +49,10 @@ class BackfillRunWorkflowReplayTest {
 
   /** Where this run records its histories, if it does. */
   private static Optional<Path> recordingInto() {
-    return Boolean.getBoolean("dripline.recordHistory")
-        ? Optional.of(Path.of("src/test/resources/histories"))
-        : Optional.empty();
+    if (Boolean.getBoolean("dripline.recordHistory")) {
+      return Optional.of(Path.of("src/test/resources/histories"));
+    }
+    return ReleaseHistories.recording();
   }
 
   private void replay(String resource, int minEvents) throws Exception {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Timestamp;
+import dev.dripline.workflows.ReleaseHistories;
 import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
@@ -32,6 +33,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -1031,8 +1033,12 @@ class TargetWorkflowTest {
     WorkflowExecutionHistory history =
         client.fetchHistory(execution.getWorkflowId(), execution.getRunId());
     WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
-    if (Boolean.getBoolean("dripline.recordHistory")) {
-      Path file = Path.of("src/test/resources", RECORDED_HISTORY);
+    Optional<Path> release = ReleaseHistories.recording();
+    Path file =
+        Boolean.getBoolean("dripline.recordHistory")
+            ? Path.of("src/test/resources", RECORDED_HISTORY)
+            : release.map(r -> r.resolve(RELEASE_HISTORY)).orElse(null);
+    if (file != null) {
       Files.createDirectories(file.getParent());
       Files.writeString(file, history.toJson(true));
     }
@@ -1041,7 +1047,9 @@ class TargetWorkflowTest {
   /**
    * Replays a history recorded by an earlier build of this workflow, so a change to its command
    * sequence that is not guarded by {@code Workflow.getVersion} fails here rather than in
-   * production. {@code -Ddripline.recordHistory=true} records it again, from the scenario above.
+   * production. {@code -Ddripline.recordHistory=true} records it again, from the scenario above;
+   * {@code -Ddripline.recordRelease=<version>} records that scenario into the release's directory
+   * ({@link ReleaseHistories}).
    */
   @Test
   void recordedHistoryReplaysAgainstTodaysCode() throws Exception {
@@ -1058,4 +1066,6 @@ class TargetWorkflowTest {
 
   private static final String RECORDED_HISTORY =
       "histories/target-planning-on-retry-policy-failures-capacity-losses-and-replan.json";
+
+  private static final String RELEASE_HISTORY = "target-failures-capacity-losses-and-replan.json";
 }
