@@ -3,13 +3,18 @@ package dev.dripline.standalone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dripline.workflows.run.BackfillRunWorkflow;
+import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
+import dev.dripline.workflows.run.RunWorkflowInput;
+import dev.dripline.workflows.run.RunWorkflowStart;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import jakarta.inject.Inject;
@@ -30,7 +35,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Records the run workflow's histories that {@code RecordedRunHistoriesReplayTest} (workflows)
  * replays: real runs through the API, on real PostgreSQL and the real dev server, each history
- * written to {@code workflows/src/test/resources/histories/real-*.json}. Not part of any suite (its
+ * written to {@code workflows/src/test/resources/histories/real-*.json}, or with {@code
+ * -Ddripline.recordRelease=<version>} to that release's directory, {@code
+ * histories/releases/<version>/} ({@code ReleaseHistoriesReplayTest}). Not part of any suite (its
  * name matches neither surefire's nor failsafe's patterns): run it by hand, once, when a new shape
  * of history is worth keeping —
  *
@@ -46,7 +53,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunHistoryRecording implements TestPropertyProvider {
   private static final String TAG = "rec-" + UUID.randomUUID().toString().substring(0, 8);
-  private static final Path OUT = Path.of("../workflows/src/test/resources/histories");
+  private static final Path OUT = out(System.getProperty("dripline.recordRelease"));
 
   @Inject EmbeddedServer server;
   @Inject WorkflowClient temporal;
@@ -60,6 +67,14 @@ class RunHistoryRecording implements TestPropertyProvider {
         "dripline.engine.max-batches-per-execution", "5",
         "dripline.engine.ended-run-retry-window", "5s",
         "dripline.engine.batch-retry-max-interval", "2s");
+  }
+
+  /** Where the histories go: the replay tests' histories, or those of release {@code release}. */
+  private static Path out(String release) {
+    Path histories = Path.of("../workflows/src/test/resources/histories");
+    return release == null || release.isBlank()
+        ? histories
+        : histories.resolve("releases").resolve(release);
   }
 
   @BeforeAll
@@ -92,19 +107,29 @@ class RunHistoryRecording implements TestPropertyProvider {
     TestDb.execute("delete from example_faults where tag = ?", TAG + "-plan");
     save(unplanned, "real-run-planning-failed.json");
 
-    // A batch that keeps failing, then a retry while the ended run's workflow is still open.
+    // A batch that keeps failing, then a retry signal (the Temporal CLI's or Web UI's; the API's
+    // is an Update) while the ended run's workflow is still open.
     TestDb.execute(
         "insert into example_faults (tag, phase, key) values (?, 'batch', 7)", TAG + "-revive");
     long revived = create(sleepRun("revive", 20, 50, 2));
     awaitStatus(revived, "failed");
     TestDb.execute("delete from example_faults where tag = ?", TAG + "-revive");
-    assertThat(api.post("/api/runs/" + revived + "/retry", Map.of()).status()).isEqualTo(202);
+    temporal.newWorkflowStub(BackfillRunWorkflow.class, RunWorkflowIds.forRun(revived)).retry();
     awaitStatus(revived, "completed");
     save(revived, "real-run-failed-and-retried.json");
 
-    // A retry after the stopped run's workflow closed: signal-with-start, the signal early.
+    // A retry signal after the stopped run's workflow closed: signal-with-start, the signal early.
     awaitClosed(stopped);
-    assertThat(api.post("/api/runs/" + stopped + "/retry", Map.of()).status()).isEqualTo(202);
+    BackfillRunWorkflow again =
+        temporal.newWorkflowStub(
+            BackfillRunWorkflow.class,
+            RunWorkflowStart.options(
+                    stopped, "dripline-" + TAG, "example.sleep", RunStatus.STOPPED, null)
+                .build());
+    BatchRequest retry = temporal.newSignalWithStartRequest();
+    retry.add(again::run, RunWorkflowInput.fresh(stopped));
+    retry.add(again::retry);
+    temporal.signalWithStart(retry);
     awaitStatus(stopped, "completed");
     write("real-run-revived-by-signal-with-start.json", executions(stopped).get(0));
 

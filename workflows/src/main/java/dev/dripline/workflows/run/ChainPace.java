@@ -11,8 +11,6 @@ import java.util.function.DoubleToIntFunction;
  * <p>An immutable value of the run's state ({@link PlanWindow#pace}): it reads no clock of its own,
  * the caller passes the workflow's time, and each report makes a new pace.
  *
- * @param minSpanMillis the shortest span a pace is measured over: {@link #MIN_SPAN_MILLIS}, or
- *     {@link #MIN_LOOK_MILLIS} for executions that began before the shorter span existed
  * @param pendingLooked pending batches the last report left; what the next one finds missing was
  *     taken
  * @param measuredFromMillis start of the current measurement, in workflow time; -1 until the first
@@ -24,7 +22,6 @@ import java.util.function.DoubleToIntFunction;
  *     window again
  */
 record ChainPace(
-    long minSpanMillis,
     int pendingLooked,
     long measuredFromMillis,
     int takenSince,
@@ -51,38 +48,37 @@ record ChainPace(
    */
   static final long MIN_SPAN_MILLIS = 200;
 
-  /** A pace not yet measured, over spans of at least {@code minSpanMillis}. */
-  ChainPace(long minSpanMillis) {
-    this(minSpanMillis, 0, -1, 0, 0, MIN_LOOK_MILLIS);
+  /** A pace not yet measured. */
+  ChainPace() {
+    this(0, -1, 0, 0, MIN_LOOK_MILLIS);
   }
 
   /**
    * The pace after a planning report: {@code pendingBatches} pending after the call, {@code
-   * batchesCreated} of them added by it. Once the measurement spans {@link #minSpanMillis}, sets
+   * batchesCreated} of them added by it. Once the measurement spans {@link #MIN_SPAN_MILLIS}, sets
    * the pace and the next look: when the chains will have taken a quarter of {@code window} (the
    * window for a pace), within {@link #MIN_LOOK_MILLIS} and {@link #MAX_LOOK_MILLIS}.
    */
   ChainPace report(
       long nowMillis, int pendingBatches, int batchesCreated, DoubleToIntFunction window) {
     if (measuredFromMillis < 0) {
-      return new ChainPace(
-          minSpanMillis, pendingBatches, nowMillis, 0, takenPerMilli, lookEveryMillis);
+      return new ChainPace(pendingBatches, nowMillis, 0, takenPerMilli, lookEveryMillis);
     }
     // What the planner found pending before it added its page, against what it left last time.
     int taken = takenSince + Math.max(0, pendingLooked - (pendingBatches - batchesCreated));
     long elapsed = nowMillis - measuredFromMillis;
-    if (elapsed < minSpanMillis) {
+    if (elapsed < MIN_SPAN_MILLIS) {
       return new ChainPace(
-          minSpanMillis, pendingBatches, measuredFromMillis, taken, takenPerMilli, lookEveryMillis);
+          pendingBatches, measuredFromMillis, taken, takenPerMilli, lookEveryMillis);
     }
     double pace = taken / (double) elapsed;
     double quarterMillis = window.applyAsInt(pace) / 4.0 / Math.max(pace, 1e-9);
     long look = (long) Math.max(MIN_LOOK_MILLIS, Math.min(MAX_LOOK_MILLIS, quarterMillis));
-    return new ChainPace(minSpanMillis, pendingBatches, nowMillis, 0, pace, look);
+    return new ChainPace(pendingBatches, nowMillis, 0, pace, look);
   }
 
   /** The pace forgotten: what the chains may take changed (cap, pause, resume). */
   ChainPace restart() {
-    return new ChainPace(minSpanMillis, pendingLooked, -1, takenSince, 0, MIN_LOOK_MILLIS);
+    return new ChainPace(pendingLooked, -1, takenSince, 0, MIN_LOOK_MILLIS);
   }
 }

@@ -1,9 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RECOVER_ORPHAN_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
-
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.AwaitRetry;
 import dev.dripline.workflows.run.RunCommand.HandOverIfDue;
@@ -50,47 +46,23 @@ final class EndRules {
    * a while.
    */
   static Step finished(RunState s, FinishResult finish) {
-    if (finish.finished()) {
-      boolean endsHere = true;
-      if (s.retryAsked()) {
-        Boolean waits = waitsForRetry(s, finish.status());
-        if (waits == null) {
-          return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
-        }
-        endsHere = waits;
-      }
-      RunState.Edit e = s.edit();
-      if (endsHere) {
-        e.status = finish.status();
-        e.counts = s.counts().ended(finish);
-        return Step.to(e.done(), new PublishStatus(), new Then(new EndedAtFinish()));
-      }
-      Boolean retryApplies = s.versions().get(RETRY_IGNORED_WHILE_STOPPING);
-      if (retryApplies == null) {
-        return Step.ask(s, RETRY_IGNORED_WHILE_STOPPING);
-      }
-      if (retryApplies) {
-        if (finish.status() == null) {
-          return Step.to(
-              s.in(RunPhase.DONE),
-              new Log("run " + s.runId() + " no longer exists; nothing to do"));
-        }
-        e.status = finish.status();
-        e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
-        e.counts = s.counts().ended(finish);
-        return Step.to(e.done());
-      }
-    }
-    Boolean recovers = s.versions().get(RECOVER_ORPHAN_SLOTS);
-    if (recovers == null) {
-      return Step.ask(s, RECOVER_ORPHAN_SLOTS);
-    }
-    if (recovers) {
+    if (!finish.finished()) {
       return Step.to(s, new RecoverSlots(), new HandOverIfDue());
     }
-    // An execution from before slots were recovered here: a batch appeared (a retry raced the
-    // finish); it goes on, without spinning.
-    return Step.to(fruitless(s), fruitlessWait(s));
+    RunState.Edit e = s.edit();
+    if (!s.retryAsked() || waitsForRetry(s, finish.status())) {
+      e.status = finish.status();
+      e.counts = s.counts().ended(finish);
+      return Step.to(e.done(), new PublishStatus(), new Then(new EndedAtFinish()));
+    }
+    if (finish.status() == null) {
+      return Step.to(
+          s.in(RunPhase.DONE), new Log("run " + s.runId() + " no longer exists; nothing to do"));
+    }
+    e.status = finish.status();
+    e.hold(RunState.STOPPING, false).recorded(RunState.STOPPING, false);
+    e.counts = s.counts().ended(finish);
+    return Step.to(e.done());
   }
 
   /** How long the loop waits after a refused finish that recovered nothing. */
@@ -130,23 +102,18 @@ final class EndRules {
     if (s.status() == null) {
       return Step.to(s.in(RunPhase.DONE));
     }
-    Boolean waits = waitsForRetry(s, s.status());
-    if (waits == null) {
-      return Step.ask(s, ENDED_RUN_WAITS_FOR_RETRY);
-    }
-    return waits ? Step.to(s, new AwaitRetry()) : Step.to(s.in(RunPhase.DONE));
+    return waitsForRetry(s, s.status())
+        ? Step.to(s, new AwaitRetry())
+        : Step.to(s.in(RunPhase.DONE));
   }
 
   /**
-   * Whether the workflow of a run that ended {@code ended} stays open for a retry; null if that
-   * depends on {@link RunWorkflowVersions#ENDED_RUN_WAITS_FOR_RETRY}, not yet known.
+   * Whether the workflow of a run that ended {@code ended} stays open for a retry: it ended failed
+   * or stopped, and the ended-run retry window is not zero.
    */
-  static Boolean waitsForRetry(RunState s, RunStatus ended) {
-    if ((ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
-        && s.settings().endedRunRetryWindowMillis() > 0) {
-      return s.versions().get(ENDED_RUN_WAITS_FOR_RETRY);
-    }
-    return false;
+  static boolean waitsForRetry(RunState s, RunStatus ended) {
+    return (ended == RunStatus.FAILED || ended == RunStatus.STOPPED)
+        && s.settings().endedRunRetryWindowMillis() > 0;
   }
 
   /**

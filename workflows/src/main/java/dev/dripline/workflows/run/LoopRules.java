@@ -1,8 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_FOR_FULL_SLOTS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.WAIT_WHILE_HELD;
-
 import dev.dripline.workflows.run.RunCommand.Claim;
 import dev.dripline.workflows.run.RunCommand.Fill;
 import dev.dripline.workflows.run.RunCommand.Finish;
@@ -70,14 +67,8 @@ final class LoopRules {
                   + " pauses itself: its failed batches are beyond its failure budget"));
     }
     if (claim.held()) {
-      Boolean waits = s.versions().get(WAIT_WHILE_HELD);
-      if (waits == null) {
-        return Step.ask(s, WAIT_WHILE_HELD);
-      }
-      if (waits) {
-        e.heldLookMillis = Math.max(1, claim.lookAgainMillis());
-        return Step.to(e.done(), commands);
-      }
+      e.heldLookMillis = Math.max(1, claim.lookAgainMillis());
+      return Step.to(e.done(), commands);
     }
     for (BatchRef batch : claim.batches()) {
       int lane = e.slots.lowestFreeLane();
@@ -99,15 +90,9 @@ final class LoopRules {
    */
   static Step claimedFewer(RunState s, boolean slotsFull) {
     if (slotsFull) {
-      Boolean waits = s.versions().get(WAIT_FOR_FULL_SLOTS);
-      if (waits == null) {
-        return Step.ask(s, WAIT_FOR_FULL_SLOTS);
-      }
-      if (waits) {
-        RunState.Edit e = s.edit();
-        e.slotsFull = true;
-        return Step.to(e.done());
-      }
+      RunState.Edit e = s.edit();
+      e.slotsFull = true;
+      return Step.to(e.done());
     }
     return Step.to(s.with(s.counts().withMayHavePending(false)), new Fill());
   }

@@ -1,7 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PACE;
-
 import dev.dripline.workflows.run.RunCommand.StartPlanning;
 import dev.dripline.workflows.run.RunCommand.Warn;
 import dev.dripline.workflows.run.RunTransitions.Step;
@@ -11,10 +9,8 @@ import dev.dripline.workflows.run.RunTransitions.Step;
  * starts and what it asks for, and what its answer means for the window ({@link PlanWindow}) and
  * the run.
  *
- * <p>The chains' pace is made at its first use — the first call of a run with chains, or the first
- * page that reports what is pending — and asks Temporal for the {@link
- * RunWorkflowVersions#EARLY_PACE} change there: executions that began before {@link
- * ChainPace#MIN_SPAN_MILLIS} existed keep measuring over the shortest look, as they did.
+ * <p>The chains' pace is made at its first use: the first call of a run with chains, or the first
+ * page that reports what is pending.
  */
 final class PlanRules {
   private PlanRules() {}
@@ -29,11 +25,7 @@ final class PlanRules {
       return Step.to(s);
     }
     if (window.needsPace()) {
-      Boolean early = s.versions().get(EARLY_PACE);
-      if (early == null) {
-        return Step.ask(s, EARLY_PACE);
-      }
-      window = window.withPace(pace(early));
+      window = window.withPace(new ChainPace());
     }
     PlanRequest request = window.nextRequest(s.runId(), s.slots().cap());
     return Step.to(s.with(window.called()), new StartPlanning(request));
@@ -62,11 +54,7 @@ final class PlanRules {
       return Step.to(s.with(window.withError(error)), new Warn("run " + s.runId() + ": " + error));
     }
     if (page.pendingBatches() >= 0 && window.pace() == null) {
-      Boolean early = s.versions().get(EARLY_PACE);
-      if (early == null) {
-        return Step.ask(s, EARLY_PACE);
-      }
-      window = window.withPace(pace(early));
+      window = window.withPace(new ChainPace());
     }
     RunCounts counts = s.counts();
     if (page.batchesCreated() > 0 || page.pendingBatches() > 0) {
@@ -76,9 +64,5 @@ final class PlanRules {
       counts = counts.withTotalKeys(page.totalKeys());
     }
     return Step.to(s.with(counts).with(window.takePage(page, nowMillis, s.slots().cap())));
-  }
-
-  private static ChainPace pace(boolean early) {
-    return new ChainPace(early ? ChainPace.MIN_SPAN_MILLIS : ChainPace.MIN_LOOK_MILLIS);
   }
 }

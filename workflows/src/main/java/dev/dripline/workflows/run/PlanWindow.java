@@ -21,8 +21,7 @@ package dev.dripline.workflows.run;
  * @param pendingAfterPlan batches pending after the last planning call, as its planner reported; -1
  *     if not known
  * @param calls planning calls started by this execution
- * @param pace the chains' pace, made at its first use (which asks Temporal for the {@code
- *     early-pace} version); null until then, and in a run without chains
+ * @param pace the chains' pace, made at its first use; null until then, and in a run without chains
  */
 record PlanWindow(
     int planPageBatches,

@@ -1,9 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.EARLY_PAUSE_RESUME;
-import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING;
-
 import dev.dripline.workflows.run.RunCommand.AnswerCap;
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Log;
@@ -175,17 +171,11 @@ final class RequestRules {
     RunState.Edit e = s.edit();
     List<RunCommand> commands = new ArrayList<>();
     if (s.retryAsked() && s.stopping() && !s.status().isTerminal()) {
-      Boolean refuses = s.versions().get(RETRY_IGNORED_WHILE_STOPPING);
-      if (refuses == null) {
-        return Step.ask(s, RETRY_IGNORED_WHILE_STOPPING);
-      }
-      if (refuses) {
-        e.retryAsked = false;
-        String refusal =
-            RunControl.refusal(s.runId(), RunControl.Request.RETRY, s.status(), true).orElseThrow();
-        commands.add(new Log("run " + s.runId() + ": retry ignored: " + refusal));
-        commands.add(new AnswerRetries(RetryAnswer.refused(refusal)));
-      }
+      e.retryAsked = false;
+      String refusal =
+          RunControl.refusal(s.runId(), RunControl.Request.RETRY, s.status(), true).orElseThrow();
+      commands.add(new Log("run " + s.runId() + ": retry ignored: " + refusal));
+      commands.add(new AnswerRetries(RetryAnswer.refused(refusal)));
     }
     if (e.retryAsked) {
       e.retryAsked = false;
@@ -258,11 +248,7 @@ final class RequestRules {
 
   /** The loop's last step: a pause or resume not yet recorded is recorded. */
   static Step applyPause(RunState s) {
-    Boolean unrecorded = pauseUnrecorded(s);
-    if (unrecorded == null) {
-      return Step.ask(s, PAUSE_RECONCILED);
-    }
-    if (!unrecorded) {
+    if (!pauseUnrecorded(s)) {
       return Step.to(s);
     }
     RunState.Edit e = s.edit();
@@ -275,13 +261,10 @@ final class RequestRules {
   /**
    * Whether the run's record may not hold the workflow's pause: a pause or resume not yet recorded,
    * or a pair of them (see {@link RunState#pauseToggled}); a stopping run's status is the stop's to
-   * write. Null if that depends on {@link RunWorkflowVersions#PAUSE_RECONCILED}, not yet known.
+   * write.
    */
-  static Boolean pauseUnrecorded(RunState s) {
-    if (s.stopping() || (!s.pauseToggled() && s.paused() == s.pauseRecorded())) {
-      return false;
-    }
-    return s.paused() != s.pauseRecorded() ? Boolean.TRUE : s.versions().get(PAUSE_RECONCILED);
+  static boolean pauseUnrecorded(RunState s) {
+    return !s.stopping() && (s.pauseToggled() || s.paused() != s.pauseRecorded());
   }
 
   /**
@@ -290,13 +273,6 @@ final class RequestRules {
    */
   static Step applyLater(RunState s) {
     if (s.later().pause() == null) {
-      return Step.to(s);
-    }
-    Boolean has = s.versions().get(EARLY_PAUSE_RESUME);
-    if (has == null) {
-      return Step.ask(s, EARLY_PAUSE_RESUME);
-    }
-    if (!has) {
       return Step.to(s);
     }
     Step applied = s.later().pause() ? pause(s) : resume(s);

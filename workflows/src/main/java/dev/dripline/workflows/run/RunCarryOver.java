@@ -4,8 +4,8 @@ package dev.dripline.workflows.run;
  * What one execution of a run workflow hands to the next at continue-as-new. Slots are drained
  * before the hand-over, so nothing in flight needs to be carried.
  *
- * @param effectiveCap the cap in force; a new execution computes its own from its settings, this
- *     one binds only executions begun before that change ({@code cap-from-settings})
+ * @param effectiveCap the cap in force at the hand-over, for whoever reads the input; a new
+ *     execution computes its own from its settings
  * @param paused whether the run was paused
  * @param stopRequested whether a stop was requested
  * @param retryRequested whether a retry still has to be applied

@@ -31,8 +31,7 @@ import org.slf4j.Logger;
  * Takes a run's events through {@link RunTransitions}, keeps the state it returns ({@link
  * RunLedger#state}) and carries out its commands, in the workflow's threads: the only place where
  * the run's rules meet Temporal. A command whose answer matters is taken as an event before the
- * next command; a rule that needs a {@code Workflow.getVersion} answer gets it here, at the point
- * where the rule asks.
+ * next command.
  */
 final class RunEngine {
   private static final Logger log = Workflow.getLogger(RunEngine.class);
@@ -75,7 +74,7 @@ final class RunEngine {
    */
   void signalled(RunEvent event, SignalOrigin origin, String action, String detail) {
     Taken taken = take(event);
-    if (SignalOrigin.fromDripline(origin) || !has(RunWorkflowVersions.AUDIT_TEMPORAL_SIGNALS)) {
+    if (SignalOrigin.fromDripline(origin)) {
       return;
     }
     // A request the rules refuse leaves the state as it was and says why in the log.
@@ -98,7 +97,7 @@ final class RunEngine {
    * with the answer's refusal.
    */
   void updated(SignalOrigin origin, String action, String detail, String refusal) {
-    if (SignalOrigin.fromDripline(origin) || !has(RunWorkflowVersions.AUDIT_TEMPORAL_SIGNALS)) {
+    if (SignalOrigin.fromDripline(origin)) {
       return;
     }
     audit(action, refusal == null ? "accepted" : "rejected", refusal, detail);
@@ -121,50 +120,11 @@ final class RunEngine {
   private Taken take(RunEvent event) {
     RunState from = run.state;
     Step step = RunTransitions.on(from, event);
-    while (step.needsVersion() != null) {
-      has(step.needsVersion());
-      from = run.state;
-      step = RunTransitions.on(from, event);
-    }
     run.state = step.state();
     for (RunCommand command : step.commands()) {
       execute(command);
     }
     return new Taken(from, step);
-  }
-
-  /**
-   * Whether this execution has change {@code changeId}, asked of Temporal the first time (a command
-   * of the workflow: where it is first asked is part of the change) and noted in the state.
-   */
-  boolean has(String changeId) {
-    Boolean known = run.state.versions().get(changeId);
-    if (known != null) {
-      return known;
-    }
-    boolean has = RunWorkflowVersions.has(changeId);
-    run.state = RunTransitions.knowing(run.state, changeId, has);
-    return has;
-  }
-
-  /** {@link RunTransitions#pauseUnrecorded}, asking for the change it depends on if need be. */
-  boolean pauseUnrecorded() {
-    Boolean unrecorded = RunTransitions.pauseUnrecorded(run.state);
-    if (unrecorded == null) {
-      has(RunWorkflowVersions.PAUSE_RECONCILED);
-      unrecorded = RunTransitions.pauseUnrecorded(run.state);
-    }
-    return unrecorded;
-  }
-
-  /** {@link RunTransitions#waitsForRetry}, asking for the change it depends on if need be. */
-  boolean waitsForRetry(RunStatus ended) {
-    Boolean waits = RunTransitions.waitsForRetry(run.state, ended);
-    if (waits == null) {
-      has(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
-      waits = RunTransitions.waitsForRetry(run.state, ended);
-    }
-    return waits;
   }
 
   /**

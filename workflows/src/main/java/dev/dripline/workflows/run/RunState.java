@@ -1,10 +1,8 @@
 package dev.dripline.workflows.run;
 
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -45,8 +43,6 @@ import java.util.Set;
  * @param slots the slots this execution holds, and the cap they are counted against
  * @param counts the run's progress and the loop's bookkeeping
  * @param window the planning window ahead of the slots; null until the run's record is loaded
- * @param versions the answers of {@code Workflow.getVersion} this execution has had, by change id
- *     ({@link RunWorkflowVersions}); a transition that needs one it lacks asks for it first
  * @param phase where the execution is: what its next turn does ({@link TurnRules})
  * @param carried what the execution before this one handed over (null: a fresh execution)
  * @param loopBegun the loop has begun in this execution ({@link RunEvent.Ready} was taken)
@@ -73,7 +69,6 @@ record RunState(
     Slots slots,
     RunCounts counts,
     PlanWindow window,
-    Map<String, Boolean> versions,
     RunPhase phase,
     RunCarryOver carried,
     boolean loopBegun,
@@ -105,7 +100,6 @@ record RunState(
   RunState {
     holds = Collections.unmodifiableSet(new LinkedHashSet<>(holds));
     recorded = Collections.unmodifiableSet(new LinkedHashSet<>(recorded));
-    versions = Collections.unmodifiableMap(new LinkedHashMap<>(versions));
   }
 
   /** The state of a run whose workflow has not yet read its record. */
@@ -130,7 +124,6 @@ record RunState(
         Slots.NONE,
         RunCounts.NONE,
         null,
-        Map.of(),
         RunPhase.LOADING,
         null,
         false,
@@ -255,7 +248,6 @@ record RunState(
     Slots slots;
     RunCounts counts;
     PlanWindow window;
-    final Map<String, Boolean> versions;
     long runId;
     RunPhase phase;
     RunCarryOver carried;
@@ -282,7 +274,6 @@ record RunState(
       slots = s.slots;
       counts = s.counts;
       window = s.window;
-      versions = new LinkedHashMap<>(s.versions);
       phase = s.phase;
       carried = s.carried;
       loopBegun = s.loopBegun;
@@ -338,7 +329,6 @@ record RunState(
           slots,
           counts,
           window,
-          versions,
           phase,
           carried,
           loopBegun,

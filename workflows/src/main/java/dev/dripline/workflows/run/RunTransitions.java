@@ -45,11 +45,9 @@ import java.util.List;
 /**
  * The rules of a run's lifecycle as one pure function: {@link #on} takes the run's state and an
  * event and decides the next state and the commands the workflow carries out, in order. No clock,
- * no Temporal call: the workflow passes the time in the event, and a rule that depends on whether
- * this execution has a change ({@link RunWorkflowVersions}) asks for it first ({@link
- * Step#needsVersion}) — before any command of its own, so that the workflow asks Temporal at the
- * same point of its command sequence as it always did. A rule whose later part must be judged after
- * an earlier part's commands were carried out continues in a {@link RunCommand.Then} event.
+ * no Temporal call: the workflow passes the time in the event. A rule whose later part must be
+ * judged after an earlier part's commands were carried out continues in a {@link RunCommand.Then}
+ * event.
  *
  * <p>{@link #on} is the one entry; the rules it applies are grouped by what they are about: what
  * operators ask and how the loop applies it ({@link RequestRules}), an execution's start ({@link
@@ -70,28 +68,15 @@ final class RunTransitions {
    *
    * @param state the next state
    * @param commands what the workflow carries out, in order
-   * @param needsVersion a change id whose answer the rule needs first: the state is unchanged, and
-   *     the workflow asks Temporal, notes the answer in the state and takes the event again
    */
-  record Step(RunState state, List<RunCommand> commands, String needsVersion) {
+  record Step(RunState state, List<RunCommand> commands) {
     static Step to(RunState state, RunCommand... commands) {
-      return new Step(state, List.of(commands), null);
+      return new Step(state, List.of(commands));
     }
 
     static Step to(RunState state, List<RunCommand> commands) {
-      return new Step(state, List.copyOf(commands), null);
+      return new Step(state, List.copyOf(commands));
     }
-
-    static Step ask(RunState state, String changeId) {
-      return new Step(state, List.of(), changeId);
-    }
-  }
-
-  /** The state after this execution learnt whether it has change {@code changeId}. */
-  static RunState knowing(RunState s, String changeId, boolean has) {
-    RunState.Edit e = s.edit();
-    e.versions.put(changeId, has);
-    return e.done();
   }
 
   /** The next state and the commands to carry out when {@code event} happens in state {@code s}. */
@@ -264,21 +249,5 @@ final class RunTransitions {
   /** How the loop waits for news now ({@link LoopRules#waitFor}). */
   static Wait waitFor(RunState s) {
     return LoopRules.waitFor(s);
-  }
-
-  /**
-   * Whether the run's record may not hold the workflow's pause ({@link
-   * RequestRules#pauseUnrecorded}); null until the change it depends on is known.
-   */
-  static Boolean pauseUnrecorded(RunState s) {
-    return RequestRules.pauseUnrecorded(s);
-  }
-
-  /**
-   * Whether the workflow of a run that ended {@code ended} stays open for a retry ({@link
-   * EndRules#waitsForRetry}); null until the change it depends on is known.
-   */
-  static Boolean waitsForRetry(RunState s, RunStatus ended) {
-    return EndRules.waitsForRetry(s, ended);
   }
 }

@@ -1,9 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.CAP_FROM_SETTINGS;
-import static dev.dripline.workflows.run.RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY;
-import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
-
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Log;
 import dev.dripline.workflows.run.RunCommand.PublishStatus;
@@ -83,33 +79,20 @@ final class StartRules {
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
     holdSpentBudget(e, paused, s.settings());
     if (s.settings().stopRequested()) {
-      Boolean keep = s.versions().get(KEEP_EARLY_STOP_AND_RETRY);
-      if (keep == null) {
-        return Step.ask(s, KEEP_EARLY_STOP_AND_RETRY);
-      }
-      if (keep) {
-        e.hold(RunState.STOPPING, true);
-      }
+      e.hold(RunState.STOPPING, true);
     }
     return Step.to(e.done());
   }
 
   /** An execution continued as new takes over the pause, stop and retry carried to it. */
   static Step continued(RunState s, RunCarryOver carried) {
-    Boolean capFromSettings = s.versions().get(CAP_FROM_SETTINGS);
-    if (capFromSettings == null) {
-      return Step.ask(s, CAP_FROM_SETTINGS);
-    }
     List<RunCommand> commands = new ArrayList<>();
     RunState.Edit e = s.edit();
     e.counts = s.counts().carried(carried);
     e.window = s.window().withDone(carried.planningDone());
-    if (!capFromSettings) {
-      e.slots = s.slots().withCap(carried.effectiveCap());
-    }
-    // Else the cap of the load stands: the record's requested cap (kept current by every cap
-    // change, recorded before the hand-over) or one signalled before the load, bounded by the
-    // definition's and the engine's caps as deployed now.
+    // The cap of the load stands: the record's requested cap (kept current by every cap change,
+    // recorded before the hand-over) or one signalled before the load, bounded by the definition's
+    // and the engine's caps as deployed now.
     boolean paused = carried.paused();
     e.hold(RunState.PAUSED, paused).recorded(RunState.PAUSED, paused);
     holdSpentBudget(e, paused, s.settings());
@@ -118,41 +101,26 @@ final class StartRules {
     if (carried.endedStatus() == null
         && (recordedPaused || recorded == RunStatus.RUNNING)
         && recordedPaused != paused) {
-      Boolean reconciled = s.versions().get(PAUSE_RECONCILED);
-      if (reconciled == null) {
-        return Step.ask(s, PAUSE_RECONCILED);
-      }
-      if (reconciled) {
-        // A status write was lost at the hand-over; the workflow, the record's one writer, records
-        // the pause it carries (the loop's first apply).
-        commands.add(
-            new Log(
-                "run "
-                    + s.runId()
-                    + ": record says "
-                    + recorded
-                    + ", the workflow carried pause="
-                    + paused));
-        e.recorded(RunState.PAUSED, recordedPaused);
-      }
+      // A status write was lost at the hand-over; the workflow, the record's one writer, records
+      // the pause it carries (the loop's first apply).
+      commands.add(
+          new Log(
+              "run "
+                  + s.runId()
+                  + ": record says "
+                  + recorded
+                  + ", the workflow carried pause="
+                  + paused));
+      e.recorded(RunState.PAUSED, recordedPaused);
     }
-    Boolean keep = s.versions().get(KEEP_EARLY_STOP_AND_RETRY);
-    if (keep == null) {
-      return Step.ask(s, KEEP_EARLY_STOP_AND_RETRY);
+    // A stop or retry may have been taken already, delivered before this execution loaded the run
+    // (at the continue-as-new boundary, or while loadRun waited for the database). The record's
+    // stop counts for a live run only: a stopped run's record keeps it until a retry.
+    if (carried.stopRequested()
+        || (carried.endedStatus() == null && s.settings().stopRequested())) {
+      e.hold(RunState.STOPPING, true);
     }
-    if (keep) {
-      // A stop or retry may have been taken already, delivered before this execution loaded the
-      // run (at the continue-as-new boundary, or while loadRun waited for the database). The
-      // record's stop counts for a live run only: a stopped run's record keeps it until a retry.
-      if (carried.stopRequested()
-          || (carried.endedStatus() == null && s.settings().stopRequested())) {
-        e.hold(RunState.STOPPING, true);
-      }
-      e.retryAsked |= carried.retryRequested();
-    } else {
-      e.hold(RunState.STOPPING, carried.stopRequested());
-      e.retryAsked = carried.retryRequested();
-    }
+    e.retryAsked |= carried.retryRequested();
     e.status = paused ? RunStatus.PAUSED : RunStatus.RUNNING;
     return Step.to(e.done(), commands);
   }

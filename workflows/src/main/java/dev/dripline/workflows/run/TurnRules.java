@@ -1,9 +1,5 @@
 package dev.dripline.workflows.run;
 
-import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_RECONCILED;
-import static dev.dripline.workflows.run.RunWorkflowVersions.PAUSE_WHILE_PENDING;
-import static dev.dripline.workflows.run.RunWorkflowVersions.RETRY_OF_ENDED_RUN;
-
 import dev.dripline.workflows.run.RunCommand.AnswerRetries;
 import dev.dripline.workflows.run.RunCommand.Await;
 import dev.dripline.workflows.run.RunCommand.AwaitNews;
@@ -121,13 +117,6 @@ final class TurnRules {
       if (!s.retryAsked()) {
         return Step.to(s.in(RunPhase.DONE));
       }
-      Boolean retries = s.versions().get(RETRY_OF_ENDED_RUN);
-      if (retries == null) {
-        return Step.ask(s, RETRY_OF_ENDED_RUN);
-      }
-      if (!retries) {
-        return Step.to(s.in(RunPhase.DONE));
-      }
       return Step.to(
           s, new Then(new RunEvent.RetryEnded()), new Then(new RunEvent.RetryOfEndedTaken()));
     }
@@ -166,20 +155,13 @@ final class TurnRules {
 
   /**
    * A pending run's wait for its start, at its top: a stop ends the run before it started;
-   * otherwise a pause or resume asked meanwhile is taken (in executions that take it: {@link
-   * RunWorkflowVersions#PAUSE_WHILE_PENDING}, asked on the first turn), and the run looks at the
-   * time.
+   * otherwise a pause or resume asked meanwhile is taken, and the run looks at the time.
    */
   private static Step pending(RunState s) {
-    Boolean pausable = s.versions().get(PAUSE_WHILE_PENDING);
-    if (pausable == null) {
-      return Step.ask(s, PAUSE_WHILE_PENDING);
-    }
     if (s.stopping()) {
       return Step.to(s, new StopBeforeStart());
     }
-    RunState next = s.in(RunPhase.PENDING_LOOK);
-    return pausable ? Step.to(next, new Then(new RunEvent.PendingPauseAsked())) : Step.to(next);
+    return Step.to(s.in(RunPhase.PENDING_LOOK), new Then(new RunEvent.PendingPauseAsked()));
   }
 
   /**
@@ -189,15 +171,10 @@ final class TurnRules {
   private static Step pendingLook(RunState s, Facts f) {
     long waitMillis =
         s.settings().startAt() == null ? 0 : s.settings().startAt().toEpochMilli() - f.nowMillis();
-    boolean held = pausable(s) && s.paused();
-    if (waitMillis <= 0 && !held) {
+    if (waitMillis <= 0 && !s.paused()) {
       return Step.to(s, s.stopping() ? new StopBeforeStart() : new MarkRunning());
     }
     return Step.to(s.in(RunPhase.PENDING), new Await(Until.START, Math.max(0, waitMillis)));
-  }
-
-  private static boolean pausable(RunState s) {
-    return Boolean.TRUE.equals(s.versions().get(PAUSE_WHILE_PENDING));
   }
 
   /**
@@ -209,11 +186,7 @@ final class TurnRules {
       return Step.to(
           s, new Then(new RunEvent.Started(start.startedAt())), new Then(new RunEvent.Ready()));
     }
-    Boolean waits =
-        start.status() == null ? Boolean.FALSE : EndRules.waitsForRetry(s, start.status());
-    if (waits == null) {
-      return Step.ask(s, RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
-    }
+    boolean waits = start.status() != null && EndRules.waitsForRetry(s, start.status());
     Log log = new Log("run " + s.runId() + " did not start: it is " + start.status());
     if (!waits) {
       RunState.Edit e = s.edit();
@@ -239,11 +212,9 @@ final class TurnRules {
     if (!recorded) {
       return Step.to(s.in(RunPhase.DONE));
     }
-    Boolean waits = EndRules.waitsForRetry(s, s.status());
-    if (waits == null) {
-      return Step.ask(s, RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
-    }
-    return waits ? Step.to(s, new AwaitRetry()) : Step.to(s.in(RunPhase.DONE));
+    return EndRules.waitsForRetry(s, s.status())
+        ? Step.to(s, new AwaitRetry())
+        : Step.to(s.in(RunPhase.DONE));
   }
 
   /**
@@ -274,18 +245,8 @@ final class TurnRules {
     if (!f.everyHandlerFinished()) {
       return Step.to(s.in(RunPhase.HANDING_OVER));
     }
-    Boolean unrecorded = RequestRules.pauseUnrecorded(s);
-    if (unrecorded == null) {
-      return Step.ask(s, PAUSE_RECONCILED);
-    }
-    if (unrecorded) {
-      Boolean reconciled = s.versions().get(PAUSE_RECONCILED);
-      if (reconciled == null) {
-        return Step.ask(s, PAUSE_RECONCILED);
-      }
-      if (reconciled) {
-        return Step.to(s.in(RunPhase.HANDING_OVER));
-      }
+    if (RequestRules.pauseUnrecorded(s)) {
+      return Step.to(s.in(RunPhase.HANDING_OVER));
     }
     return Step.to(
         s,
@@ -322,8 +283,7 @@ final class TurnRules {
   /** Whether a wait for {@code until} is over. */
   static boolean woken(Until until, RunState s, Facts f) {
     return switch (until) {
-      case START ->
-          s.stopping() || f.retryAnswersOwed() || (pausable(s) && s.later().pause() != null);
+      case START -> s.stopping() || f.retryAnswersOwed() || s.later().pause() != null;
       case HANDLERS, HANDLERS_WHILE_ENDED -> s.retryAsked() || f.everyHandlerFinished();
       case RETRY -> s.retryAsked();
       case LAST_ANSWERS -> f.retryAnswersOwed() || f.everyHandlerFinished();

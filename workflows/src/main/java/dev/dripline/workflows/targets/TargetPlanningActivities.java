@@ -21,8 +21,9 @@ public interface TargetPlanningActivities {
    * saved and never creates a second one. Fails with an {@code ApplicationFailure}: type {@code
    * TARGET_PLANNING_PERMANENT} when the definition can never plan it, {@code
    * TARGET_PLANNING_FAILED} when planning failed, {@code TARGET_SUPERSEDED} or {@code
-   * PREVIOUS_RUN_ACTIVE} when an operator's action is in the way. The workflow records planning
-   * failures with {@link TargetRecordActivities#recordPlanningFailure}.
+   * PREVIOUS_RUN_ACTIVE} when an operator's action is in the way. Its caller records planning
+   * failures ({@link TargetRecordActivities#recordPlanningFailure}); the target workflow calls
+   * {@link #attemptPlanning}, which does both.
    */
   @ActivityMethod
   PlannedRun plan(TargetRef target);

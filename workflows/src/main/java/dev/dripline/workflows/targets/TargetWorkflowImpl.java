@@ -32,21 +32,18 @@ import org.slf4j.Logger;
  * iteration reloads the target's PostgreSQL record (the source of truth, which the API changes too
  * before signalling {@link #wake}) and takes the one step that the recorded state calls for. The
  * streak and backoff arithmetic lives in the activities, through {@link TargetTransitions}; the
- * workflow only supplies the jitter draws of run failures (and, in executions begun before {@link
- * #PLAN_ON_RETRY_POLICY}, of planning failures) from {@code Workflow.newRandom()} and waits.
+ * workflow only supplies the jitter draws of run failures and of the wait after a lost capacity
+ * race from {@code Workflow.newRandom()}, and waits.
  *
  * <p>The target's run is started as an abandoned child workflow and never awaited: the target polls
  * the run's record instead, which keeps working across continue-as-new and worker restarts. After a
  * run failure the next planning attempt retries that run (a new execution of the same run
  * workflow), so the same child id is started again.
  *
- * <p>Planning runs under a Temporal retry policy ({@link #PLAN_ON_RETRY_POLICY}): one activity
+ * <p>Planning runs under a Temporal retry policy ({@link #planningRetryOptions}): one activity
  * attempt takes capacity and plans, and a failed attempt records its failure and tells Temporal to
  * retry after exactly the target's backoff, so the Web UI's pending activity shows the attempt and
- * the next retry. A lost capacity race is an answer, not a failure. Executions begun before that
- * version keep planning as before: the workflow waits the backoff, takes capacity, calls {@code
- * plan} (retried by Temporal only when its answer is lost, {@link #PLAN_RETRIES}) and records a
- * declared failure itself.
+ * the next retry. A lost capacity race is an answer, not a failure.
  */
 public class TargetWorkflowImpl implements TargetWorkflow {
   private static final Logger log = Workflow.getLogger(TargetWorkflowImpl.class);
@@ -71,39 +68,6 @@ public class TargetWorkflowImpl implements TargetWorkflow {
   private final TargetRecordActivities db =
       Workflow.newLocalActivityStub(
           TargetRecordActivities.class, DatabaseLocalActivities.options());
-
-  /**
-   * Executions that began before {@link #PLAN_RETRIES}: one attempt per call, any failure — a
-   * timeout included — recorded as a planning failure.
-   */
-  private final TargetPlanningActivities planner =
-      Workflow.newActivityStub(
-          TargetPlanningActivities.class,
-          ActivityOptions.newBuilder()
-              .setStartToCloseTimeout(Duration.ofMinutes(5))
-              .setSummary("plan the target's backfill run")
-              .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-              .build());
-
-  /**
-   * Version of the planning call's options: from version 1 a call whose answer never arrived (its
-   * worker died, even after the run was saved) is retried by Temporal, and the retry adopts the run
-   * of its planning attempt; only the planning failures the activity declares are the workflow's to
-   * record with its own jittered backoff (T3), which Temporal's retries could not do.
-   */
-  static final String PLAN_RETRIES = "target-plan-retries";
-
-  /** How long a planning call is tried again after lost answers before it counts as failed. */
-  static final Duration PLAN_RETRY_WINDOW = Duration.ofMinutes(30);
-
-  /**
-   * Version of planning: from version 1 a planning attempt is one activity attempt ({@link
-   * TargetPlanningActivities#attemptPlanning}) that takes capacity, plans, and records a failure
-   * itself; Temporal retries it under {@link #planningRetryOptions} after the delay the failure
-   * carries (the recorded backoff, jitter included). Before it, the workflow waited out each
-   * backoff, took capacity and recorded failures with separate calls.
-   */
-  static final String PLAN_ON_RETRY_POLICY = "target-plan-on-retry-policy";
 
   /**
    * Transient faults are retried a few times; a permanent live-batch failure is handled inside the
@@ -191,31 +155,13 @@ public class TargetWorkflowImpl implements TargetWorkflow {
         return;
       }
     }
-    if (planningOnRetryPolicy()) {
-      attemptPlanning();
-      return;
-    }
-    CapacityResult capacity = db.acquireCapacity(ref);
-    remember(capacity.target());
-    if (!capacity.acquired()) {
-      if (capacity.target().found() && capacity.target().state() == TargetState.PENDING_BACKFILL) {
-        // A lost capacity race is neutral (T2): no streak, no backoff, just try again soon.
-        long base = settings().capacityRetryMillis();
-        awaitWake(Math.round(base * (0.8 + 0.4 * random.nextDouble())));
-      }
-      return;
-    }
-    plan();
+    attemptPlanning();
   }
 
   private void backfilling(TargetSnapshot t) {
     if (t.currentRunId() == null) {
       // Capacity is held but no run was recorded (e.g. a crash between acquiring and planning).
-      if (planningOnRetryPolicy()) {
-        attemptPlanning();
-      } else {
-        plan();
-      }
+      attemptPlanning();
       return;
     }
     TargetSnapshot observed =
@@ -243,10 +189,6 @@ public class TargetWorkflowImpl implements TargetWorkflow {
     if (drain.target().state() == TargetState.PRIMED) {
       awaitWake(settings().pollMillis());
     }
-  }
-
-  private boolean planningOnRetryPolicy() {
-    return Workflow.getVersion(PLAN_ON_RETRY_POLICY, Workflow.DEFAULT_VERSION, 1) == 1;
   }
 
   /**
@@ -384,65 +326,6 @@ public class TargetWorkflowImpl implements TargetWorkflow {
             TargetFailure.TARGET_SUPERSEDED.name(),
             TargetFailure.PREVIOUS_RUN_ACTIVE.name())
         .build();
-  }
-
-  /**
-   * One planning attempt (before {@link #PLAN_ON_RETRY_POLICY}): records its failure, or starts the
-   * planned run as a child workflow.
-   */
-  private void plan() {
-    PlannedRun planned;
-    try {
-      planned = planner().plan(ref);
-    } catch (ActivityFailure failure) {
-      if (isType(failure, TargetFailure.TARGET_SUPERSEDED)
-          || isType(failure, TargetFailure.PREVIOUS_RUN_ACTIVE)) {
-        // An operator's action, not a planning failure: streak-neutral (T8). Look again shortly.
-        log.info("target {}: planning deferred: {}", name, describe(failure));
-        awaitWake(settings().capacityRetryMillis());
-        return;
-      }
-      boolean permanent = isType(failure, TargetFailure.TARGET_PLANNING_PERMANENT);
-      String error = describe(failure);
-      log.warn("target {}: planning failed{}: {}", name, permanent ? " permanently" : "", error);
-      remember(
-          db.recordPlanningFailure(
-              new PlanningFailure(name, error, permanent, random.nextDouble())));
-      return;
-    }
-    startRun(planned);
-  }
-
-  /**
-   * The stub of one planning call. The call heartbeats, so an attempt whose worker died is tried
-   * again within the heartbeat timeout; the attempt's run, if one was saved, is found again by the
-   * target's attempt id (idempotent by target + attempt), so a lost answer is neither a planning
-   * failure nor a second run (T3, T4).
-   */
-  private TargetPlanningActivities planner() {
-    if (Workflow.getVersion(PLAN_RETRIES, Workflow.DEFAULT_VERSION, 1)
-        == Workflow.DEFAULT_VERSION) {
-      return planner;
-    }
-    return Workflow.newActivityStub(
-        TargetPlanningActivities.class,
-        ActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofMinutes(5))
-            .setScheduleToCloseTimeout(PLAN_RETRY_WINDOW)
-            .setHeartbeatTimeout(Duration.ofMillis(settings().effectivePlanHeartbeatMillis()))
-            .setSummary("plan the target's backfill run")
-            .setRetryOptions(
-                RetryOptions.newBuilder()
-                    .setInitialInterval(Duration.ofSeconds(1))
-                    .setBackoffCoefficient(2)
-                    .setMaximumInterval(Duration.ofSeconds(30))
-                    .setDoNotRetry(
-                        TargetFailure.TARGET_PLANNING_FAILED.name(),
-                        TargetFailure.TARGET_PLANNING_PERMANENT.name(),
-                        TargetFailure.TARGET_SUPERSEDED.name(),
-                        TargetFailure.PREVIOUS_RUN_ACTIVE.name())
-                    .build())
-            .build());
   }
 
   private void startRun(PlannedRun planned) {

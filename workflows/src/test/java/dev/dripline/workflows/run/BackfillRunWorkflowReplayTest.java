@@ -2,6 +2,7 @@ package dev.dripline.workflows.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dripline.workflows.ReleaseHistories;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -14,44 +15,44 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
  * Replays recorded histories of the run workflow against today's code, so a change to the command
  * sequence that is not guarded by {@code Workflow.getVersion} fails here instead of in production.
- * The first two histories were recorded with {@code -Ddripline.recordHistory=true} (which records
- * those two again); the early-pace one, of an execution that measures its chains' pace over {@link
- * ChainPace#MIN_SPAN_MILLIS}, with {@code -Ddripline.recordHistory=early-pace}. The two chained
- * histories replay the two ways a chained run paces its looks.
+ * The histories were recorded with {@code -Ddripline.recordHistory=true} (which records them
+ * again); {@code -Ddripline.recordRelease=<version>} records them into that release's directory
+ * ({@link ReleaseHistories}) instead.
  */
 class BackfillRunWorkflowReplayTest {
-  private static final String HISTORY = "histories/run-with-failure-cap-change-and-retry.json";
-  private static final String CHAINED_HISTORY =
-      "histories/chained-run-with-plan-ahead-and-pause.json";
-  private static final String EARLY_PACE_HISTORY = "histories/chained-run-with-early-pace.json";
+  private static final String HISTORY = "run-with-failure-cap-change-and-retry.json";
+  private static final String CHAINED_HISTORY = "chained-run-with-plan-ahead-and-pause.json";
 
   @Test
   void recordedHistoryReplaysWithoutNonDeterminism() throws Exception {
-    if (Boolean.getBoolean("dripline.recordHistory")) {
-      record();
+    Optional<Path> into = recordingInto();
+    if (into.isPresent()) {
+      record(into.get().resolve(HISTORY));
     }
-    replay(HISTORY, 20);
+    replay("histories/" + HISTORY, 20);
   }
 
   @Test
   void recordedChainedRunReplaysWithoutNonDeterminism() throws Exception {
-    if (Boolean.getBoolean("dripline.recordHistory")) {
-      recordChained(CHAINED_HISTORY);
+    Optional<Path> into = recordingInto();
+    if (into.isPresent()) {
+      recordChained(into.get().resolve(CHAINED_HISTORY));
     }
-    replay(CHAINED_HISTORY, 40);
+    replay("histories/" + CHAINED_HISTORY, 40);
   }
 
-  @Test
-  void recordedChainedRunWithEarlyPaceReplaysWithoutNonDeterminism() throws Exception {
-    if ("early-pace".equals(System.getProperty("dripline.recordHistory"))) {
-      recordChained(EARLY_PACE_HISTORY);
+  /** Where this run records its histories, if it does. */
+  private static Optional<Path> recordingInto() {
+    if (Boolean.getBoolean("dripline.recordHistory")) {
+      return Optional.of(Path.of("src/test/resources/histories"));
     }
-    replay(EARLY_PACE_HISTORY, 40);
+    return ReleaseHistories.recording();
   }
 
   private void replay(String resource, int minEvents) throws Exception {
@@ -70,7 +71,7 @@ class BackfillRunWorkflowReplayTest {
    * Runs chains with planning a window ahead (its looks paced by the chains' rate), paused and
    * resumed midway and with a cap change; saves its history.
    */
-  private void recordChained(String resource) throws Exception {
+  private void recordChained(Path file) throws Exception {
     FakeRunStore store = new FakeRunStore();
     store.items = 240;
     store.requestedCap = 3;
@@ -79,7 +80,7 @@ class BackfillRunWorkflowReplayTest {
     store.chainMillis = 60_000;
     recordScenario(
         store,
-        resource,
+        file,
         live -> {
           while (store.count(BatchStatus.COMPLETED) < 40) {
             Thread.sleep(20);
@@ -92,7 +93,7 @@ class BackfillRunWorkflowReplayTest {
   }
 
   /** Runs a scenario touching claims, a failure, a cap change and a retry; saves its history. */
-  private void record() throws Exception {
+  private void record(Path file) throws Exception {
     FakeRunStore store = new FakeRunStore();
     store.items = 12;
     store.batchSize = 2;
@@ -101,7 +102,7 @@ class BackfillRunWorkflowReplayTest {
     store.gate(1);
     recordScenario(
         store,
-        HISTORY,
+        file,
         live -> {
           while (store.executing() < 1) {
             Thread.sleep(20);
@@ -118,8 +119,7 @@ class BackfillRunWorkflowReplayTest {
     void drive(BackfillRunWorkflow live) throws Exception;
   }
 
-  private void recordScenario(FakeRunStore store, String resource, Scenario scenario)
-      throws Exception {
+  private void recordScenario(FakeRunStore store, Path file, Scenario scenario) throws Exception {
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
       for (String name : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
         env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
@@ -139,9 +139,8 @@ class BackfillRunWorkflowReplayTest {
       scenario.drive(live);
       WorkflowStub.fromTyped(live).getResult(RunOutcome.class);
       String json = client.fetchHistory(id).toJson(true);
-      Path target = Path.of("src/test/resources", resource);
-      Files.createDirectories(target.getParent());
-      Files.writeString(target, json);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, json);
     }
   }
 }

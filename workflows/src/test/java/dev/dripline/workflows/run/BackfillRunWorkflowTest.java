@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import dev.dripline.workflows.ReleaseHistories;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
@@ -18,30 +19,79 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.client.WorkflowUpdateStage;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
-/** The run workflow on Temporal's in-memory, time-skipping server with in-memory activities. */
+/**
+ * The run workflow on Temporal's in-memory, time-skipping server with in-memory activities.
+ *
+ * <p>With {@code -Ddripline.recordRelease=<version>} the tests named in {@link #RECORDED} also
+ * write the histories of their run's executions into that release's directory ({@link
+ * ReleaseHistories}): pending starts, pauses and stops before a start, an ended run's looks,
+ * retries, window's end and continue-as-new. {@code <name>.json}, or {@code <name>-<n>.json} (the
+ * first execution 1) when the run continued as new.
+ */
 class BackfillRunWorkflowTest {
   private static final String QUEUE = "dripline-test";
+
+  /** The tests whose histories a release keeps, by the name of their history. */
+  private static final Map<String, String> RECORDED =
+      Map.ofEntries(
+          Map.entry(
+              "aScheduledRunPausedBeforeItsStartWaitsPastItUntilResumed",
+              "scheduled-run-paused-past-its-start"),
+          Map.entry(
+              "aRunDueNowPausedWithItsStartStartsNoBatchUntilResumed",
+              "run-due-now-paused-with-its-start"),
+          Map.entry(
+              "pendingRunStoppedBeforeItsStartTimeNeverStarts",
+              "pending-run-stopped-before-its-start"),
+          Map.entry(
+              "aRetryUpdateOfAPendingRunIsRefusedWithoutWaitingForItsStart",
+              "retry-update-of-a-pending-run"),
+          Map.entry(
+              "aPausedRunThatNeverStartedWaitsForItsResumeInANewExecution",
+              "paused-before-start-in-a-new-execution"),
+          Map.entry(
+              "anEndedRunsWorkflowContinuesAsNewWhileItWaits",
+              "ended-run-continued-as-new-while-waiting"),
+          Map.entry(
+              "aDeletedRunsWaitingWorkflowEndsAtItsNextLook", "ended-run-deleted-while-waiting"),
+          Map.entry(
+              "anEndedRunsWorkflowCompletesWhenItsRetryWindowHasPassed",
+              "ended-run-retry-window-passed"),
+          Map.entry(
+              "aFailedRunsWorkflowStaysOpenAndARetrySignalAloneRevivesIt",
+              "failed-run-revived-by-a-retry-signal"),
+          Map.entry(
+              "aResumeThatMakesTheServerRejectAContinueAsNewIsRecorded",
+              "resume-rejecting-a-continue-as-new"));
 
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
   private final FakeRunStore store = new FakeRunStore();
+  private String testName;
 
   @BeforeEach
-  void setUp() {
+  void setUp(TestInfo test) {
+    testName = test.getTestMethod().orElseThrow().getName();
     env = TestWorkflowEnvironment.newInstance();
     for (String name : List.of("DriplineBackfill", "DriplineRunStatus", "DriplineTarget")) {
       env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
@@ -54,8 +104,39 @@ class BackfillRunWorkflowTest {
   }
 
   @AfterEach
-  void tearDown() {
+  void tearDown() throws Exception {
+    Optional<Path> release = ReleaseHistories.recording();
+    if (release.isPresent() && RECORDED.containsKey(testName)) {
+      recordHistories(release.get(), RECORDED.get(testName));
+    }
     env.close();
+  }
+
+  /** Writes the histories of the run's executions into {@code directory}, named {@code name}. */
+  private void recordHistories(Path directory, String name) throws Exception {
+    String id = RunWorkflowIds.forRun(store.runId);
+    List<WorkflowExecutionHistory> executions = new ArrayList<>();
+    WorkflowExecutionHistory last = client.fetchHistory(id);
+    executions.add(0, last);
+    String before = continuedFrom(last);
+    while (!before.isEmpty()) {
+      WorkflowExecutionHistory previous = client.fetchHistory(id, before);
+      executions.add(0, previous);
+      before = continuedFrom(previous);
+    }
+    Files.createDirectories(directory);
+    for (int i = 0; i < executions.size(); i++) {
+      String file = name + (executions.size() == 1 ? "" : "-" + (i + 1)) + ".json";
+      Files.writeString(directory.resolve(file), executions.get(i).toJson(true));
+    }
+  }
+
+  private static String continuedFrom(WorkflowExecutionHistory history) {
+    return history
+        .getEvents()
+        .get(0)
+        .getWorkflowExecutionStartedEventAttributes()
+        .getContinuedExecutionRunId();
   }
 
   private BackfillRunWorkflow newRun() {

@@ -24,7 +24,7 @@ class ChainPaceTest {
 
   @Test
   void theFirstReportsOfAFastRunSizeTheWindowBeforeTheFirstLook() {
-    ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
+    ChainPace pace = new ChainPace();
 
     pace = firstReportsOfW2(pace);
 
@@ -35,20 +35,8 @@ class ChainPaceTest {
   }
 
   @Test
-  void measuringOverTheShortestLookAsBeforeLeftTheWindowUnsized() {
-    // What executions that began before the shorter span do: no pace in the first 400 ms, so the
-    // window stayed at 200 — which those chains empty in ~0.6 s.
-    ChainPace pace = new ChainPace(ChainPace.MIN_LOOK_MILLIS);
-
-    pace = firstReportsOfW2(pace);
-
-    assertThat(pace.takenPerMilli()).isZero();
-    assertThat(window(pace.takenPerMilli())).isEqualTo(200);
-  }
-
-  @Test
   void reportsMomentsApartGiveNoPace() {
-    ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
+    ChainPace pace = new ChainPace();
 
     pace = pace.report(1_000, 100, 100, ChainPaceTest::window);
     pace = pace.report(1_050, 150, 100, ChainPaceTest::window);
@@ -58,7 +46,7 @@ class ChainPaceTest {
 
   @Test
   void aSlowRunIsLookedAtWhenAQuarterOfItsWindowIsTaken() {
-    ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
+    ChainPace pace = new ChainPace();
 
     // Two batches a second out of a window of 32: a quarter lasts four seconds.
     pace = pace.report(0, 32, 32, ChainPaceTest::window);
@@ -74,7 +62,7 @@ class ChainPaceTest {
 
   @Test
   void restartForgetsThePaceAndLooksSoon() {
-    ChainPace pace = new ChainPace(ChainPace.MIN_SPAN_MILLIS);
+    ChainPace pace = new ChainPace();
     pace = pace.report(0, 32, 32, ChainPaceTest::window);
     pace = pace.report(5_000, 32, 10, x -> 32);
 

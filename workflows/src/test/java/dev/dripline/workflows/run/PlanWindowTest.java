@@ -20,9 +20,6 @@ class PlanWindowTest {
   private static final class Planner {
     RunState state;
 
-    /** Change ids the rules asked for, in order (each answered: present). */
-    final List<String> asked = new ArrayList<>();
-
     Planner(int planPageBatches, long chainMillis, int cap, boolean done) {
       RunSettings settings =
           new RunSettings(
@@ -55,13 +52,7 @@ class PlanWindowTest {
     }
 
     private Step step(RunState s, RunEvent event) {
-      Step step = RunTransitions.on(s, event);
-      while (step.needsVersion() != null) {
-        asked.add(step.needsVersion());
-        s = RunTransitions.knowing(s, step.needsVersion(), true);
-        step = RunTransitions.on(s, event);
-      }
-      return step;
+      return RunTransitions.on(s, event);
     }
 
     /** Takes {@code event}; returns the commands it led to. */
@@ -150,27 +141,15 @@ class PlanWindowTest {
     assertThat(p.window().keepsAhead(false)).isFalse();
     assertThat(p.window().runsLow(4, false)).isFalse();
     assertThat(p.madeAPace()).isFalse();
-    assertThat(p.asked).doesNotContain(RunWorkflowVersions.EARLY_PACE);
   }
 
   @Test
-  void withChainsTheFirstCallMakesThePaceAskingForItsChangeFirst() {
+  void withChainsTheFirstCallMakesThePace() {
     Planner p = planner(100, 10_000, 4);
 
     p.next();
 
-    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
-    assertThat(p.window().pace().minSpanMillis()).isEqualTo(ChainPace.MIN_SPAN_MILLIS);
-  }
-
-  @Test
-  void anExecutionFromBeforeTheEarlyPaceMeasuresOverTheShortestLook() {
-    Planner p = planner(100, 10_000, 4);
-    p.state = RunTransitions.knowing(p.state, RunWorkflowVersions.EARLY_PACE, false);
-
-    p.next();
-
-    assertThat(p.window().pace().minSpanMillis()).isEqualTo(ChainPace.MIN_LOOK_MILLIS);
+    assertThat(p.madeAPace()).isTrue();
   }
 
   @Test
@@ -179,7 +158,6 @@ class PlanWindowTest {
 
     p.call(0, 25, 25);
 
-    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
     assertThat(p.madeAPace()).isTrue();
   }
 
@@ -216,7 +194,6 @@ class PlanWindowTest {
     p.call(0, 20, 20);
     p.call(1_000, 20, 20);
 
-    assertThat(p.asked).containsExactly(RunWorkflowVersions.EARLY_PACE);
     assertThat(p.window().size(1)).isEqualTo(40);
     p.on(new RunEvent.CapUpdate(1));
     assertThat(p.window().size(1)).isEqualTo(20);

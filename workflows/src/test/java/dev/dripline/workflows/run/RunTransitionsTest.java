@@ -17,9 +17,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,14 +28,12 @@ class RunTransitionsTest {
   private static final long RUN = 7;
 
   /**
-   * Takes events as {@link RunEngine} does — a version asked is answered from {@link #versions}
-   * (every change present unless set), a {@link Then} or {@link WithCapLock} is taken at once, a
-   * re-queue answered from {@link #requeues} — and keeps every other command carried out, and the
-   * change ids asked, in order.
+   * Takes events as {@link RunEngine} does — a {@link Then} or {@link WithCapLock} is taken at
+   * once, a re-queue answered from {@link #requeues} — and keeps every other command carried out,
+   * in order.
    */
   private static final class Machine {
     RunState state;
-    final Map<String, Boolean> versions = new HashMap<>();
     final Deque<RequeueResult> requeues = new ArrayDeque<>();
     final Deque<ClaimResult> claims = new ArrayDeque<>();
     final Deque<FinishResult> finishes = new ArrayDeque<>();
@@ -45,15 +41,9 @@ class RunTransitionsTest {
     final Deque<Integer> recovered = new ArrayDeque<>();
 
     final List<RunCommand> commands = new ArrayList<>();
-    final List<String> asked = new ArrayList<>();
 
     Machine(RunState state) {
       this.state = state;
-    }
-
-    Machine without(String changeId) {
-      versions.put(changeId, false);
-      return this;
     }
 
     /** Takes {@code event}; returns the commands it led to. */
@@ -69,14 +59,6 @@ class RunTransitionsTest {
 
     private void take(RunEvent event) {
       Step step = RunTransitions.on(state, event);
-      while (step.needsVersion() != null) {
-        assertThat(step.commands()).isEmpty();
-        assertThat(step.state()).isEqualTo(state);
-        String id = step.needsVersion();
-        asked.add(id);
-        state = RunTransitions.knowing(state, id, versions.getOrDefault(id, true));
-        step = RunTransitions.on(state, event);
-      }
       state = step.state();
       for (RunCommand command : step.commands()) {
         if (command instanceof Then then) {
@@ -164,9 +146,7 @@ class RunTransitionsTest {
 
   /** {@code s} with chains whose planner reported what is pending: the window is kept ahead. */
   private static RunState keepingAhead(RunState s) {
-    return s.with(
-        new PlanWindow(
-            100, true, false, null, false, 10, 1, new ChainPace(ChainPace.MIN_SPAN_MILLIS)));
+    return s.with(new PlanWindow(100, true, false, null, false, 10, 1, new ChainPace()));
   }
 
   /** {@code m} with {@code batch} holding a slot in {@code lane}, as if started there. */
@@ -282,19 +262,8 @@ class RunTransitionsTest {
     m.on(new RunEvent.Pause());
     m.on(new RunEvent.Resume());
 
-    assertThat(RunTransitions.pauseUnrecorded(m.state)).isNull();
+    assertThat(RequestRules.pauseUnrecorded(m.state)).isTrue();
     assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.RUNNING));
-    assertThat(m.asked).contains(RunWorkflowVersions.PAUSE_RECONCILED);
-  }
-
-  @Test
-  void aPauseAndResumeTakenTogetherRecordNothingInAnExecutionFromBeforeReconciling() {
-    Machine m = running().without(RunWorkflowVersions.PAUSE_RECONCILED);
-
-    m.on(new RunEvent.Pause());
-    m.on(new RunEvent.Resume());
-
-    assertThat(m.on(new RunEvent.Apply())).isEmpty();
   }
 
   @Test
@@ -354,20 +323,7 @@ class RunTransitionsTest {
   }
 
   @Test
-  void aPauseKeptForLaterIsDroppedInAnExecutionFromBeforeEarlyPauses() {
-    Machine m = new Machine(RunState.initial(0)).without(RunWorkflowVersions.EARLY_PAUSE_RESUME);
-    m.on(new RunEvent.Pause());
-    m.on(new RunEvent.Begin(RUN));
-    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-    m.on(new RunEvent.Fresh());
-    m.on(new RunEvent.LiveAgain());
-    m.on(new RunEvent.Ready());
-
-    assertThat(m.state.paused()).isFalse();
-  }
-
-  @Test
-  void theVersionOfEarlyPausesIsAskedBeforeTheStatusIsPublished() {
+  void aPauseKeptForLaterAppliesBeforeTheStatusIsPublished() {
     Machine m = new Machine(RunState.initial(0));
     m.on(new RunEvent.Pause());
     m.on(new RunEvent.Begin(RUN));
@@ -427,7 +383,7 @@ class RunTransitionsTest {
 
   @Test
   void aRetryThatReopensAnEndedRunAnswersRequeuedEvenWithNoBatch() {
-    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+    Machine m = withoutRetryWindow(running());
     m.on(new RunEvent.Retry());
     m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
     m.on(new RunEvent.Finishing());
@@ -465,17 +421,6 @@ class RunTransitionsTest {
             new Log("run 7: retry ignored: run 7 is stopping; retry it once it has stopped"),
             new AnswerRetries(
                 RetryAnswer.refused("run 7 is stopping; retry it once it has stopped")));
-    assertThat(m.asked).containsExactly(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
-  }
-
-  @Test
-  void aRetryWhileStoppingRequeuesInAnExecutionFromBeforeItWasRefused() {
-    Machine m = running().without(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
-    m.requeues.add(new RequeueResult(1, RunStatus.RUNNING));
-    m.on(new RunEvent.Stop());
-    m.on(new RunEvent.Retry());
-
-    assertThat(m.on(new RunEvent.Apply())).contains(new Requeue(RunStatus.RUNNING, false, 0));
   }
 
   @Test
@@ -486,8 +431,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Retry());
     m.finishes.add(new FinishResult(true, RunStatus.STOPPED, Instant.EPOCH));
 
-    List<RunCommand> done =
-        m.without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY).on(new RunEvent.Finishing());
+    List<RunCommand> done = withoutRetryWindow(m).on(new RunEvent.Finishing());
 
     assertThat(done).containsExactly(new RunCommand.Finish(true));
     assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
@@ -622,25 +566,16 @@ class RunTransitionsTest {
     m.on(new RunEvent.LiveAgain());
 
     assertThat(m.state.holds()).containsExactly(RunState.PAUSED, RunState.STOPPING);
-    assertThat(m.asked).containsExactly(RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
   }
 
   @Test
-  void aContinuedExecutionTakesTheCarriedCapOnlyWhenItPredatesCapsFromSettings() {
-    Machine old = new Machine(RunState.initial(0)).without(RunWorkflowVersions.CAP_FROM_SETTINGS);
-    old.on(new RunEvent.Begin(RUN));
-    old.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-    assertThat(old.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
-    assertThat(old.state.slots().cap()).isEqualTo(3);
+  void aContinuedExecutionTakesTheCapOfItsSettingsNotTheCarriedOne() {
+    Machine m = new Machine(RunState.initial(0));
+    m.on(new RunEvent.Begin(RUN));
+    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
 
-    Machine now = new Machine(RunState.initial(0));
-    now.on(new RunEvent.Begin(RUN));
-    now.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-    assertThat(now.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
-    assertThat(now.state.slots().cap()).isEqualTo(8);
-    assertThat(now.asked)
-        .containsExactly(
-            RunWorkflowVersions.CAP_FROM_SETTINGS, RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
+    assertThat(m.on(new RunEvent.Continued(carried(false, false, false)))).isEmpty();
+    assertThat(m.state.slots().cap()).isEqualTo(8);
   }
 
   @Test
@@ -655,11 +590,6 @@ class RunTransitionsTest {
     assertThat(m.state.paused()).isTrue();
     assertThat(m.state.pauseRecorded()).isFalse();
     assertThat(m.on(new RunEvent.Apply())).contains(new RecordStatus(RunStatus.PAUSED));
-    assertThat(m.asked)
-        .containsExactly(
-            RunWorkflowVersions.CAP_FROM_SETTINGS,
-            RunWorkflowVersions.PAUSE_RECONCILED,
-            RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
   }
 
   @Test
@@ -708,6 +638,38 @@ class RunTransitionsTest {
     assertThat(m.state.paused()).isTrue();
   }
 
+  /**
+   * {@code m} with no ended-run retry window: a run that ends failed or stopped ends its workflow.
+   */
+  private static Machine withoutRetryWindow(Machine m) {
+    RunSettings s = m.state.settings();
+    RunState.Edit e = m.state.edit();
+    e.settings =
+        new RunSettings(
+            s.runId(),
+            s.found(),
+            s.backfill(),
+            s.status(),
+            s.batchSize(),
+            s.requestedCap(),
+            s.definitionCap(),
+            s.engineSafetyCap(),
+            s.startAt(),
+            s.startedAt(),
+            s.totalKeys(),
+            s.processedKeys(),
+            s.planningDone(),
+            s.batchPolicy(),
+            s.planPageBatches(),
+            s.maxBatchesPerExecution(),
+            s.chainMillis(),
+            s.stopRequested(),
+            0,
+            s.failureBudgetSpent());
+    m.state = e.done();
+    return m;
+  }
+
   private static RunSettings withBudgetSpent(RunSettings s) {
     return new RunSettings(
         s.runId(),
@@ -741,7 +703,6 @@ class RunTransitionsTest {
     m.on(new RunEvent.Ready());
 
     assertThat(m.on(new RunEvent.Apply())).isEmpty();
-    assertThat(m.asked).doesNotContain(RunWorkflowVersions.PAUSE_RECONCILED);
   }
 
   @Test
@@ -755,21 +716,6 @@ class RunTransitionsTest {
 
     assertThat(m.state.stopping()).isTrue();
     assertThat(m.state.retryAsked()).isTrue();
-  }
-
-  @Test
-  void aCarriedStopAndRetryReplaceEarlierOnesInAnExecutionFromBeforeKeepingThem() {
-    Machine m =
-        new Machine(RunState.initial(0)).without(RunWorkflowVersions.KEEP_EARLY_STOP_AND_RETRY);
-    m.on(new RunEvent.Retry());
-    m.on(new RunEvent.Stop());
-    m.on(new RunEvent.Begin(RUN));
-    m.on(new RunEvent.Loaded(settings(RunStatus.RUNNING)));
-
-    m.on(new RunEvent.Continued(carried(false, false, false)));
-
-    assertThat(m.state.stopping()).isFalse();
-    assertThat(m.state.retryAsked()).isFalse();
   }
 
   @Test
@@ -881,21 +827,9 @@ class RunTransitionsTest {
 
     assertThat(m.on(new RunEvent.FillSlots(m.facts()))).containsExactly(new RunCommand.Claim(2, 0));
     assertThat(m.state.slotsFull()).isTrue();
-    assertThat(m.asked).contains(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
 
     m.on(new RunEvent.Waited());
     assertThat(m.state.slotsFull()).isFalse();
-  }
-
-  @Test
-  void aClaimThatFindsTheSlotsFullPlansInAnExecutionFromBeforeItWaited() {
-    Machine m = running().without(RunWorkflowVersions.WAIT_FOR_FULL_SLOTS);
-    m.claims.add(new ClaimResult(List.of(), true));
-
-    assertThat(m.on(new RunEvent.FillSlots(m.facts())))
-        .containsExactly(new RunCommand.Claim(2, 0), new RunCommand.PlanNextPage());
-    assertThat(m.state.slotsFull()).isFalse();
-    assertThat(m.state.counts().mayHavePending()).isFalse();
   }
 
   @Test
@@ -1133,7 +1067,6 @@ class RunTransitionsTest {
     assertThat(m.state.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(m.state.counts().processedKeys()).isEqualTo(40);
     assertThat(m.state.counts().finishedAt()).isEqualTo(Instant.EPOCH);
-    assertThat(m.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
   }
 
   @Test
@@ -1144,7 +1077,6 @@ class RunTransitionsTest {
     Step finished =
         RunTransitions.on(
             m.state, new RunEvent.Finished(new FinishResult(true, RunStatus.FAILED, null)));
-    assertThat(finished.needsVersion()).isNull();
     assertThat(finished.commands().get(1)).isEqualTo(new Then(new RunEvent.EndedAtFinish()));
 
     assertThat(m.on(new RunEvent.Finishing()))
@@ -1152,8 +1084,8 @@ class RunTransitionsTest {
   }
 
   @Test
-  void aFailedRunsWorkflowCompletesInAnExecutionFromBeforeEndedRunsWaited() {
-    Machine m = running().without(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
+  void aFailedRunsWorkflowCompletesWithoutARetryWindow() {
+    Machine m = withoutRetryWindow(running());
     m.finishes.add(new FinishResult(true, RunStatus.FAILED, Instant.EPOCH));
 
     assertThat(m.on(new RunEvent.Finishing())).endsWith(new PublishStatus());
@@ -1183,20 +1115,6 @@ class RunTransitionsTest {
             new RunCommand.RecoverSlots(),
             new RunCommand.HandOverIfDue());
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
-  }
-
-  @Test
-  void aRefusedFinishWaitsInAnExecutionFromBeforeSlotsWereRecovered() {
-    Machine m = running().without(RunWorkflowVersions.RECOVER_ORPHAN_SLOTS);
-    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
-
-    m.finishes.add(new FinishResult(false, RunStatus.RUNNING, null));
-    m.state = pendingMay(m.state, false);
-
-    assertThat(m.on(new RunEvent.Finishing())).containsExactly(new RunCommand.Finish(false));
-    assertThat(m.state.counts().mayHavePending()).isTrue();
-    assertThat(m.on(new RunEvent.Finishing()))
-        .containsExactly(new RunCommand.Finish(false), new RunCommand.Sleep(5_000));
   }
 
   @Test
@@ -1389,9 +1307,9 @@ class RunTransitionsTest {
     Machine m = running();
     m.on(new RunEvent.Pause());
 
-    assertThat(RunTransitions.pauseUnrecorded(m.state)).isTrue();
+    assertThat(RequestRules.pauseUnrecorded(m.state)).isTrue();
     m.on(new RunEvent.Apply());
-    assertThat(RunTransitions.pauseUnrecorded(m.state)).isFalse();
+    assertThat(RequestRules.pauseUnrecorded(m.state)).isFalse();
   }
 
   @Test
@@ -1400,7 +1318,7 @@ class RunTransitionsTest {
     m.on(new RunEvent.Pause());
     m.on(new RunEvent.Stop());
 
-    assertThat(RunTransitions.pauseUnrecorded(m.state)).isFalse();
+    assertThat(RequestRules.pauseUnrecorded(m.state)).isFalse();
   }
 
   // An ended run waiting for a retry.
@@ -1596,23 +1514,6 @@ class RunTransitionsTest {
 
     assertThat(m.state.status()).isEqualTo(RunStatus.RUNNING);
     assertThat(m.state.statusKnown()).isTrue();
-  }
-
-  // Versions.
-
-  @Test
-  void aRuleThatNeedsAVersionAsksBeforeAnyCommandAndChangesNothing() {
-    Machine m = running();
-    m.on(new RunEvent.Stop());
-    m.on(new RunEvent.Apply());
-    m.on(new RunEvent.Retry());
-    RunState before = m.state;
-
-    Step step = RunTransitions.on(before, new RunEvent.ApplyRetry());
-
-    assertThat(step.needsVersion()).isEqualTo(RunWorkflowVersions.RETRY_IGNORED_WHILE_STOPPING);
-    assertThat(step.commands()).isEmpty();
-    assertThat(step.state()).isEqualTo(before);
   }
 
   // Slots and lanes.

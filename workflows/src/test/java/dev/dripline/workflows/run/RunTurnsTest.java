@@ -25,9 +25,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,8 +46,6 @@ class RunTurnsTest {
    */
   private static final class Driver {
     RunState state = RunState.initial(0);
-    final Map<String, Boolean> versions = new HashMap<>();
-    final List<String> asked = new ArrayList<>();
     final List<RunCommand> commands = new ArrayList<>();
     final Deque<RunSettings> loads = new ArrayDeque<>();
     final Deque<StartResult> starts = new ArrayDeque<>();
@@ -61,11 +57,6 @@ class RunTurnsTest {
     boolean handlersFinished = true;
     boolean answersOwed;
     Await waiting;
-
-    Driver without(String changeId) {
-      versions.put(changeId, false);
-      return this;
-    }
 
     RunEvent.Facts facts() {
       return new RunEvent.Facts(suggested, now, handlersFinished, answersOwed);
@@ -101,13 +92,6 @@ class RunTurnsTest {
 
     private void take(RunEvent event) {
       Step step = RunTransitions.on(state, event);
-      while (step.needsVersion() != null) {
-        assertThat(step.commands()).isEmpty();
-        String id = step.needsVersion();
-        asked.add(id);
-        state = RunTransitions.knowing(state, id, versions.getOrDefault(id, true));
-        step = RunTransitions.on(state, event);
-      }
       state = step.state();
       for (RunCommand command : step.commands()) {
         assertThat(waiting).as("nothing follows a wait").isNull();
@@ -278,7 +262,6 @@ class RunTurnsTest {
 
     assertThat(d.turn()).containsExactly(new ConfigureActivities());
     assertThat(d.phase()).isEqualTo(RunPhase.DONE);
-    assertThat(d.asked).doesNotContain(RunWorkflowVersions.RETRY_OF_ENDED_RUN);
   }
 
   @Test
@@ -318,18 +301,6 @@ class RunTurnsTest {
   }
 
   @Test
-  void aRetryOfAFreshlyLoadedEndedRunIsNotAppliedInAnExecutionFromBeforeItWas() {
-    Driver d = new Driver().without(RunWorkflowVersions.RETRY_OF_ENDED_RUN);
-    d.on(new RunEvent.Retry());
-    d.loads.add(settings(RunStatus.STOPPED));
-    d.on(new RunEvent.Begin(RUN, null));
-    d.turn();
-
-    assertThat(d.turn()).containsExactly(new ConfigureActivities());
-    assertThat(d.phase()).isEqualTo(RunPhase.DONE);
-  }
-
-  @Test
   void anExecutionContinuedWhileItsRunHadEndedWaitsOnForARetry() {
     Driver d = opened(settings(RunStatus.FAILED), carriedEnded(RunStatus.FAILED, 50_000));
 
@@ -357,15 +328,13 @@ class RunTurnsTest {
   // A pending run's wait for its start time.
 
   @Test
-  void aPendingRunPublishesItsStatusThenAsksWhetherItMayBePausedWhileItWaits() {
+  void aPendingRunPublishesItsStatusThenLooksAtItsStartTime() {
     Driver d = opened(pendingUntil(Instant.ofEpochMilli(5_000)), null);
 
     assertThat(d.turn()).containsExactly(new ConfigureActivities(), new PublishStatus());
     assertThat(d.phase()).isEqualTo(RunPhase.PENDING);
-    assertThat(d.asked).isEmpty();
 
     assertThat(d.turn()).isEmpty();
-    assertThat(d.asked).containsExactly(RunWorkflowVersions.PAUSE_WHILE_PENDING);
     assertThat(d.phase()).isEqualTo(RunPhase.PENDING_LOOK);
   }
 
@@ -424,17 +393,6 @@ class RunTurnsTest {
   }
 
   @Test
-  void aPendingRunInAnExecutionFromBeforePendingPausesStartsAtItsTimeThoughPaused() {
-    Driver d = opened(pendingUntil(null), null).without(RunWorkflowVersions.PAUSE_WHILE_PENDING);
-    d.turn();
-    d.on(new RunEvent.Pause());
-
-    assertThat(d.turn()).isEmpty();
-    d.starts.add(new StartResult(true, RunStatus.RUNNING, Instant.EPOCH));
-    assertThat(d.turn()).startsWith(new MarkRunning());
-  }
-
-  @Test
   void aStopOfAPendingRunEndsItBeforeItStartedAndItsWorkflowWaitsForARetry() {
     Driver d = pending(Instant.ofEpochMilli(5_000));
     d.turn();
@@ -474,7 +432,6 @@ class RunTurnsTest {
 
     assertThat(d.turn()).containsExactly(new StopBeforeStart(), new PublishStatus());
     assertThat(d.phase()).isEqualTo(RunPhase.DONE);
-    assertThat(d.asked).doesNotContain(RunWorkflowVersions.ENDED_RUN_WAITS_FOR_RETRY);
   }
 
   @Test
@@ -632,21 +589,10 @@ class RunTurnsTest {
     d.on(new RunEvent.Resume());
 
     assertThat(d.turn()).isEmpty();
-    assertThat(d.asked).contains(RunWorkflowVersions.PAUSE_RECONCILED);
     assertThat(d.phase()).isEqualTo(RunPhase.HANDING_OVER);
     d.turn();
     assertThat(d.wake(true))
         .containsExactly(new RecordStatus(RunStatus.RUNNING), new PublishStatus());
-    assertThat(d.turn()).last().isInstanceOf(ContinueAsNew.class);
-  }
-
-  @Test
-  void aPauseAndResumeAsTheHandOverAppliesAreOnlyCarriedInAnExecutionFromBeforeReconciling() {
-    Driver d = live().without(RunWorkflowVersions.PAUSE_RECONCILED);
-    d.state = d.state.in(RunPhase.HANDING_OVER_LOOK);
-    d.on(new RunEvent.Pause());
-    d.on(new RunEvent.Resume());
-
     assertThat(d.turn()).last().isInstanceOf(ContinueAsNew.class);
   }
 

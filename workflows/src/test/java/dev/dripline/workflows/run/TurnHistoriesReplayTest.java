@@ -9,11 +9,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Histories of {@link BackfillRunWorkflowTest}'s scenarios recorded before the workflow's turns
- * were rules ({@link TurnRules}), when a pending run's start, the hand-over at continue-as-new and
- * an ended run's wait for a retry were loops of their own: each replays against today's code
- * without non-determinism — the same commands, in the same order, at every pending start, pause
- * before a start, stop before a start, ended run's look, retry, window's end and continue-as-new.
+ * Histories of {@link BackfillRunWorkflowTest}'s scenarios, some recorded before the workflow's
+ * turns were rules ({@link TurnRules}), when a pending run's start, the hand-over at
+ * continue-as-new and an ended run's wait for a retry were loops of their own, the others by
+ * release 0.1.0's code: each replays against today's code without non-determinism — the same
+ * commands, in the same order, at every pending start, pause before a start, stop before a start,
+ * ended run's look, retry, window's end and continue-as-new.
  */
 class TurnHistoriesReplayTest {
 

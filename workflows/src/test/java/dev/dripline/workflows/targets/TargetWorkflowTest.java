@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Timestamp;
+import dev.dripline.workflows.ReleaseHistories;
 import dev.dripline.workflows.run.RunSearchAttributes;
 import dev.dripline.workflows.run.RunStatus;
 import dev.dripline.workflows.run.RunWorkflowIds;
@@ -32,13 +33,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The target workflow on Temporal's in-memory, time-skipping server, over an in-memory targets
@@ -1033,30 +1033,29 @@ class TargetWorkflowTest {
     WorkflowExecutionHistory history =
         client.fetchHistory(execution.getWorkflowId(), execution.getRunId());
     WorkflowReplayer.replayWorkflowExecution(history, TargetWorkflowImpl.class);
-    String record = System.getProperty("dripline.recordHistory");
-    if ("true".equals(record) || "plan-retry-policy".equals(record)) {
-      Path file =
-          Path.of(
-              "src/test/resources",
-              "true".equals(record) ? RECORDED_HISTORY : RECORDED_RETRY_POLICY_HISTORY);
+    Optional<Path> release = ReleaseHistories.recording();
+    Path file =
+        Boolean.getBoolean("dripline.recordHistory")
+            ? Path.of("src/test/resources", RECORDED_HISTORY)
+            : release.map(r -> r.resolve(RELEASE_HISTORY)).orElse(null);
+    if (file != null) {
       Files.createDirectories(file.getParent());
       Files.writeString(file, history.toJson(true));
     }
   }
 
   /**
-   * Replays histories recorded by earlier versions of this workflow, so a change to its command
+   * Replays a history recorded by an earlier build of this workflow, so a change to its command
    * sequence that is not guarded by {@code Workflow.getVersion} fails here rather than in
-   * production: one from before planning ran on a retry policy (recorded with {@code
-   * -Ddripline.recordHistory=true}) and one after ({@link TargetWorkflowImpl#PLAN_ON_RETRY_POLICY},
-   * recorded with {@code -Ddripline.recordHistory=plan-retry-policy}).
+   * production. {@code -Ddripline.recordHistory=true} records it again, from the scenario above;
+   * {@code -Ddripline.recordRelease=<version>} records that scenario into the release's directory
+   * ({@link ReleaseHistories}).
    */
-  @ParameterizedTest
-  @ValueSource(strings = {RECORDED_HISTORY, RECORDED_RETRY_POLICY_HISTORY})
-  void recordedHistoryReplaysAgainstTodaysCode(String recorded) throws Exception {
+  @Test
+  void recordedHistoryReplaysAgainstTodaysCode() throws Exception {
     String json;
-    try (InputStream in = getClass().getClassLoader().getResourceAsStream(recorded)) {
-      assertThat(in).as("recorded history %s", recorded).isNotNull();
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(RECORDED_HISTORY)) {
+      assertThat(in).as("recorded history %s", RECORDED_HISTORY).isNotNull();
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(json);
@@ -1066,8 +1065,7 @@ class TargetWorkflowTest {
   }
 
   private static final String RECORDED_HISTORY =
-      "histories/target-failures-capacity-losses-and-replan.json";
-
-  private static final String RECORDED_RETRY_POLICY_HISTORY =
       "histories/target-planning-on-retry-policy-failures-capacity-losses-and-replan.json";
+
+  private static final String RELEASE_HISTORY = "target-failures-capacity-losses-and-replan.json";
 }
