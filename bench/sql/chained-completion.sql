@@ -8,8 +8,10 @@ begin
     select n, 'bench.chain', '{}', '{"n":' || n || '}', 1000, 4,
            case when n = 1 then 'running' else 'completed' end
       from generate_series(1, p_runs) n;
-    insert into batches (run_id, number, start_key, end_key, size, status)
-    select 1, n, n * 1000, n * 1000 + 999, 1000, 'pending' from generate_series(1, p_batches) n;
+    insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)
+    select 1, n, dripline_bigint_key(n * 1000), dripline_bigint_key(n * 1000 + 999), 1000,
+           'pending'
+      from generate_series(1, p_batches) n;
     update batches
        set status = 'running', holder = 'h', chain_head = 1, attempts = 1, started_at = now(),
            enqueued_at = now()

@@ -123,8 +123,8 @@ public final class TestData {
    */
   public void batch(long runId, int number, long startKey, long endKey, String status) {
     sql(
-        "insert into batches (run_id, number, start_key, end_key, size, status) values (?, ?, ?,"
-            + " ?, ?, ?)",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " values (?, ?, dripline_bigint_key(?), dripline_bigint_key(?), ?, ?)",
         runId,
         number,
         startKey,

@@ -194,16 +194,18 @@ final class RecordCost {
       statement.execute(
           "insert into "
               + BATCHES
-              + " (run_id, number, start_key, end_key, size, status, attempts, started_at,"
-              + " finished_at) select 0, n, n, n, 1000, 'completed', 1, now(), now()"
+              + " (run_id, number, start_key_bytes, end_key_bytes, size, status, attempts,"
+              + " started_at, finished_at) select 0, n, dripline_bigint_key(n),"
+              + " dripline_bigint_key(n), 1000, 'completed', 1, now(), now()"
               + " from generate_series(1, "
               + history
               + ") n");
       statement.execute(
           "insert into "
               + BATCHES
-              + " (run_id, number, start_key, end_key, size, status)"
-              + " select 1, n, n, n, 1000, 'pending' from generate_series(1, "
+              + " (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+              + " select 1, n, dripline_bigint_key(n), dripline_bigint_key(n), 1000, 'pending'"
+              + " from generate_series(1, "
               + (statements + chunk + 10)
               + ") n");
       statement.execute("alter table " + BATCHES + " set (" + vacuum.storage + ")");

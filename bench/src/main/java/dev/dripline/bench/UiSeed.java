@@ -151,9 +151,10 @@ final class UiSeed {
           + runs
           + ") g) r",
       // The other runs' batches: as far as their status says.
-      "insert into batches (run_id, number, start_key, end_key, size, status, attempts, error,"
-          + " started_at, finished_at)"
-          + " select r.id, n, (n - 1) * 100 + 1, n * 100, 100, b.st, case when b.st = 'pending'"
+      "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status,"
+          + " attempts, error, started_at, finished_at)"
+          + " select r.id, n, dripline_bigint_key((n - 1) * 100 + 1), dripline_bigint_key(n * 100),"
+          + " 100, b.st, case when b.st = 'pending'"
           + " then 0 when b.st = 'failed' then 3 else 1 end, case when b.st = 'failed' then "
           + error
           + " end, case when b.st <> 'pending' then r.started_at + n * interval '1 second' end,"
@@ -183,11 +184,11 @@ final class UiSeed {
           + big
           + " and r.status <> 'pending'",
       // The big run's batches: completed (one in 101 failed with an error), 8 running, 1 % pending.
-      "insert into batches (run_id, number, start_key, end_key, size, status, attempts, error,"
-          + " started_at, finished_at)"
+      "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status,"
+          + " attempts, error, started_at, finished_at)"
           + " select "
           + big
-          + ", n, (n - 1) * 100 + 1, n * 100, 100, st, case when st = 'pending'"
+          + ", n, dripline_bigint_key((n - 1) * 100 + 1), dripline_bigint_key(n * 100), 100, st, case when st = 'pending'"
           + " then 0 when st = 'failed' then 3 else 1 end, case when st = 'failed' then "
           + error
           + " end, case when st <> 'pending' then r.started_at + n * interval '2 milliseconds' end,"

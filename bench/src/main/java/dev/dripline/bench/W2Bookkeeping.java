@@ -30,9 +30,7 @@ final class W2Bookkeeping {
   // The statement a chained batch's record was before it became the function
   // dripline_complete_and_claim_next (migration V20), kept here as one SQL text so system B can run
   // it on copies of the tables: the function's statements, inlined, over tables it names.
-  private static final String KEYS =
-      "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)) as start_key,"
-          + " coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)) as end_key";
+  private static final String KEYS = "b.start_key_bytes as start_key, b.end_key_bytes as end_key";
 
   private static final String LEASE =
       "lease_until = now() + :leaseMillis * interval '1 millisecond'";
@@ -188,8 +186,9 @@ final class W2Bookkeeping {
       statement.execute(
           "insert into "
               + BATCHES
-              + " (run_id, number, start_key, end_key, size, status)"
-              + " select 1, n, n, n, 1, 'pending' from generate_series("
+              + " (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+              + " select 1, n, dripline_bigint_key(n), dripline_bigint_key(n), 1, 'pending'"
+              + " from generate_series("
               + CLAIMABLE_FROM
               + ", "
               + (CLAIMABLE_FROM + batches)
@@ -234,9 +233,10 @@ final class W2Bookkeeping {
         connection.prepareStatement(
             "insert into "
                 + BATCHES
-                + " (run_id, number, start_key, end_key, size, status, enqueued_at, started_at,"
-                + " holder, lease_until)"
-                + " values (1, ?, ?, ?, 1000, 'running', now(), now(), '"
+                + " (run_id, number, start_key_bytes, end_key_bytes, size, status, enqueued_at,"
+                + " started_at, holder, lease_until)"
+                + " values (1, ?, dripline_bigint_key(?), dripline_bigint_key(?), 1000, 'running',"
+                + " now(), now(), '"
                 + HOLDER
                 + "', now() + interval '30 seconds')")) {
       insert.setInt(1, number);

@@ -139,8 +139,9 @@ class RetentionIT implements TestPropertyProvider {
             UUID.randomUUID().toString(),
             TAG);
     TestDb.execute(
-        "insert into batches (run_id, number, start_key, end_key, size, status)"
-            + " select ?, n, n, n, 1, 'completed' from generate_series(1, ?) n",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " select ?, n, dripline_bigint_key(n), dripline_bigint_key(n), 1, 'completed'"
+            + " from generate_series(1, ?) n",
         id,
         BATCHES);
     assertThat(api.get("/api/runs/" + id).status()).isEqualTo(200);

@@ -31,36 +31,50 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * K2 — a rolling upgrade from the release before typed keys (spec §9 K2, issue 20). The previous
- * release's standalone JVM (app and worker; built from git history by {@code bin/dripline-test},
- * env {@code DRIPLINE_UPGRADE_FROM_JAR}) migrates a fresh database of its own to V12 and starts two
- * runs of {@code long}-keyed examples at cap 3 through its API: {@code example.sleep} (the
+ * K2 — a rolling upgrade from the previous release (spec §9 K2). The previous release's standalone
+ * JVM (app and worker; built from git history by {@code bin/dripline-test}, env {@code
+ * DRIPLINE_UPGRADE_FROM_JAR}) migrates a fresh database of its own to its latest version and starts
+ * two runs of {@code long}-keyed examples at cap 3 through its API: {@code example.sleep} (the
  * concurrency witness) and {@code example.normalize-emails} (real rows). Once both have completed
- * batches, this tree's standalone JVM starts beside it, so V13 to V16 migrate under the old code,
- * and both serve one task queue: each plans and runs batches of both runs, including batches the
- * other planned. Then the old JVM is killed (SIGKILL) and the new one finishes the runs, replaying
- * the histories the old one wrote.
+ * batches, the database gets rows as the release before typed keys left them, bigint keys only: the
+ * live runs' batches and cursors lose their bytes, and a completed run of {@link #SEEDED_BATCHES}
+ * batches is inserted. Then this tree's standalone JVM starts beside the old one: it migrates under
+ * the old code and fills the missing bytes in chunks before the contract's migrations, and both
+ * serve one task queue: each plans and runs batches of both runs, including batches the other
+ * planned. Then the old JVM is killed (SIGKILL) and the new one finishes the runs, replaying the
+ * histories the old one wrote.
  *
  * <p>Chains are off and pages are 8 batches, so planning is called often and the two releases take
  * turns at it. A plan fault ({@code example_faults}, phase {@code plan}) holds each run's planning
  * while the new JVM starts and at the kill, so neither run can finish before the upgrade, however
  * fast or slow the machine: a run completes only once planning has found its last key.
  *
- * <p>Asserts: both runs completed exactly ({@link FaultRun#assertExact}: counts, batch rows,
- * counters; every seeded row normalised; the witness {@code max_seen} ≤ 3); batches in ascending,
- * non-overlapping key order; batches the old release planned read back through the new API with
- * their keys as JSON numbers; no workflow task failed in any execution of either run (a payload the
- * new code could not read, or a non-deterministic replay, fails a workflow task).
+ * <p>Asserts: the fill gave every row without bytes its bytes, the constraint that requires them is
+ * validated and the index on them valid; both runs completed exactly ({@link FaultRun#assertExact}:
+ * counts, batch rows, counters; every seeded row normalised; the witness {@code max_seen} ≤ 3);
+ * batches in ascending, non-overlapping key order; batches either release planned, and the seeded
+ * run's, read back through the new API with their keys as JSON numbers; no workflow task failed in
+ * any execution of either run (a payload the new code could not read, or a non-deterministic
+ * replay, fails a workflow task).
  */
 class UpgradeIT {
   private static final int CAP = 3;
   private static final int SLEEP_BATCHES = 300;
   private static final int SLEEP_MS = 100;
   private static final int NORMALIZE_BATCHES = 400;
+  private static final int SEEDED_BATCHES = 3000;
+  private static final int FILL_CHUNK_ROWS = 500;
+  private static final long SEEDED_FIRST_KEY = 5_000_000_000L;
+  private static final Pattern FILLED =
+      Pattern.compile(
+          "Typed keys: filled the key bytes of (\\d+) batches and (\\d+) run cursors in (\\d+)"
+              + " chunks, (\\d+) ms");
   private static final Duration BOUND = Duration.ofMinutes(5);
 
   private final String tag = "k2up-" + UUID.randomUUID().toString().substring(0, 8);
@@ -116,7 +130,7 @@ class UpgradeIT {
         start(DriplineProcess.standalone(tag + "-old", oldClasspath, oldPort, env));
     Api oldApi = new Api(DriplineProcess.local(oldPort));
     awaitServing(old, oldApi, sql, false);
-    assertThat(schemaVersion(sql)).as("the previous release's schema").isEqualTo("12");
+    assertThat(schemaVersion(sql)).as("the previous release's schema").isEqualTo("41");
     // A run's workflow id is dripline-run-<id>, and a new run's start ends an open execution under
     // its id: ids far from those of the other databases' runs on the shared dev server.
     sql.queryLong(
@@ -134,15 +148,18 @@ class UpgradeIT {
           old);
       holdPlanning(sql, tags, runs);
       String beforeUpgrade = completed(runs);
+      long seeded = seedRowsWithoutBytes(sql, runs);
+      long withoutBytes = withoutBytes(sql);
 
-      // The upgrade: this release starts beside the old one and migrates V13 to V16 under it.
+      // The upgrade: this release starts beside the old one, fills and migrates under it.
       int newPort = LocalPorts.free();
       DriplineProcess fresh =
           start(
               DriplineProcess.standalone(
                   tag + "-new", System.getProperty("java.class.path"), newPort, env));
       awaitServing(fresh, new Api(DriplineProcess.local(newPort)), sql, true);
-      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("41");
+      assertThat(schemaVersion(sql)).as("this release's schema").isEqualTo("44");
+      String fill = assertFilled(sql, fresh, withoutBytes);
       assertThat(old.alive())
           .as("old release alive after the migration:\n%s", old.tail(40))
           .isTrue();
@@ -180,7 +197,7 @@ class UpgradeIT {
       List<String> figures = new ArrayList<>();
       for (FaultRun run : runs) {
         String exact = run.assertExact("K2", 1);
-        int oldPlanned = assertKeysReadBack(host, run);
+        int[] planned = assertKeysReadBack(host, run);
         awaitUntil(
             "run " + run.id() + "'s workflow completed",
             () -> shares(temporal, run, workers, overlapStart).completed,
@@ -197,11 +214,15 @@ class UpgradeIT {
                 + "; "
                 + shares.describe()
                 + ", batches planned by the old release "
-                + oldPlanned);
+                + planned[0]
+                + ", by the new one "
+                + planned[1]);
       }
+      assertSeededRunReadsBack(host, seeded);
+      assertThat(withoutBytes(sql)).as("batches without bytes after the runs").isZero();
       FaultRun.record(
           "K2 upgrade from "
-              + Path.of(oldClasspath.substring(oldClasspath.lastIndexOf(':') + 1)).getFileName()
+              + System.getenv("DRIPLINE_UPGRADE_FROM_JAR")
               + ": completed batches when the upgrade began "
               + beforeUpgrade
               + ", when this release served "
@@ -209,13 +230,19 @@ class UpgradeIT {
               + ", at the kill "
               + atKill
               + " | "
+              + fill
+              + " | "
               + String.join(" | ", figures));
     }
   }
 
   // --- the releases --------------------------------------------------------------------------
 
-  /** The previous release's runtime classpath: its classpath.txt and its standalone jar. */
+  /**
+   * The previous release's runtime classpath: its classpath.txt, its standalone jar, and the jar of
+   * its examples, which a release keeps out of its runtime classpath (a deployer adds their own
+   * definitions' jar): {@code examples/target/} of the tree the standalone jar was built in.
+   */
   private static String previousReleaseClasspath() throws IOException {
     String jar = System.getenv("DRIPLINE_UPGRADE_FROM_JAR");
     assertThat(jar)
@@ -225,7 +252,16 @@ class UpgradeIT {
         .isNotBlank();
     Path classpath = Path.of(jar).resolveSibling("classpath.txt");
     assertThat(classpath).as("classpath.txt beside %s", jar).exists();
-    return Files.readString(classpath).trim() + ":" + jar;
+    Path examples = Path.of(jar).toAbsolutePath().getParent().resolveSibling("../examples/target");
+    List<Path> examplesJars;
+    try (var files = Files.list(examples.normalize())) {
+      examplesJars =
+          files
+              .filter(f -> f.getFileName().toString().matches("dripline-examples-.*\\.jar"))
+              .toList();
+    }
+    assertThat(examplesJars).as("the examples' jar in %s", examples.normalize()).hasSize(1);
+    return Files.readString(classpath).trim() + ":" + jar + ":" + examplesJars.get(0);
   }
 
   /**
@@ -253,6 +289,7 @@ class UpgradeIT {
     env.put("DRIPLINE_PLAN_PAGE_BATCHES", "8");
     env.put("DRIPLINE_MAX_BATCHES_PER_EXECUTION", "250");
     env.put("DRIPLINE_METRICS_INTERVAL", "2s");
+    env.put("DRIPLINE_MIGRATION_FILL_CHUNK_ROWS", Integer.toString(FILL_CHUNK_ROWS));
     return env;
   }
 
@@ -397,17 +434,104 @@ class UpgradeIT {
   }
 
   /**
+   * Rows as the release before typed keys left them, keys as bigints only: the bytes of the runs'
+   * batches and cursors are cleared (the previous release reads the bigint where the bytes are
+   * missing), and a completed run of {@link #SEEDED_BATCHES} batches is inserted. Returns the
+   * seeded run's id.
+   */
+  private static long seedRowsWithoutBytes(Sql sql, List<FaultRun> runs) {
+    for (FaultRun run : runs) {
+      sql.execute(
+          "update batches set start_key_bytes = null, end_key_bytes = null where run_id = ?",
+          run.id());
+      sql.execute("update runs set plan_cursor_key = null where id = ?", run.id());
+    }
+    long id =
+        sql.queryLong(
+            "insert into runs (backfill, options, options_key, batch_size, max_parallel_batches,"
+                + " status, plan_done, next_batch_number, planned_keys, total_keys, plan_cursor,"
+                + " started_at, finished_at) values ('example.sleep', '{}', ?, 10, 1, 'completed',"
+                + " true, ?, ?, ?, ?, now(), now()) returning id",
+            UUID.randomUUID().toString(),
+            SEEDED_BATCHES + 1,
+            10L * SEEDED_BATCHES,
+            10L * SEEDED_BATCHES,
+            SEEDED_FIRST_KEY + 10L * SEEDED_BATCHES - 1);
+    sql.execute(
+        "insert into batches (run_id, number, start_key, end_key, size, status, attempts)"
+            + " select ?, n, ?::bigint + (n - 1) * 10, ?::bigint + n * 10 - 1, 10, 'completed', 1"
+            + " from generate_series(1, ?) n",
+        id,
+        SEEDED_FIRST_KEY,
+        SEEDED_FIRST_KEY,
+        SEEDED_BATCHES);
+    return id;
+  }
+
+  private static long withoutBytes(Sql sql) {
+    return sql.queryLong(
+        "select count(*) from batches where start_key_bytes is null or end_key_bytes is null");
+  }
+
+  /**
+   * The new release filled the bytes of the {@code withoutBytes} batches and of three run cursors
+   * in chunks, before the constraint that requires them, which is validated, and the index on them
+   * is valid. Returns the fill's figures.
+   */
+  private static String assertFilled(Sql sql, DriplineProcess fresh, long withoutBytes)
+      throws IOException {
+    Matcher filled = FILLED.matcher(Files.readString(fresh.log()));
+    assertThat(filled.find()).as("the fill's line in the log:\n%s", fresh.tail(60)).isTrue();
+    assertThat(Long.parseLong(filled.group(1))).as("batches filled").isEqualTo(withoutBytes);
+    assertThat(Long.parseLong(filled.group(2))).as("run cursors filled").isEqualTo(3);
+    assertThat(Long.parseLong(filled.group(3)))
+        .as("chunks")
+        .isGreaterThan(withoutBytes / FILL_CHUNK_ROWS);
+    assertThat(withoutBytes(sql)).as("batches without bytes after the fill").isZero();
+    assertThat(
+            sql.queryLong(
+                "select count(*) from runs where plan_cursor is not null and plan_cursor_key is"
+                    + " distinct from dripline_bigint_key(plan_cursor)"))
+        .as("run cursors without their bytes")
+        .isZero();
+    assertThat(
+            sql.queryLong(
+                "select count(*) from pg_constraint where conname = 'batches_key_bytes_present'"
+                    + " and convalidated"))
+        .as("the constraint requiring the bytes, validated")
+        .isEqualTo(1);
+    assertThat(
+            sql.queryLong(
+                "select count(*) from pg_index where indisvalid"
+                    + " and indexrelid = to_regclass('batches_run_key_bytes_idx')"))
+        .as("the index on the bytes, valid")
+        .isEqualTo(1);
+    return "fill: "
+        + filled.group(1)
+        + " batches and "
+        + filled.group(2)
+        + " run cursors in "
+        + filled.group(3)
+        + " chunks of "
+        + FILL_CHUNK_ROWS
+        + " rows, "
+        + filled.group(4)
+        + " ms";
+  }
+
+  /**
    * Every batch read through the new API: keys are JSON numbers, equal to the bigint columns where
    * the old release wrote them, batches in ascending key order and not overlapping. Returns how
-   * many the old release planned (rows without the byte keys it does not know).
+   * many the old release planned (rows with bigint keys, which the new one does not write) and how
+   * many the new one did; each planned some.
    */
-  private static int assertKeysReadBack(Host host, FaultRun run) throws SQLException {
+  private static int[] assertKeysReadBack(Host host, FaultRun run) throws SQLException {
     Map<Integer, long[]> oldPlanned = new HashMap<>();
     try (Connection c = host.sql().connect();
         PreparedStatement s =
             c.prepareStatement(
                 "select number, start_key, end_key from batches"
-                    + " where run_id = ? and start_key_bytes is null")) {
+                    + " where run_id = ? and start_key is not null")) {
       s.setLong(1, run.id());
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -416,16 +540,7 @@ class UpgradeIT {
       }
     }
     assertThat(oldPlanned).as("batches planned by the old release, run %d", run.id()).isNotEmpty();
-    List<JsonNode> batches = new ArrayList<>();
-    for (int page = 0; batches.size() < run.batches(); page++) {
-      Api.Response response =
-          host.api().get("/api/runs/" + run.id() + "/batches?size=200&page=" + page);
-      assertThat(response.status()).as("%s", response.body()).isEqualTo(200);
-      JsonNode items = response.body().path("items");
-      assertThat(items.size()).as("batches page %d of run %d", page, run.id()).isPositive();
-      items.forEach(batches::add);
-    }
-    assertThat(batches).hasSize(run.batches());
+    List<JsonNode> batches = readBatches(host, run.id(), run.batches());
     long previousEnd = Long.MIN_VALUE;
     int checked = 0;
     for (JsonNode batch : batches) {
@@ -449,7 +564,36 @@ class UpgradeIT {
       }
     }
     assertThat(checked).isEqualTo(oldPlanned.size());
-    return checked;
+    int newPlanned = batches.size() - checked;
+    assertThat(newPlanned).as("batches planned by the new release, run %d", run.id()).isPositive();
+    return new int[] {checked, newPlanned};
+  }
+
+  /** The seeded run's batches read through the new API with the keys they were inserted with. */
+  private static void assertSeededRunReadsBack(Host host, long id) {
+    List<JsonNode> batches = readBatches(host, id, SEEDED_BATCHES);
+    for (int i = 0; i < batches.size(); i++) {
+      JsonNode batch = batches.get(i);
+      assertThat(batch.path("number").asInt()).isEqualTo(i + 1);
+      assertThat(new long[] {batch.path("startKey").asLong(), batch.path("endKey").asLong()})
+          .as("seeded batch %s", batch)
+          .containsExactly(SEEDED_FIRST_KEY + 10L * i, SEEDED_FIRST_KEY + 10L * i + 9);
+      assertThat(batch.path("startKey").isIntegralNumber()).as("%s", batch).isTrue();
+    }
+  }
+
+  private static List<JsonNode> readBatches(Host host, long runId, int count) {
+    List<JsonNode> batches = new ArrayList<>();
+    for (int page = 0; batches.size() < count; page++) {
+      Api.Response response =
+          host.api().get("/api/runs/" + runId + "/batches?size=200&page=" + page);
+      assertThat(response.status()).as("%s", response.body()).isEqualTo(200);
+      JsonNode items = response.body().path("items");
+      assertThat(items.size()).as("batches page %d of run %d", page, runId).isPositive();
+      items.forEach(batches::add);
+    }
+    assertThat(batches).hasSize(count);
+    return batches;
   }
 
   // --- the workflow histories ------------------------------------------------------------------

@@ -361,7 +361,6 @@ public class PlanningActivitiesImpl implements PlanningActivities {
                       request.runId(),
                       cursor.nextBatchNumber(),
                       newAfterKey == null ? null : KeyCodec.encode(newAfterKey),
-                      asLong(newAfterKey),
                       nextBatchNumber,
                       plannedKeys,
                       done,
@@ -559,11 +558,6 @@ public class PlanningActivitiesImpl implements PlanningActivities {
   /** A batch cut from a page of keys: its number and inclusive key range. */
   record PlannedBatch(int number, Key startKey, Key endKey, int size) {}
 
-  /** A {@code long} key's value, for the bigint columns the release before typed keys reads. */
-  static Long asLong(Key key) {
-    return key != null && key.size() == 1 && key.get(0) instanceof Long value ? value : null;
-  }
-
   /**
    * Cuts keys into batches of {@code batchSize}. A trailing partial batch is kept only when
    * planning is done; otherwise its keys are asked for again next time, so that every batch but the
@@ -615,8 +609,6 @@ public class PlanningActivitiesImpl implements PlanningActivities {
     int[] numbers = new int[n];
     String[] starts = new String[n];
     String[] ends = new String[n];
-    Long[] startLongs = new Long[n];
-    Long[] endLongs = new Long[n];
     int[] sizes = new int[n];
     HexFormat hex = HexFormat.of();
     for (int i = 0; i < n; i++) {
@@ -624,10 +616,8 @@ public class PlanningActivitiesImpl implements PlanningActivities {
       numbers[i] = batch.number();
       starts[i] = hex.formatHex(KeyCodec.encode(batch.startKey()));
       ends[i] = hex.formatHex(KeyCodec.encode(batch.endKey()));
-      startLongs[i] = asLong(batch.startKey());
-      endLongs[i] = asLong(batch.endKey());
       sizes[i] = batch.size();
     }
-    batchStore.insertPage(runId, numbers, starts, ends, startLongs, endLongs, sizes);
+    batchStore.insertPage(runId, numbers, starts, ends, sizes);
   }
 }

@@ -153,9 +153,10 @@ class MetricsActivitiesIT {
     fixtures.update("insert into pools (name, size) values (?, 3)", pool);
     fixtures.update("update runs set pool = ? where id = ?", pool, run);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status)"
-            + " values (?, 1, 1, 1, 1, 'running'), (?, 2, 2, 2, 1, 'enqueued'),"
-            + " (?, 3, 3, 3, 1, 'pending')",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " select run_id, n, dripline_bigint_key(n), dripline_bigint_key(n), 1, status"
+            + " from (values (?::bigint, 1, 'running'), (?::bigint, 2, 'enqueued'),"
+            + " (?::bigint, 3, 'pending')) v(run_id, n, status)",
         run,
         run,
         run);

@@ -48,8 +48,9 @@ class ChainPlanWaitIT {
                   .atMost(Duration.ofMinutes(1))
                   .until(() -> fixtures.batchStatuses(runId).equals(List.of("completed")));
               fixtures.update(
-                  "insert into batches (run_id, number, start_key, end_key, size, status)"
-                      + " values (?, 2, 11, 20, 10, 'pending')",
+                  "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size,"
+                      + " status) values (?, 2, dripline_bigint_key(11), dripline_bigint_key(20),"
+                      + " 10, 'pending')",
                   runId);
               fixtures.markPlanned(runId, 20);
             });

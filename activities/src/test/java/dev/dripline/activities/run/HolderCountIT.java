@@ -317,8 +317,8 @@ class HolderCountIT {
       assertThat(idleClaim.get(20, TimeUnit.SECONDS)).isFalse();
 
       fixtures.update(
-          "insert into batches (run_id, number, start_key, end_key, size, status)"
-              + " values (?, 3, 21, 30, 10, 'pending')",
+          "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+              + " values (?, 3, dripline_bigint_key(21), dripline_bigint_key(30), 10, 'pending')",
           runId);
       pendingClaim =
           CompletableFuture.supplyAsync(

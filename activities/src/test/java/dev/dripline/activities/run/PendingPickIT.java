@@ -196,8 +196,8 @@ class PendingPickIT {
     // A batch inserted below the cursor (an operator's, or a test's) is picked too.
     fixtures.update("delete from batches where run_id = ? and number = 3", runId);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status)"
-            + " values (?, 3, 21, 30, 10, 'pending')",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " values (?, 3, dripline_bigint_key(21), dripline_bigint_key(30), 10, 'pending')",
         runId);
     assertThat(cursor(runId)).isLessThanOrEqualTo(3);
     assertThat(batches.claimNext(runId, 2, 2, "h2", LEASE_MILLIS).orElseThrow().number())

@@ -134,27 +134,42 @@ class PlanningActivitiesIT {
   }
 
   /**
-   * K2: the release before typed keys, serving beside this one during a rolling upgrade, plans
-   * pages too, moving only the bigint cursor and writing only the bigint keys. This release plans
-   * on from where that one left off, not from the bytes of the cursor it saved itself before.
+   * K2: the release before this one, serving beside it during a rolling upgrade, plans pages too,
+   * writing the keys both as bytes and as bigints, and reads the bigint cursor first when it is
+   * set. This release plans on from where that one left off, and clears the bigint cursor when it
+   * moves the cursor, so that the release before reads the bytes this one wrote.
    */
   @Test
-  void plansOnFromWhereTheReleaseBeforeTypedKeysLeftOff() {
-    long runId = fixtures.runningRun(50, 10);
+  void plansOnFromWhereTheReleaseBeforeLeftOffAndClearsTheBigintCursor() {
+    long runId = fixtures.runningRun(60, 10);
     planning.planNextPage(new PlanRequest(runId, 2));
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status)"
-            + " values (?, 3, 21, 30, 10, 'pending'), (?, 4, 31, 40, 10, 'pending')",
-        runId,
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, start_key, end_key,"
+            + " size, status) select ?, n, dripline_bigint_key(n * 10 - 9),"
+            + " dripline_bigint_key(n * 10), n * 10 - 9, n * 10, 10, 'pending'"
+            + " from generate_series(3, 4) n",
         runId);
     fixtures.update(
-        "update runs set plan_cursor = 40, next_batch_number = 5, planned_keys = 40 where id = ?",
+        "update runs set plan_cursor = 40, plan_cursor_key = dripline_bigint_key(40),"
+            + " next_batch_number = 5, planned_keys = 40 where id = ?",
         runId);
+
+    assertThat(planning.planNextPage(new PlanRequest(runId, 1)))
+        .isEqualTo(new PlanPage(1, false, null));
+    assertThat(fixtures.row("select plan_cursor from runs where id = ?", runId).get("plan_cursor"))
+        .isNull();
+    assertThat(fixtures.runRow(runId)).containsEntry("plan_cursor", 50L);
+    assertThat(
+            fixtures.row(
+                "select count(*) as bigints from batches where run_id = ? and number > 4"
+                    + " and (start_key is not null or end_key is not null)",
+                runId))
+        .containsEntry("bigints", 0L);
 
     PlanPage page = planning.planNextPage(new PlanRequest(runId, 10));
 
-    assertThat(page).isEqualTo(new PlanPage(1, true, 50L));
-    assertCoversExactly(runId, 50, 10);
+    assertThat(page).isEqualTo(new PlanPage(1, true, 60L));
+    assertCoversExactly(runId, 60, 10);
   }
 
   /**
@@ -663,8 +678,9 @@ class PlanningActivitiesIT {
             + " else interval '100 ms' end where run_id = ?",
         runId);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status)"
-            + " values (?, 31, 301, 310, 10, 'pending')",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
+            + " values (?, 31, dripline_bigint_key(301), dripline_bigint_key(310), 10,"
+            + " 'pending')",
         runId);
 
     RecentBatches recent = batchStore.recentBatches(runId, BatchTuning.MEASURED_BATCHES);
@@ -685,8 +701,9 @@ class PlanningActivitiesIT {
   void theMovingAverageScansOnlyTheRunsCompletedBatchesByIndex() throws Exception {
     long runId = fixtures.runningRun(100_000, 1);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status, enqueued_at,"
-            + " finished_at) select ?, n, n, n, 1,"
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status,"
+            + " enqueued_at, finished_at) select ?, n, dripline_bigint_key(n),"
+            + " dripline_bigint_key(n), 1,"
             + " case when n <= 9000 then 'completed' else 'pending' end, now(), now()"
             + " from generate_series(1, 10000) n",
         runId);

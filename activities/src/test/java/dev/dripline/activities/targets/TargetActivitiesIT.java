@@ -853,8 +853,10 @@ class TargetActivitiesIT {
     String[] target = backfillingWithRun("failed", 0);
     long run = Long.parseLong(target[1]);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status, error)"
-            + " values (?, 1, 1, 10, 10, 'completed', null), (?, 2, 11, 20, 10, 'failed', 'boom')",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status,"
+            + " error) values (?, 1, dripline_bigint_key(1), dripline_bigint_key(10), 10,"
+            + " 'completed', null), (?, 2, dripline_bigint_key(11), dripline_bigint_key(20), 10,"
+            + " 'failed', 'boom')",
         run,
         run);
     fixtures.update(
@@ -908,9 +910,11 @@ class TargetActivitiesIT {
     String[] target = backfillingWithRun("failed", 0);
     long run = Long.parseLong(target[1]);
     fixtures.update(
-        "insert into batches (run_id, number, start_key, end_key, size, status, error)"
-            + " values (?, 1, 1, 10, 10, 'completed', null), (?, 2, 11, 20, 10, 'failed', 'boom'),"
-            + " (?, 3, 21, 25, 5, 'failed', 'boom')",
+        "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status,"
+            + " error) values (?, 1, dripline_bigint_key(1), dripline_bigint_key(10), 10,"
+            + " 'completed', null), (?, 2, dripline_bigint_key(11), dripline_bigint_key(20), 10,"
+            + " 'failed', 'boom'), (?, 3, dripline_bigint_key(21), dripline_bigint_key(25), 5,"
+            + " 'failed', 'boom')",
         run,
         run,
         run);

@@ -1,7 +1,9 @@
 package dev.dripline.activities.testing;
 
+import dev.dripline.spi.Key;
 import dev.dripline.store.db.Database;
 import dev.dripline.store.db.ShardedCounters;
+import dev.dripline.store.keys.KeyCodec;
 import jakarta.inject.Singleton;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -71,8 +73,9 @@ public class RunFixtures {
         connection -> {
           try (PreparedStatement insert =
               connection.prepareStatement(
-                  "insert into batches (run_id, number, start_key, end_key, size, status)"
-                      + " values (?, ?, ?, ?, ?, ?)")) {
+                  "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size,"
+                      + " status) values (?, ?, dripline_bigint_key(?), dripline_bigint_key(?),"
+                      + " ?, ?)")) {
             for (int n = 1; n <= count; n++) {
               insert.setLong(1, runId);
               insert.setInt(2, n);
@@ -97,7 +100,8 @@ public class RunFixtures {
 
   public void markPlanned(long runId, long keys) {
     update(
-        "update runs set plan_done = true, planned_keys = ?, plan_cursor = ? where id = ?",
+        "update runs set plan_done = true, planned_keys = ?, plan_cursor_key ="
+            + " dripline_bigint_key(?) where id = ?",
         keys,
         keys,
         runId);
@@ -175,18 +179,42 @@ public class RunFixtures {
         });
   }
 
-  /** The run's row, with its processed keys summed from their shards as {@code processed_keys}. */
+  /**
+   * The run's row, with its processed keys summed from their shards as {@code processed_keys} and
+   * its planning cursor, a {@code long} key, as {@code plan_cursor}.
+   */
   public Map<String, Object> runRow(long runId) {
-    return row(
-        "select r.*, "
-            + ShardedCounters.PROCESSED_KEYS_OF_R
-            + " as processed_keys"
-            + " from runs r where r.id = ?",
-        runId);
+    Map<String, Object> row =
+        row(
+            "select r.*, "
+                + ShardedCounters.PROCESSED_KEYS_OF_R
+                + " as processed_keys"
+                + " from runs r where r.id = ?",
+            runId);
+    row.put("plan_cursor", longKey(row.get("plan_cursor_key")));
+    return row;
   }
 
+  /**
+   * The run's batches by number, their {@code long} keys as {@code start_key} and {@code end_key}.
+   */
   public List<Map<String, Object>> batchRows(long runId) {
-    return rows("select * from batches where run_id = ? order by number", runId);
+    List<Map<String, Object>> rows =
+        rows("select * from batches where run_id = ? order by number", runId);
+    for (Map<String, Object> row : rows) {
+      row.put("start_key", longKey(row.get("start_key_bytes")));
+      row.put("end_key", longKey(row.get("end_key_bytes")));
+    }
+    return rows;
+  }
+
+  /** The value of a {@code long} key's bytes ({@link KeyCodec}), or null for any other key. */
+  private static Long longKey(Object bytes) {
+    if (bytes == null) {
+      return null;
+    }
+    Key key = KeyCodec.decode((byte[]) bytes);
+    return key.size() == 1 && key.get(0) instanceof Long value ? value : null;
   }
 
   /** Batch statuses in number order. */

@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
-import org.flywaydb.core.api.output.MigrateResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * {@code DRIPLINE_DB_USER}, {@code DRIPLINE_DB_PASSWORD}, {@code DRIPLINE_MIGRATION_*}, and {@code
  * flyway.datasources.default.locations}) but starts no bean: none of the app's or the worker's, no
  * Temporal client, no connection pool. Migrations take their locks as at start-up ({@link
- * MigrationLocking}) and are retried as there ({@link SchemaMigration#untilDone}).
+ * MigrationLocking}) and are retried as there ({@link SchemaMigration#untilDone}); between the
+ * migrations before the contract of typed keys and the contract's own it fills the key bytes of
+ * older rows ({@link TypedKeysFill}).
  */
 public final class Migrate {
   static final int MIGRATED = 0;
@@ -73,14 +75,22 @@ public final class Migrate {
     try {
       Flyway flyway = fluent.load();
       String before = SchemaMigration.currentVersion(flyway);
-      MigrateResult[] result = new MigrateResult[1];
-      SchemaMigration.untilDone(
-          () -> result[0] = flyway.migrate(),
-          () -> FailedMigrations.forget(fluent.getDataSource(), fluent),
-          config);
+      int[] executed = new int[1];
+      TypedKeysFill.migrate(
+          fluent.getDataSource(),
+          config,
+          target ->
+              SchemaMigration.untilDone(
+                  () ->
+                      executed[0] +=
+                          (target == null ? flyway : upTo(fluent, target, config))
+                              .migrate()
+                              .migrationsExecuted,
+                  () -> FailedMigrations.forget(fluent.getDataSource(), fluent),
+                  config));
       LOG.info(
           "migrate: {} migration(s) applied; the schema was at version {}, is at {}",
-          result[0].migrationsExecuted,
+          executed[0],
           before == null ? "none" : before,
           SchemaMigration.currentVersion(flyway));
       return MIGRATED;
@@ -90,6 +100,17 @@ public final class Migrate {
     }
   }
 
+  /** Flyway as {@code fluent} configures it, applying migrations up to {@code target} only. */
+  private static Flyway upTo(
+      FluentConfiguration fluent, MigrationVersion target, MigrationConfig config) {
+    return MigrationLocking.configure(
+            new FluentConfiguration(Migrate.class.getClassLoader())
+                .configuration(fluent)
+                .target(target),
+            config.lockTimeout())
+        .load();
+  }
+
   private static MigrationConfig config(Environment environment) {
     MigrationConfig defaults =
         new MigrationConfig(
@@ -97,13 +118,16 @@ public final class Migrate {
             Duration.ofSeconds(1),
             Duration.ofSeconds(30),
             true,
-            Duration.ofMinutes(10));
+            Duration.ofMinutes(10),
+            5000);
     return new MigrationConfig(
         duration(environment, "lock-timeout", defaults.lockTimeout()),
         duration(environment, "retry-initial-interval", defaults.retryInitialInterval()),
         duration(environment, "retry-max-interval", defaults.retryMaxInterval()),
         true,
-        defaults.schemaWait());
+        defaults.schemaWait(),
+        environment.getProperty(
+            "dripline.migration.fill-chunk-rows", Integer.class, defaults.fillChunkRows()));
   }
 
   private static Duration duration(Environment environment, String name, Duration otherwise) {

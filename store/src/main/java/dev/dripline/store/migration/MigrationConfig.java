@@ -21,6 +21,8 @@ import java.time.Duration;
  *     step to bring the schema to its version
  * @param schemaWait longest a process that does not migrate waits for its schema before it fails to
  *     start, {@code DRIPLINE_MIGRATION_SCHEMA_WAIT}
+ * @param fillChunkRows rows of a table one transaction of the typed keys' fill walks ({@code
+ *     TypedKeysFill}), {@code DRIPLINE_MIGRATION_FILL_CHUNK_ROWS}
  */
 @ConfigurationProperties("dripline.migration")
 public record MigrationConfig(
@@ -28,4 +30,5 @@ public record MigrationConfig(
     @Bindable(defaultValue = "1s") Duration retryInitialInterval,
     @Bindable(defaultValue = "30s") Duration retryMaxInterval,
     @Bindable(defaultValue = "true") boolean onStart,
-    @Bindable(defaultValue = "10m") Duration schemaWait) {}
+    @Bindable(defaultValue = "10m") Duration schemaWait,
+    @Bindable(defaultValue = "5000") int fillChunkRows) {}

@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationInfoService;
+import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * back; it is logged and the migration tried again after a delay that doubles up to {@link
  * MigrationConfig#retryMaxInterval()}, without limit, so a release started beside a busy one waits
  * for its migration instead of exiting. Any other failure (a migration's SQL is wrong) fails the
- * start-up at once. How the migrations take their locks: {@link MigrationLocking}.
+ * start-up at once. How the migrations take their locks: {@link MigrationLocking}. Between the
+ * migrations of the release before the contract of typed keys and the contract's own, the process
+ * fills the key bytes of older rows ({@link TypedKeysFill}).
  *
  * <p>Without it (a deployment that runs {@link Migrate} once per deploy) the process runs no
  * migration: it waits, up to {@link MigrationConfig#schemaWait()}, until no migration of this
@@ -63,15 +66,35 @@ final class SchemaMigration implements BeanCreatedEventListener<DataSource> {
     if (event.getBeanDefinition() instanceof NameResolver name
         && name.resolveName().filter(DATA_SOURCE::equals).isPresent()) {
       if (config.onStart()) {
-        untilDone(
-            () -> migrator.run(flyway, dataSource),
-            () -> FailedMigrations.forget(dataSource, flyway.getFluentConfiguration()),
-            config);
+        TypedKeysFill.migrate(
+            dataSource,
+            config,
+            target ->
+                untilDone(
+                    () -> migrate(dataSource, target),
+                    () -> FailedMigrations.forget(dataSource, flyway.getFluentConfiguration()),
+                    config));
       } else {
         awaitSchema(dataSource);
       }
     }
     return dataSource;
+  }
+
+  /** Applies the pending migrations up to {@code target}, or all of them for null. */
+  private void migrate(DataSource dataSource, MigrationVersion target) {
+    if (target == null) {
+      migrator.run(flyway, dataSource);
+      return;
+    }
+    MigrationLocking.configure(
+            new FluentConfiguration(SchemaMigration.class.getClassLoader())
+                .configuration(flyway.getFluentConfiguration())
+                .dataSource(dataSource)
+                .target(target),
+            config.lockTimeout())
+        .load()
+        .migrate();
   }
 
   /**

@@ -23,15 +23,16 @@ import java.util.Optional;
 public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntry.Key> {
   /**
    * The first and last keys of {@code batches} as {@link dev.dripline.spi.Key}s (bytes that {@link
-   * dev.dripline.store.keys.KeyConverters} reads), in a statement where the table is {@code b}: the
-   * bytes, or for a row written before migration V13 the bytes of its bigint.
+   * dev.dripline.store.keys.KeyConverters} reads), in a statement where the table is {@code b}.
+   * Every batch has them: the migrate step filled those of rows written before migration V13 before
+   * V42 required them.
    */
-  String KEYS =
-      "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key)) as start_key,"
-          + " coalesce(b.end_key_bytes, dripline_bigint_key(b.end_key)) as end_key";
+  String KEYS = "b.start_key_bytes as start_key, b.end_key_bytes as end_key";
 
-  /** The expression {@code batches_run_key_idx} indexes: a batch's first key, as bytes. */
-  String KEY_ORDER = "coalesce(b.start_key_bytes, dripline_bigint_key(b.start_key))";
+  /**
+   * The column {@code batches_run_key_bytes_idx} (V44) orders a run's batches by: its first key.
+   */
+  String KEY_ORDER = "b.start_key_bytes";
 
   /** Run {@code r.id}'s batches of the status the literal that follows names, by index. */
   String COUNT_OF_STATUS = "(select count(*) from batches b where b.run_id = r.id and b.status = ";
@@ -111,8 +112,8 @@ public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntr
   /**
    * Run {@code runId}'s last batch, in the records' key order, that starts at or before {@code key}
    * ({@link dev.dripline.store.keys.KeyCodec} bytes): the one that holds the key, unless it ends
-   * before it. A backward index scan on {@code batches_run_key_idx} (migration V13), however many
-   * batches the run has.
+   * before it. A backward index scan on {@code batches_run_key_bytes_idx} (migration V44), however
+   * many batches the run has.
    */
   @Query(
       "select number, "
@@ -250,23 +251,14 @@ public interface BatchRepository extends GenericRepository<BatchEntry, BatchEntr
    * @return the batches inserted
    */
   @Query(
-      "insert into batches (run_id, number, start_key_bytes, end_key_bytes, start_key, end_key,"
-          + " size, status)"
+      "insert into batches (run_id, number, start_key_bytes, end_key_bytes, size, status)"
           + " select :runId, t.number, decode(t.start_hex, 'hex'), decode(t.end_hex, 'hex'),"
-          + " t.start_key, t.end_key, t.size, 'pending'"
+          + " t.size, 'pending'"
           + " from unnest(cast(:numbers as int[]), cast(:startKeys as text[]),"
-          + " cast(:endKeys as text[]), cast(:startLongs as bigint[]),"
-          + " cast(:endLongs as bigint[]), cast(:sizes as int[]))"
-          + " as t(number, start_hex, end_hex, start_key, end_key, size)"
+          + " cast(:endKeys as text[]), cast(:sizes as int[]))"
+          + " as t(number, start_hex, end_hex, size)"
           + " on conflict (run_id, number) do nothing")
-  int insertPage(
-      long runId,
-      int[] numbers,
-      String[] startKeys,
-      String[] endKeys,
-      Long[] startLongs,
-      Long[] endLongs,
-      int[] sizes);
+  int insertPage(long runId, int[] numbers, String[] startKeys, String[] endKeys, int[] sizes);
 
   /**
    * Slot holders (batches enqueued or running) per backfill: a row for every backfill of the

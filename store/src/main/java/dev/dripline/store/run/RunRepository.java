@@ -345,16 +345,14 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
   Optional<ObservedRun> findOutcome(long id);
 
   /**
-   * Run {@code id}'s planning state ({@link PlanCursor}). The cursor is the bigint {@code
-   * plan_cursor} whenever it is set, else the bytes: while a run's key is one bigint every writer
-   * sets the bigint, this release and the one before typed keys alike, but only this release sets
-   * the bytes — so during a rolling upgrade the bytes may lag behind pages the earlier release
-   * planned since (K2; {@code UpgradeIT}). A key of any other type leaves the bigint null.
+   * Run {@code id}'s planning state ({@link PlanCursor}). The cursor is the bytes {@code
+   * plan_cursor_key}: the migrate step filled them from the bigint {@code plan_cursor} where the
+   * release before typed keys left only that, and the release before this one writes both.
    */
   @Query(
       "select backfill, cast(options as text) as options, status,"
           + " stop_requested_at is not null as stop_requested, batch_size, max_records,"
-          + " coalesce(dripline_bigint_key(plan_cursor), plan_cursor_key) as plan_cursor,"
+          + " plan_cursor_key as plan_cursor,"
           + " plan_done, next_batch_number, planned_keys, total_keys, target_batch_millis,"
           + " min_batch_size, max_batch_size, current_batch_size"
           + " from runs where id = :id")
@@ -366,15 +364,15 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
    * of two attempts that planned the same page one wins, and the loser, which waited on the row
    * lock this takes, matches no row and must not insert its batches.
    *
-   * <p>The cursor is {@code planCursorKey}'s bytes ({@link dev.dripline.store.keys.KeyCodec}), and
-   * {@code planCursor} too while the key is one bigint, for the release before typed keys. A tuned
-   * run's page also records the size it was cut to ({@code currentBatchSize}; null keeps the
-   * recorded one).
+   * <p>The cursor is {@code planCursorKey}'s bytes ({@link dev.dripline.store.keys.KeyCodec}). The
+   * bigint {@code plan_cursor} is cleared: the release before this one, which may run beside it,
+   * reads the bigint first when it is set. A tuned run's page also records the size it was cut to
+   * ({@code currentBatchSize}; null keeps the recorded one).
    *
    * @return 0 if the cursor moved on (or the run ended or is gone): nothing was written
    */
   @Query(
-      "update runs set plan_cursor_key = :planCursorKey, plan_cursor = :planCursor,"
+      "update runs set plan_cursor_key = :planCursorKey, plan_cursor = null,"
           + " next_batch_number = :nextBatchNumber,"
           + " planned_keys = :plannedKeys, plan_done = :done, total_keys = :totalKeys,"
           + " current_batch_size = coalesce(:currentBatchSize, current_batch_size),"
@@ -385,7 +383,6 @@ public interface RunRepository extends GenericRepository<RunEntry, Long> {
       long id,
       int expectedNextBatchNumber,
       @Nullable byte[] planCursorKey,
-      @Nullable Long planCursor,
       int nextBatchNumber,
       long plannedKeys,
       boolean done,

@@ -50,7 +50,7 @@ class SchemaMigrationIT {
   private static final String PASSWORD =
       System.getenv().getOrDefault("DRIPLINE_TEST_DB_PASSWORD", "dripline");
   private static final Duration BOUND = Duration.ofSeconds(60);
-  static final String LATEST_VERSION = "41";
+  static final String LATEST_VERSION = "44";
 
   private final ExecutorService startUps = Executors.newSingleThreadExecutor();
   private final RecordedLog migrationLog = new RecordedLog();
