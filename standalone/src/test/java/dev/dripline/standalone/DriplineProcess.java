@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -127,6 +128,30 @@ final class DriplineProcess implements AutoCloseable {
     LIVE.add(process);
     System.out.println(name + " started (pid " + process.pid() + "), log " + log);
     return this;
+  }
+
+  /**
+   * SIGTERM, and waits up to {@code within} for the process to exit, as a deploy stops a pod: a
+   * worker stops polling and lets its in-flight tasks finish first.
+   *
+   * @return whether it exited within the bound
+   */
+  synchronized boolean stop(Duration within) {
+    if (process == null) {
+      return true;
+    }
+    process.destroy();
+    try {
+      if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+        return false;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    LIVE.remove(process);
+    System.out.println(name + " stopped (pid " + process.pid() + ")");
+    return true;
   }
 
   /** SIGKILL, and waits until the process is gone. */

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.SetWorkerDeploymentCurrentVersionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -234,6 +238,154 @@ class UpgradeIT {
               + " | "
               + String.join(" | ", figures));
     }
+  }
+
+  /**
+   * D3 — a deploy of a new Worker Deployment Version while a run is in flight. The previous release
+   * runs as version {@code old} of a deployment, made current, and starts a run of {@code
+   * example.sleep} at cap 3; once batches have completed and its planning is held, this tree starts
+   * as version {@code new} of the same deployment (it migrates and fills under the old one), and
+   * {@code new} is made current. The run's workflow, which auto-upgrades, moves to {@code new} at
+   * its next task; then the old JVM is stopped as a deploy stops a pod (SIGTERM: it stops polling
+   * and lets its in-flight batches finish) and the new one finishes the run.
+   *
+   * <p>Asserts: the run completed exactly with the witness within the cap ({@link
+   * FaultRun#assertExact}); its workflow ended on version {@code new}, the new worker carried on an
+   * execution the old one began and ran batches; the old JVM exited within its grace; no workflow
+   * task failed.
+   */
+  @Test
+  void aNewWorkerVersionTakesOverARunInFlightWhileTheOldDrains() throws Exception {
+    String oldClasspath = previousReleaseClasspath();
+    String dbUrl = freshDatabase();
+    String temporalAddress =
+        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243");
+    stubs =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress).build());
+    WorkflowClient temporal =
+        WorkflowClient.newInstance(
+            stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    Sql sql = new Sql(dbUrl);
+    Host host = new Host(sql);
+    String deployment = "dripline-" + tag;
+
+    int oldPort = LocalPorts.free();
+    DriplineProcess old =
+        start(
+            DriplineProcess.standalone(
+                tag + "-old", oldClasspath, oldPort, versioned(dbUrl, temporalAddress, "old")));
+    Api oldApi = new Api(DriplineProcess.local(oldPort));
+    awaitServing(old, oldApi, sql, true);
+    makeCurrent(deployment, "old");
+    sql.queryLong(
+        "select setval('runs_id_seq', ?)",
+        ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50));
+    host.api = oldApi;
+
+    try (FaultRun sleep = FaultRun.sleep(host, tag + "-s", SLEEP_BATCHES, SLEEP_MS, CAP)) {
+      List<FaultRun> runs = List.of(sleep);
+      List<String> tags = List.of(tag + "-s");
+      awaitUntil(
+          "the run completed " + 2 * CAP + " batches on version old",
+          () -> sleep.completed() >= 2 * CAP,
+          old);
+      holdPlanning(sql, tags, runs);
+
+      int newPort = LocalPorts.free();
+      DriplineProcess fresh =
+          start(
+              DriplineProcess.standalone(
+                  tag + "-new",
+                  System.getProperty("java.class.path"),
+                  newPort,
+                  versioned(dbUrl, temporalAddress, "new")));
+      awaitServing(fresh, new Api(DriplineProcess.local(newPort)), sql, true);
+      host.api = new Api(DriplineProcess.local(newPort));
+      String atSwitch = completed(runs);
+      makeCurrent(deployment, "new");
+      releasePlanning(sql, tags);
+      awaitUntil(
+          "run " + sleep.id() + "'s workflow runs on version new",
+          () -> "new".equals(buildIdOf(sleep)),
+          old,
+          fresh);
+      String atDrain = completed(runs);
+      long drainStart = System.nanoTime();
+      assertThat(old.stop(Duration.ofMinutes(3)))
+          .as("the old release exits after its grace:\n%s", old.tail(40))
+          .isTrue();
+      long drainMillis = (System.nanoTime() - drainStart) / 1_000_000;
+
+      sleep.awaitCompleted(Duration.ofMinutes(10));
+      String exact = sleep.assertExact("D3", 1);
+      Workers workers = new Workers(old.pid(), fresh.pid());
+      awaitUntil(
+          "run " + sleep.id() + "'s workflow completed",
+          () -> shares(temporal, sleep, workers, Instant.EPOCH).completed,
+          fresh);
+      Shares shares = shares(temporal, sleep, workers, Instant.EPOCH);
+      assertThat(shares.failedTasks).as("workflow tasks failed").isEmpty();
+      assertThat(shares.carriedOn).as("executions the new version carried on").isPositive();
+      assertThat(shares.newBatches).as("batches the new version ran").isPositive();
+      assertThat(buildIdOf(sleep)).as("the version the run ended on").isEqualTo("new");
+      FaultRun.record(
+          "D3 deploy of a new worker version: completed batches at the switch "
+              + atSwitch
+              + ", when the run's workflow was on the new version "
+              + atDrain
+              + "; the old release drained in "
+              + drainMillis
+              + " ms | "
+              + exact
+              + "; "
+              + shares.describe());
+    }
+  }
+
+  /** The environment of a versioned worker of build {@code buildId} of this test's deployment. */
+  private Map<String, String> versioned(String dbUrl, String temporalAddress, String buildId) {
+    Map<String, String> env = environment(dbUrl, temporalAddress);
+    env.put("DRIPLINE_DEPLOYMENT_NAME", "dripline-" + tag);
+    env.put("DRIPLINE_BUILD_ID", buildId);
+    return env;
+  }
+
+  /** Makes {@code buildId} current, once its workers' polls have made it known to the server. */
+  private void makeCurrent(String deployment, String buildId) {
+    await("version " + buildId + " made current")
+        .atMost(BOUND)
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+        .until(
+            () -> {
+              stubs
+                  .blockingStub()
+                  .setWorkerDeploymentCurrentVersion(
+                      SetWorkerDeploymentCurrentVersionRequest.newBuilder()
+                          .setNamespace("default")
+                          .setDeploymentName(deployment)
+                          .setBuildId(buildId)
+                          .setIdentity(tag)
+                          .build());
+              return true;
+            });
+  }
+
+  /** The build id of the Worker Deployment Version run {@code run}'s workflow is on. */
+  private String buildIdOf(FaultRun run) {
+    return stubs
+        .blockingStub()
+        .describeWorkflowExecution(
+            DescribeWorkflowExecutionRequest.newBuilder()
+                .setNamespace("default")
+                .setExecution(
+                    WorkflowExecution.newBuilder().setWorkflowId("dripline-run-" + run.id()))
+                .build())
+        .getWorkflowExecutionInfo()
+        .getVersioningInfo()
+        .getDeploymentVersion()
+        .getBuildId();
   }
 
   // --- the releases --------------------------------------------------------------------------
