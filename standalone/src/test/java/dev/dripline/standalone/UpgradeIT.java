@@ -80,6 +80,8 @@ class UpgradeIT {
           "Typed keys: filled the key bytes of (\\d+) batches and (\\d+) run cursors in (\\d+)"
               + " chunks, (\\d+) ms");
   private static final Duration BOUND = Duration.ofMinutes(5);
+  private static final String TEMPORAL_ADDRESS =
+      System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243");
 
   private final String tag = "k2up-" + UUID.randomUUID().toString().substring(0, 8);
   private final List<DriplineProcess> processes = new ArrayList<>();
@@ -117,17 +119,10 @@ class UpgradeIT {
   void runsStartedOnThePreviousReleaseCompleteExactlyOnThisOne() throws Exception {
     String oldClasspath = previousReleaseClasspath();
     String dbUrl = freshDatabase();
-    String temporalAddress =
-        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243");
-    stubs =
-        WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress).build());
-    WorkflowClient temporal =
-        WorkflowClient.newInstance(
-            stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    WorkflowClient temporal = connect();
     Sql sql = new Sql(dbUrl);
     Host host = new Host(sql);
-    Map<String, String> env = environment(dbUrl, temporalAddress);
+    Map<String, String> env = environment(dbUrl);
 
     int oldPort = LocalPorts.free();
     DriplineProcess old =
@@ -258,14 +253,7 @@ class UpgradeIT {
   void aNewWorkerVersionTakesOverARunInFlightWhileTheOldDrains() throws Exception {
     String oldClasspath = previousReleaseClasspath();
     String dbUrl = freshDatabase();
-    String temporalAddress =
-        System.getenv().getOrDefault("DRIPLINE_TEST_TEMPORAL_ADDRESS", "127.0.0.1:7243");
-    stubs =
-        WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress).build());
-    WorkflowClient temporal =
-        WorkflowClient.newInstance(
-            stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    WorkflowClient temporal = connect();
     Sql sql = new Sql(dbUrl);
     Host host = new Host(sql);
     String deployment = "dripline-" + tag;
@@ -274,7 +262,7 @@ class UpgradeIT {
     DriplineProcess old =
         start(
             DriplineProcess.standalone(
-                tag + "-old", oldClasspath, oldPort, versioned(dbUrl, temporalAddress, "old")));
+                tag + "-old", oldClasspath, oldPort, versioned(dbUrl, "old")));
     Api oldApi = new Api(DriplineProcess.local(oldPort));
     awaitServing(old, oldApi, sql, true);
     makeCurrent(deployment, "old");
@@ -299,7 +287,7 @@ class UpgradeIT {
                   tag + "-new",
                   System.getProperty("java.class.path"),
                   newPort,
-                  versioned(dbUrl, temporalAddress, "new")));
+                  versioned(dbUrl, "new")));
       awaitServing(fresh, new Api(DriplineProcess.local(newPort)), sql, true);
       host.api = new Api(DriplineProcess.local(newPort));
       String atSwitch = completed(runs);
@@ -343,9 +331,18 @@ class UpgradeIT {
     }
   }
 
+  /** A client of the test Temporal server; its stubs are shut down after the test. */
+  private WorkflowClient connect() {
+    stubs =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(TEMPORAL_ADDRESS).build());
+    return WorkflowClient.newInstance(
+        stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+  }
+
   /** The environment of a versioned worker of build {@code buildId} of this test's deployment. */
-  private Map<String, String> versioned(String dbUrl, String temporalAddress, String buildId) {
-    Map<String, String> env = environment(dbUrl, temporalAddress);
+  private Map<String, String> versioned(String dbUrl, String buildId) {
+    Map<String, String> env = environment(dbUrl);
     env.put("DRIPLINE_DEPLOYMENT_NAME", "dripline-" + tag);
     env.put("DRIPLINE_BUILD_ID", buildId);
     return env;
@@ -425,13 +422,13 @@ class UpgradeIT {
    * new release must carry on a history the old one wrote; the normalize run's may continue as new
    * on either.
    */
-  private Map<String, String> environment(String dbUrl, String temporalAddress) {
+  private Map<String, String> environment(String dbUrl) {
     Map<String, String> env = new HashMap<>();
     env.put("DRIPLINE_DB_URL", dbUrl);
     env.put("DRIPLINE_DB_USER", "dripline");
     env.put("DRIPLINE_DB_PASSWORD", "dripline");
     env.put("DRIPLINE_DB_POOL_SIZE", "20");
-    env.put("TEMPORAL_ADDRESS", temporalAddress);
+    env.put("TEMPORAL_ADDRESS", TEMPORAL_ADDRESS);
     env.put("DRIPLINE_TASK_QUEUE", "dripline-" + tag);
     env.put("DRIPLINE_BATCH_HEARTBEAT_TIMEOUT", "3s");
     env.put("DRIPLINE_BATCH_RETRY_INITIAL_INTERVAL", "200ms");

@@ -3,12 +3,9 @@ package dev.dripline.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dripline.workflows.run.BackfillRunWorkflowImpl;
+import dev.dripline.workflows.run.Replays;
 import dev.dripline.workflows.targets.TargetWorkflowImpl;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
-import io.temporal.worker.WorkerOptions;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,9 +23,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code Workflow.getVersion} fails here. A release adds its directory; this test finds it.
  */
 class ReleaseHistoriesReplayTest {
-  /** A workflow task's allowance on a busy machine, as in the run workflow's other replays. */
-  private static final long DEADLOCK_DETECTION_MILLIS = 60_000;
-
   @Test
   void everyReleaseKeepsItsHistories() throws Exception {
     List<Path> releases = releases();
@@ -48,17 +42,7 @@ class ReleaseHistoriesReplayTest {
         WorkflowExecutionHistory.fromJson(Files.readString(file, StandardCharsets.UTF_8));
     assertThat(history.getEvents()).as(name).isNotEmpty();
 
-    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
-      Worker worker =
-          env.newWorker(
-              "replay",
-              WorkerOptions.newBuilder()
-                  .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION_MILLIS)
-                  .build());
-      worker.registerWorkflowImplementationTypes(
-          BackfillRunWorkflowImpl.class, TargetWorkflowImpl.class);
-      WorkflowReplayer.replayWorkflowExecution(history, worker);
-    }
+    Replays.replay(history, BackfillRunWorkflowImpl.class, TargetWorkflowImpl.class);
   }
 
   static Stream<Object[]> everyHistory() throws Exception {

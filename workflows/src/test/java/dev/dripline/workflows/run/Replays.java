@@ -12,12 +12,18 @@ import io.temporal.worker.WorkerOptions;
  * of a replay (building Jackson's serializers) has taken longer than a second, and a {@code
  * PotentialDeadlockException} then failed a test about determinism for a reason of speed.
  */
-final class Replays {
+public final class Replays {
   private static final long DEADLOCK_DETECTION_MILLIS = 60_000;
 
   private Replays() {}
 
   static void replay(WorkflowExecutionHistory history) throws Exception {
+    replay(history, BackfillRunWorkflowImpl.class);
+  }
+
+  /** Replays {@code history} on a worker of {@code workflows}. */
+  public static void replay(WorkflowExecutionHistory history, Class<?>... workflows)
+      throws Exception {
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
       Worker worker =
           env.newWorker(
@@ -25,7 +31,7 @@ final class Replays {
               WorkerOptions.newBuilder()
                   .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION_MILLIS)
                   .build());
-      worker.registerWorkflowImplementationTypes(BackfillRunWorkflowImpl.class);
+      worker.registerWorkflowImplementationTypes(workflows);
       WorkflowReplayer.replayWorkflowExecution(history, worker);
     }
   }
