@@ -644,33 +644,18 @@ class RunTransitionsTest {
   private static Machine withoutRetryWindow(Machine m) {
     RunSettings s = m.state.settings();
     RunState.Edit e = m.state.edit();
-    e.settings =
-        new RunSettings(
-            s.runId(),
-            s.found(),
-            s.backfill(),
-            s.status(),
-            s.batchSize(),
-            s.requestedCap(),
-            s.definitionCap(),
-            s.engineSafetyCap(),
-            s.startAt(),
-            s.startedAt(),
-            s.totalKeys(),
-            s.processedKeys(),
-            s.planningDone(),
-            s.batchPolicy(),
-            s.planPageBatches(),
-            s.maxBatchesPerExecution(),
-            s.chainMillis(),
-            s.stopRequested(),
-            0,
-            s.failureBudgetSpent());
+    e.settings = withEnding(s, 0, s.failureBudgetSpent());
     m.state = e.done();
     return m;
   }
 
   private static RunSettings withBudgetSpent(RunSettings s) {
+    return withEnding(s, s.endedRunRetryWindowMillis(), true);
+  }
+
+  /** {@code s} with the ended-run retry window and failure budget given. */
+  private static RunSettings withEnding(
+      RunSettings s, long endedRunRetryWindowMillis, boolean failureBudgetSpent) {
     return new RunSettings(
         s.runId(),
         s.found(),
@@ -690,8 +675,8 @@ class RunTransitionsTest {
         s.maxBatchesPerExecution(),
         s.chainMillis(),
         s.stopRequested(),
-        s.endedRunRetryWindowMillis(),
-        true);
+        endedRunRetryWindowMillis,
+        failureBudgetSpent);
   }
 
   @Test
