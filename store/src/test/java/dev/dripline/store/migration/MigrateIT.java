@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -14,15 +11,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code migrate} step ({@link Migrate}) on a database of its own ({@code <test
@@ -32,7 +26,7 @@ import org.slf4j.LoggerFactory;
 class MigrateIT {
   private static final Duration BOUND = Duration.ofSeconds(90);
 
-  private final RecordedWarnings warnings = new RecordedWarnings();
+  private final RecordedLog warnings = new RecordedLog(SchemaMigration.class, Level.WARN);
   private ScratchDatabase db;
 
   @BeforeEach
@@ -166,33 +160,5 @@ class MigrateIT {
     settings.put("dripline.migration.retry-max-interval", "1s");
     settings.putAll(over);
     return settings;
-  }
-
-  /** The warnings of the migration's retries. */
-  private static final class RecordedWarnings extends AppenderBase<ILoggingEvent> {
-    private final Logger logger =
-        (Logger) LoggerFactory.getLogger("dev.dripline.store.migration.SchemaMigration");
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-
-    void attach() {
-      start();
-      logger.addAppender(this);
-    }
-
-    void detach() {
-      logger.detachAppender(this);
-      stop();
-    }
-
-    List<String> lines() {
-      return lines;
-    }
-
-    @Override
-    protected void append(ILoggingEvent event) {
-      if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
-        lines.add(event.getFormattedMessage());
-      }
-    }
   }
 }

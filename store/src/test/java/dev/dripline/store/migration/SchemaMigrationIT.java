@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import io.micronaut.context.ApplicationContext;
 import java.net.URI;
 import java.sql.Connection;
@@ -22,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +27,6 @@ import org.flywaydb.core.api.FlywayException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Dripline's start-up migration against the engine's traffic of the release before it, on a
@@ -53,7 +48,7 @@ class SchemaMigrationIT {
   static final String LATEST_VERSION = "44";
 
   private final ExecutorService startUps = Executors.newSingleThreadExecutor();
-  private final RecordedLog migrationLog = new RecordedLog();
+  private final RecordedLog migrationLog = new RecordedLog(SchemaMigration.class, Level.WARN);
   private CompletableFuture<ApplicationContext> startUp;
   private String url;
 
@@ -117,7 +112,7 @@ class SchemaMigrationIT {
                   "dripline.migration.retry-max-interval", "200ms"));
       await("the migration retried after lock timeouts")
           .atMost(BOUND)
-          .until(() -> migrationLog.warnings().size() >= 2);
+          .until(() -> migrationLog.lines().size() >= 2);
       // Traffic that arrives while the migration waits for its lock queues behind it for at most
       // the lock timeout, then goes on.
       CompletableFuture<Long> read =
@@ -129,7 +124,7 @@ class SchemaMigrationIT {
 
       assertThat(startUp.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isNotNull();
       assertThat(schemaVersion()).isEqualTo(LATEST_VERSION);
-      assertThat(migrationLog.warnings()).allMatch(line -> line.contains("55P03"));
+      assertThat(migrationLog.lines()).allMatch(line -> line.contains("55P03"));
     }
   }
 
@@ -146,7 +141,7 @@ class SchemaMigrationIT {
     assertThat(failure).hasRootCauseInstanceOf(SQLException.class);
     assertThat(causes(failure)).anyMatch(cause -> cause instanceof FlywayException);
     assertThat(failure).hasStackTraceContaining("V999__fails.sql");
-    assertThat(migrationLog.warnings()).isEmpty();
+    assertThat(migrationLog.lines()).isEmpty();
     assertThat(schemaVersion()).isEqualTo(LATEST_VERSION);
   }
 
@@ -161,10 +156,10 @@ class SchemaMigrationIT {
                 "dripline.migration.retry-max-interval", "200ms"));
     await("the process waiting for its schema")
         .atMost(BOUND)
-        .until(() -> migrationLog.warnings().size() >= 2);
+        .until(() -> migrationLog.lines().size() >= 2);
     assertThat(startUp).isNotDone();
     assertThat(schemaVersion()).isEqualTo("12");
-    assertThat(migrationLog.warnings())
+    assertThat(migrationLog.lines())
         .allMatch(line -> line.contains("at version 12, this release needs " + LATEST_VERSION));
 
     assertThat(
@@ -343,33 +338,5 @@ class SchemaMigrationIT {
       causes.add(t);
     }
     return causes;
-  }
-
-  /** The warnings the start-up migration logs (one per retry). */
-  private static final class RecordedLog extends AppenderBase<ILoggingEvent> {
-    private final Logger logger =
-        (Logger) LoggerFactory.getLogger("dev.dripline.store.migration.SchemaMigration");
-    private final List<String> warnings = new CopyOnWriteArrayList<>();
-
-    void attach() {
-      start();
-      logger.addAppender(this);
-    }
-
-    void detach() {
-      logger.detachAppender(this);
-      stop();
-    }
-
-    List<String> warnings() {
-      return warnings;
-    }
-
-    @Override
-    protected void append(ILoggingEvent event) {
-      if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
-        warnings.add(event.getFormattedMessage());
-      }
-    }
   }
 }

@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The contract step of typed keys in the {@code migrate} step ({@link TypedKeysFill}), on a
@@ -28,7 +23,7 @@ import org.slf4j.LoggerFactory;
 class TypedKeysFillIT {
   private static final int CHUNK_ROWS = 7;
 
-  private final RecordedFills fills = new RecordedFills();
+  private final RecordedLog fills = new RecordedLog(TypedKeysFill.class, Level.INFO);
   private ScratchDatabase db;
 
   @BeforeEach
@@ -75,12 +70,12 @@ class TypedKeysFillIT {
     assertThat(db.schemaVersion()).isEqualTo(SchemaMigrationIT.LATEST_VERSION);
     assertFilled();
     // 55 batch rows in chunks of 7 (10), 3 runs in 1; runs 1 and 2 needed their cursor's bytes.
-    assertThat(fills.lines())
+    assertThat(fillsWithoutTime())
         .containsExactly(
             "Typed keys: filled the key bytes of 55 batches and 2 run cursors in 11 chunks");
 
     assertThat(Migrate.run(settings())).isEqualTo(Migrate.MIGRATED);
-    assertThat(fills.lines())
+    assertThat(fillsWithoutTime())
         .last()
         .isEqualTo("Typed keys: nothing to fill (batches_key_bytes_present is validated)");
   }
@@ -96,7 +91,7 @@ class TypedKeysFillIT {
     assertThat(Migrate.run(settings())).isEqualTo(Migrate.MIGRATED);
 
     assertFilled();
-    assertThat(fills.lines())
+    assertThat(fillsWithoutTime())
         .containsExactly(
             "Typed keys: filled the key bytes of 38 batches and 2 run cursors in 11 chunks");
   }
@@ -152,29 +147,7 @@ class TypedKeysFillIT {
   }
 
   /** What the fill logged, without its time. */
-  private static final class RecordedFills extends AppenderBase<ILoggingEvent> {
-    private final Logger logger = (Logger) LoggerFactory.getLogger(TypedKeysFill.class);
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-
-    void attach() {
-      logger.setLevel(Level.INFO);
-      start();
-      logger.addAppender(this);
-    }
-
-    void detach() {
-      logger.detachAppender(this);
-      logger.setLevel(null);
-      stop();
-    }
-
-    List<String> lines() {
-      return lines;
-    }
-
-    @Override
-    protected void append(ILoggingEvent event) {
-      lines.add(event.getFormattedMessage().replaceFirst(", \\d+ ms$", ""));
-    }
+  private List<String> fillsWithoutTime() {
+    return fills.lines().stream().map(line -> line.replaceFirst(", \\d+ ms$", "")).toList();
   }
 }
